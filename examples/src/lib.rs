@@ -1,0 +1,4 @@
+//! Tools built from the scenarios toolgate grew from, shared by the runnable
+//! examples, the integration tests and the benchmarks.
+
+pub mod hotel;

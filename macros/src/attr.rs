@@ -1,0 +1,111 @@
+//! `#[tool(...)]`: the keys, their values, and their mistakes.
+
+use proc_macro2::{Span, TokenStream};
+use syn::parse::Parser;
+use syn::punctuated::Punctuated;
+use syn::{Expr, ExprLit, Ident, Lit, LitInt, LitStr, Meta, Token};
+
+use crate::errors::Errors;
+
+pub(crate) const KEYS: &str = "name, version, description, scope, effect";
+
+/// What the attribute said, each value with its span.
+#[derive(Default)]
+pub(crate) struct ToolAttrs {
+    pub(crate) name: Option<LitStr>,
+    pub(crate) version: Option<LitInt>,
+    pub(crate) description: Option<LitStr>,
+    pub(crate) scope: Option<LitStr>,
+    pub(crate) effect: Option<Ident>,
+    /// The attribute's arguments, for errors about a missing key.
+    pub(crate) span: Option<Span>,
+}
+
+pub(crate) fn parse(tokens: TokenStream, errors: &mut Errors) -> ToolAttrs {
+    let mut attrs = ToolAttrs {
+        span: (!tokens.is_empty()).then(|| syn::spanned::Spanned::span(&tokens)),
+        ..ToolAttrs::default()
+    };
+    let metas = match Punctuated::<Meta, Token![,]>::parse_terminated.parse2(tokens) {
+        Ok(metas) => metas,
+        Err(error) => {
+            errors.push(syn::Error::new(
+                error.span(),
+                format_args!("{error}; #[tool] takes `key = value` pairs: {KEYS}"),
+            ));
+            return attrs;
+        }
+    };
+    let mut seen: Vec<String> = Vec::new();
+    for meta in metas {
+        let Some(key) = meta.path().get_ident().map(ToString::to_string) else {
+            errors.at(meta.path(), format_args!("unknown #[tool] key; expected one of: {KEYS}"));
+            continue;
+        };
+        if seen.contains(&key) {
+            errors.at(&meta, format_args!("duplicate #[tool] key `{key}`; give it once"));
+            continue;
+        }
+        seen.push(key.clone());
+        let value = match &meta {
+            Meta::NameValue(nv) => &nv.value,
+            _ => {
+                match key.as_str() {
+                    "name" | "version" | "description" | "scope" | "effect" => {
+                        errors.at(&meta, format_args!("`{key}` needs a value: `{key} = …`"))
+                    }
+                    _ => errors.at(meta.path(), format_args!("unknown #[tool] key `{key}`; expected one of: {KEYS}")),
+                }
+                continue;
+            }
+        };
+        match key.as_str() {
+            "name" => set(&mut attrs.name, string(value, &key, errors)),
+            "description" => set(&mut attrs.description, string(value, &key, errors)),
+            "scope" => set(&mut attrs.scope, string(value, &key, errors)),
+            "version" => {
+                let lit = match value {
+                    Expr::Lit(ExprLit { lit: Lit::Int(int), .. }) => Some(int.clone()),
+                    other => {
+                        errors.at(other, "`version` is a whole number, like `version = 2`");
+                        None
+                    }
+                };
+                set(&mut attrs.version, lit);
+            }
+            "effect" => {
+                let ident = match value {
+                    Expr::Path(path) => path
+                        .path
+                        .get_ident()
+                        .filter(|i| ["read", "write", "irreversible"].contains(&i.to_string().as_str()))
+                        .cloned(),
+                    _ => None,
+                };
+                if ident.is_none() {
+                    errors.at(value, "`effect` is one of `read`, `write` or `irreversible`, written without quotes");
+                }
+                set(&mut attrs.effect, ident);
+            }
+            _ => errors.at(meta.path(), format_args!("unknown #[tool] key `{key}`; expected one of: {KEYS}")),
+        }
+    }
+    attrs
+}
+
+fn string(value: &Expr, key: &str, errors: &mut Errors) -> Option<LitStr> {
+    match value {
+        Expr::Lit(ExprLit { lit: Lit::Str(s), .. }) => Some(s.clone()),
+        other => {
+            errors.at(other, format_args!("`{key}` is a string literal, like `{key} = \"…\"`"));
+            None
+        }
+    }
+}
+
+/// Stores a key's value (duplicates were refused before).
+fn set<T>(slot: &mut Option<T>, value: Option<T>) {
+    if value.is_some() {
+        *slot = value;
+    }
+}

@@ -1,0 +1,187 @@
+//! Every rule a tool function must follow, each with what it rejects.
+
+use syn::{ReturnType, Type};
+
+use crate::emit::args::adapt_garde;
+use crate::errors::Errors;
+use crate::model::{fn_span, ToolFn};
+
+/// Names a model must never choose: they are facts of the authenticated
+/// request, read from `ToolContext`.
+pub(crate) const TRUSTED_NAMES: [&str; 12] = [
+    "tenant_id",
+    "tenant",
+    "actor_id",
+    "actor",
+    "user_id",
+    "org_id",
+    "organization_id",
+    "scopes",
+    "role",
+    "roles",
+    "is_admin",
+    "request_id",
+];
+
+pub(crate) fn check(tool: &ToolFn, errors: &mut Errors) {
+    name(tool, errors);
+    version(tool, errors);
+    description(tool, errors);
+    effect(tool, errors);
+    scope(tool, errors);
+    signature(tool, errors);
+    arguments(tool, errors);
+}
+
+/// `#[tool(name = "book hotel")]`: a name every provider accepts.
+fn name(tool: &ToolFn, errors: &mut Errors) {
+    let name = tool.name();
+    if is_portable_name(&name) {
+        return;
+    }
+    let message = format!(
+        "tool name `{name}` is not accepted by every provider: use 1-64 characters of A-Z, a-z, 0-9, `_` and `-`, starting with a letter or `_`"
+    );
+    match &tool.attrs.name {
+        Some(lit) => errors.at(lit, message),
+        None => errors.at_span(fn_span(&tool.func), format!("{message}, or set `name = \"…\"`")),
+    }
+}
+
+/// `^[A-Za-z_][A-Za-z0-9_-]{0,63}$`
+fn is_portable_name(name: &str) -> bool {
+    let mut bytes = name.bytes();
+    matches!(bytes.next(), Some(b'A'..=b'Z' | b'a'..=b'z' | b'_'))
+        && name.len() <= 64
+        && bytes.all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
+}
+
+/// `#[tool(version = 0)]`: versions start at 1.
+fn version(tool: &ToolFn, errors: &mut Errors) {
+    if let Some(lit) = &tool.attrs.version {
+        match lit.base10_parse::<u32>() {
+            Ok(v) if v >= 1 => {}
+            _ => errors.at(lit, "`version` is a whole number from 1 to 4294967295"),
+        }
+    }
+}
+
+/// A function with no doc comment and no `description`: the model would not
+/// know what the tool does.
+fn description(tool: &ToolFn, errors: &mut Errors) {
+    let text = match &tool.attrs.description {
+        Some(lit) => lit.value(),
+        None => tool.docs.clone().unwrap_or_default(),
+    };
+    if text.trim().is_empty() {
+        let message = "a tool needs a description for the model: add a doc comment (`/// Book a hotel ...`) or `description = \"...\"`";
+        match &tool.attrs.description {
+            Some(lit) => errors.at(lit, message),
+            None => errors.at_span(fn_span(&tool.func), message),
+        }
+    }
+}
+
+/// `#[tool]` without `effect`: what a call can change must be declared.
+fn effect(tool: &ToolFn, errors: &mut Errors) {
+    if tool.attrs.effect.is_none() {
+        let message = "add `effect = read`, `effect = write` or `effect = irreversible`: what a call can change is part of the tool's contract";
+        match tool.attrs.span {
+            Some(span) => errors.at_span(span, message),
+            None => errors.at_span(proc_macro2::Span::call_site(), message),
+        }
+    }
+}
+
+/// `#[tool(scope = "")]` or a scope with spaces.
+fn scope(tool: &ToolFn, errors: &mut Errors) {
+    if let Some(lit) = &tool.attrs.scope {
+        let scope = lit.value();
+        if scope.is_empty() || scope.len() > 128 || scope.chars().any(|c| c.is_whitespace() || c.is_control()) {
+            errors.at(lit, "`scope` is one scope name of 1-128 characters without spaces, like \"bookings:write\"");
+        }
+    }
+}
+
+/// Generic, `unsafe`, `extern` or variadic functions, and functions that
+/// return nothing.
+fn signature(tool: &ToolFn, errors: &mut Errors) {
+    let sig = &tool.func.sig;
+    let generics = &sig.generics;
+    if generics.type_params().next().is_some() || generics.const_params().next().is_some() {
+        errors.at(
+            generics,
+            "a #[tool] function cannot be generic: the model's arguments need one concrete schema",
+        );
+    }
+    if let Some(unsafety) = &sig.unsafety {
+        errors.at(unsafety, "a #[tool] function cannot be `unsafe`: a model must not be able to reach unsafe code");
+    }
+    if let Some(abi) = &sig.abi {
+        errors.at(abi, "a #[tool] function uses the Rust ABI; remove `extern`");
+    }
+    if let Some(variadic) = &sig.variadic {
+        errors.at(variadic, "a #[tool] function cannot be variadic");
+    }
+    if let ReturnType::Default = sig.output {
+        errors.at_span(
+            sig.paren_token.span.close(),
+            "a #[tool] function returns `Result<T, ToolError>`: add `-> Result<T, ToolError>`",
+        );
+    }
+}
+
+/// Model arguments: names a model must not control, names sent twice,
+/// garde rules whose meaning differs from JSON Schema's.
+fn arguments(tool: &ToolFn, errors: &mut Errors) {
+    let mut wire_names: Vec<String> = Vec::new();
+    for arg in tool.model_args() {
+        let wire = arg.wire_name();
+        let field = syn::ext::IdentExt::unraw(&arg.ident).to_string();
+        if let Some(trusted) = [&wire, &field]
+            .into_iter()
+            .find(|n| TRUSTED_NAMES.contains(&n.to_ascii_lowercase().as_str()))
+        {
+            let at = arg.rename.as_ref().map_or_else(|| arg.ident.span(), syn::LitStr::span);
+            errors.at_span(
+                at,
+                format_args!(
+                    "`{trusted}` names trusted context, which the model must never choose: read it from `ctx: &ToolContext` (actor, tenant, scopes, request id) instead of taking it as an argument"
+                ),
+            );
+        }
+        if wire.is_empty() {
+            if let Some(rename) = &arg.rename {
+                errors.at(rename, "a field name cannot be empty");
+            }
+        } else if wire_names.contains(&wire) {
+            let at = arg.rename.as_ref().map_or_else(|| arg.ident.span(), syn::LitStr::span);
+            errors.at_span(at, format_args!("two arguments are sent as `{wire}`; give each its own name"));
+        } else {
+            wire_names.push(wire);
+        }
+        for attr in &arg.garde {
+            if let Err(error) = adapt_garde(attr, &arg.ty) {
+                errors.push(error);
+            }
+        }
+        if let Type::Never(never) = &*arg.ty {
+            errors.at(never, "a model argument cannot have type `!`");
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::is_portable_name;
+
+    #[test]
+    fn portable_names() {
+        for ok in ["a", "_x", "book_hotel", "get-weather", &"a".repeat(64)] {
+            assert!(is_portable_name(ok), "{ok}");
+        }
+        for bad in ["", "1a", "-a", "book hotel", "a.b", "é", &"a".repeat(65)] {
+            assert!(!is_portable_name(bad), "{bad}");
+        }
+    }
+}

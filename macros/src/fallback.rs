@@ -1,0 +1,65 @@
+//! What a failed expansion emits: the errors, the user's function unchanged,
+//! and stand-ins for the generated names, so the rest of the crate still
+//! resolves and the real errors are not buried under follow-on ones.
+
+use proc_macro2::TokenStream;
+use quote::quote;
+
+use crate::errors::Errors;
+use crate::model::ToolFn;
+
+pub(crate) fn emit(tool: &ToolFn, error: syn::Error) -> TokenStream {
+    let errors = error.to_compile_error();
+    let func = &tool.func;
+    let vis = &func.vis;
+    let marker = crate::emit::marker_ident(tool);
+    let args = crate::emit::args_ident(tool);
+    let unreachable = "the #[tool] above failed to compile";
+    if tool.func.sig.receiver().is_some() {
+        // Inside an impl block: only the function may be emitted there.
+        return quote! {
+            #errors
+            #func
+        };
+    }
+    quote! {
+        #errors
+        #func
+
+        #[allow(dead_code)]
+        #vis struct #args {}
+
+        #[allow(dead_code)]
+        #[derive(::core::clone::Clone, ::core::marker::Copy, ::core::fmt::Debug, ::core::default::Default)]
+        #vis struct #marker;
+
+        #[allow(dead_code)]
+        impl #marker {
+            #vis fn definition() -> &'static ::toolgate::ToolDef {
+                ::core::unreachable!(#unreachable)
+            }
+        }
+
+        impl<__S> ::toolgate::Tool<__S> for #marker {
+            fn definition(&self) -> &'static ::toolgate::ToolDef {
+                ::core::unreachable!(#unreachable)
+            }
+
+            fn __call<'__a>(
+                &'__a self,
+                _: ::toolgate::__private::Invocation<'__a, __S>,
+            ) -> ::toolgate::BoxFuture<'__a, ::toolgate::Outcome> {
+                ::core::unreachable!(#unreachable)
+            }
+        }
+    }
+}
+
+/// The item was not a function: the errors, and the item as written.
+pub(crate) fn not_a_function(item: TokenStream, errors: Errors) -> TokenStream {
+    let errors = errors.finish().map(|e| e.to_compile_error());
+    quote! {
+        #errors
+        #item
+    }
+}

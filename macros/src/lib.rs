@@ -1,0 +1,37 @@
+//! The `#[tool]` attribute of [toolgate](https://docs.rs/toolgate). Use it
+//! through `toolgate::tool`; its documentation lives there.
+//!
+//! The expansion runs in three phases, one module each: [`model`] reads the
+//! function and attribute into a typed model (every node keeps its span),
+//! [`check`] applies every rule and collects every error, and [`emit`] writes
+//! the generated items. On any error, [`fallback`] emits the user's function
+//! unchanged next to the errors, so one mistake does not bury the rest.
+
+mod attr;
+mod check;
+mod emit;
+mod errors;
+mod fallback;
+mod model;
+
+use proc_macro::TokenStream;
+
+/// Turns a function into a toolgate tool. See `toolgate::tool`.
+#[proc_macro_attribute]
+pub fn tool(attr: TokenStream, item: TokenStream) -> TokenStream {
+    expand(attr.into(), item.into()).into()
+}
+
+fn expand(attr: proc_macro2::TokenStream, item: proc_macro2::TokenStream) -> proc_macro2::TokenStream {
+    let mut errors = errors::Errors::default();
+    let Some(func) = model::parse_item(item.clone(), &mut errors) else {
+        return fallback::not_a_function(item, errors);
+    };
+    let attrs = attr::parse(attr, &mut errors);
+    let tool = model::ToolFn::new(func, attrs, &mut errors);
+    check::check(&tool, &mut errors);
+    match errors.finish() {
+        Some(error) => fallback::emit(&tool, error),
+        None => emit::emit(&tool),
+    }
+}

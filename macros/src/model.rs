@@ -1,0 +1,311 @@
+//! The typed model of a tool function: what each parameter is, with its span.
+
+use proc_macro2::{Span, TokenStream};
+use syn::{Attribute, Expr, ExprLit, FnArg, Ident, ItemFn, Lit, LitStr, Meta, Pat, Type};
+
+use crate::attr::ToolAttrs;
+use crate::errors::Errors;
+
+/// The annotated function, its attribute, and its parameters.
+pub(crate) struct ToolFn {
+    /// The function as the user wrote it, minus the parameter attributes
+    /// that belong to the argument struct (`///`, `#[garde]`, `#[serde]`).
+    pub(crate) func: ItemFn,
+    pub(crate) attrs: ToolAttrs,
+    /// The doc comment, joined into one description.
+    pub(crate) docs: Option<String>,
+    pub(crate) params: Vec<Param>,
+}
+
+/// One parameter, by where its value comes from.
+pub(crate) enum Param {
+    /// `&ToolContext`: injected by the server.
+    Context,
+    /// `&S`: the toolbox's state, injected by the server.
+    State(Box<Type>),
+    /// An owned value the model sends.
+    Model(ModelArg),
+    /// A parameter already reported as an error.
+    Invalid,
+}
+
+/// A parameter that becomes a field of the argument struct.
+pub(crate) struct ModelArg {
+    /// The field name, as written (`r#type` stays raw).
+    pub(crate) ident: Ident,
+    pub(crate) ty: Box<Type>,
+    pub(crate) docs: Vec<Attribute>,
+    pub(crate) garde: Vec<Attribute>,
+    /// `#[serde(rename = "…")]`: the name on the wire.
+    pub(crate) rename: Option<LitStr>,
+}
+
+impl ModelArg {
+    pub(crate) fn wire_name(&self) -> String {
+        match &self.rename {
+            Some(rename) => rename.value(),
+            None => syn::ext::IdentExt::unraw(&self.ident).to_string(),
+        }
+    }
+}
+
+/// Reads the annotated item; anything but a function is an error.
+pub(crate) fn parse_item(item: TokenStream, errors: &mut Errors) -> Option<ItemFn> {
+    match syn::parse2::<syn::Item>(item) {
+        Ok(syn::Item::Fn(func)) => Some(func),
+        Ok(other) => {
+            let what = match &other {
+                syn::Item::Struct(_) => "a struct",
+                syn::Item::Enum(_) => "an enum",
+                syn::Item::Impl(_) => "an impl block",
+                syn::Item::Mod(_) => "a module",
+                syn::Item::Trait(_) => "a trait",
+                syn::Item::Const(_) | syn::Item::Static(_) => "a constant",
+                _ => "this item",
+            };
+            errors.at_span(
+                Span::call_site(),
+                format_args!(
+                    "#[tool] goes on a function, not on {what}: write `#[tool(effect = read)] fn name(...) -> Result<T, ToolError>`"
+                ),
+            );
+            None
+        }
+        Err(error) => {
+            errors.push(error);
+            None
+        }
+    }
+}
+
+impl ToolFn {
+    pub(crate) fn new(mut func: ItemFn, attrs: ToolAttrs, errors: &mut Errors) -> Self {
+        let docs = doc_text(&func.attrs);
+        let mut params = Vec::new();
+        let mut context_seen = false;
+        let mut state_seen = false;
+        for input in &mut func.sig.inputs {
+            let param = match input {
+                FnArg::Receiver(receiver) => {
+                    errors.at(
+                        &*receiver,
+                        "a #[tool] function cannot take `self`: tools are free functions; take the state as `&State` instead",
+                    );
+                    Param::Invalid
+                }
+                FnArg::Typed(typed) => {
+                    let (docs, garde, serde, rename) = take_attrs(&mut typed.attrs, errors);
+                    classify(typed, docs, garde, serde, rename, &mut context_seen, &mut state_seen, errors)
+                }
+            };
+            params.push(param);
+        }
+        ToolFn {
+            func,
+            attrs,
+            docs,
+            params,
+        }
+    }
+
+    pub(crate) fn model_args(&self) -> impl Iterator<Item = &ModelArg> {
+        self.params.iter().filter_map(|p| match p {
+            Param::Model(arg) => Some(arg),
+            _ => None,
+        })
+    }
+
+    pub(crate) fn state(&self) -> Option<&Type> {
+        self.params.iter().find_map(|p| match p {
+            Param::State(ty) => Some(&**ty),
+            _ => None,
+        })
+    }
+
+    /// The tool's name: the attribute's, or the function's.
+    pub(crate) fn name(&self) -> String {
+        match &self.attrs.name {
+            Some(name) => name.value(),
+            None => syn::ext::IdentExt::unraw(&self.func.sig.ident).to_string(),
+        }
+    }
+}
+
+type ParamAttrs = (Vec<Attribute>, Vec<Attribute>, Vec<Attribute>, Option<LitStr>);
+
+/// Splits off the attributes that describe the model's field; the rest
+/// (`cfg`, lints) stay on the parameter.
+fn take_attrs(attrs: &mut Vec<Attribute>, errors: &mut Errors) -> ParamAttrs {
+    let (mut docs, mut garde, mut serde, mut rename) = (Vec::new(), Vec::new(), Vec::new(), None);
+    attrs.retain(|attr| {
+        let path = attr.path();
+        if path.is_ident("doc") {
+            docs.push(attr.clone());
+        } else if path.is_ident("garde") {
+            garde.push(attr.clone());
+        } else if path.is_ident("serde") {
+            serde.push(attr.clone());
+            let parsed = attr.parse_nested_meta(|meta| {
+                if meta.path.is_ident("rename") {
+                    let value: LitStr = meta.value()?.parse()?;
+                    if rename.replace(value).is_some() {
+                        return Err(meta.error("duplicate `rename`"));
+                    }
+                    Ok(())
+                } else {
+                    Err(meta.error(
+                        "only `#[serde(rename = \"…\")]` is allowed on a tool parameter: the argument struct is closed and has no defaults",
+                    ))
+                }
+            });
+            if let Err(error) = parsed {
+                errors.push(error);
+            }
+        } else {
+            return true;
+        }
+        false
+    });
+    (docs, garde, serde, rename)
+}
+
+#[allow(clippy::too_many_arguments)]
+fn classify(
+    typed: &syn::PatType,
+    docs: Vec<Attribute>,
+    garde: Vec<Attribute>,
+    serde: Vec<Attribute>,
+    rename: Option<LitStr>,
+    context_seen: &mut bool,
+    state_seen: &mut bool,
+    errors: &mut Errors,
+) -> Param {
+    let injected = |errors: &mut Errors, what: &str| {
+        for attr in garde.iter().chain(&serde) {
+            errors.at(
+                attr,
+                format_args!("{what} is injected by the server, not sent by the model: it takes no `#[garde]` or `#[serde]` attributes"),
+            );
+        }
+    };
+    match &*typed.ty {
+        Type::Reference(reference) => {
+            if let Some(mutability) = &reference.mutability {
+                errors.at(
+                    mutability,
+                    "injected parameters are shared references: take `&T`, not `&mut T` (wrap mutable state in a Mutex or use interior mutability)",
+                );
+                return Param::Invalid;
+            }
+            match &*reference.elem {
+                Type::Path(path) if path.qself.is_none() && path.path.segments.last().is_some_and(|s| s.ident == "ToolContext") => {
+                    injected(errors, "the context");
+                    if std::mem::replace(context_seen, true) {
+                        errors.at(&typed.ty, "a tool takes at most one `&ToolContext` parameter");
+                        return Param::Invalid;
+                    }
+                    Param::Context
+                }
+                Type::Path(path) if path.path.is_ident("str") => {
+                    errors.at(
+                        &typed.ty,
+                        "model arguments are owned values: take `String`, not `&str` (borrowed parameters are injected by the server)",
+                    );
+                    Param::Invalid
+                }
+                Type::Slice(_) => {
+                    errors.at(
+                        &typed.ty,
+                        "model arguments are owned values: take `Vec<T>`, not a slice (borrowed parameters are injected by the server)",
+                    );
+                    Param::Invalid
+                }
+                elem => {
+                    injected(errors, "the state");
+                    if std::mem::replace(state_seen, true) {
+                        errors.at(
+                            &typed.ty,
+                            "a tool takes at most one state parameter: a toolbox has one state type, so put what the tool needs in it",
+                        );
+                        return Param::Invalid;
+                    }
+                    Param::State(Box::new(elem.clone()))
+                }
+            }
+        }
+        Type::ImplTrait(_) => {
+            errors.at(&typed.ty, "a model argument needs a concrete type that the model's JSON can be read into, not `impl Trait`");
+            Param::Invalid
+        }
+        _ => match &*typed.pat {
+            Pat::Ident(pat) if pat.by_ref.is_none() && pat.subpat.is_none() => Param::Model(ModelArg {
+                ident: pat.ident.clone(),
+                ty: typed.ty.clone(),
+                docs,
+                garde,
+                rename,
+            }),
+            other => {
+                errors.at(
+                    other,
+                    "a model argument must be a plain name, like `nights: u8`: the name is the field the model sends",
+                );
+                Param::Invalid
+            }
+        },
+    }
+}
+
+/// The text of `///` comments as a model should read it: lines of a
+/// paragraph joined by spaces, paragraphs by a blank line.
+pub(crate) fn doc_text(attrs: &[Attribute]) -> Option<String> {
+    let lines: Vec<String> = attrs
+        .iter()
+        .filter(|a| a.path().is_ident("doc"))
+        .filter_map(|a| match &a.meta {
+            Meta::NameValue(nv) => match &nv.value {
+                Expr::Lit(ExprLit { lit: Lit::Str(s), .. }) => Some(s.value()),
+                _ => None,
+            },
+            _ => None,
+        })
+        .flat_map(|text| text.lines().map(|l| l.strip_prefix(' ').unwrap_or(l).trim_end().to_owned()).collect::<Vec<_>>())
+        .collect();
+    let mut text = String::new();
+    for line in lines.iter().map(|l| l.trim()) {
+        if line.is_empty() {
+            if !text.is_empty() && !text.ends_with("\n\n") {
+                text.push_str("\n\n");
+            }
+        } else {
+            if !text.is_empty() && !text.ends_with('\n') {
+                text.push(' ');
+            }
+            text.push_str(line);
+        }
+    }
+    let text = text.trim().to_owned();
+    (!text.is_empty()).then_some(text)
+}
+
+/// The span to blame for the function as a whole: its name.
+pub(crate) fn fn_span(func: &ItemFn) -> Span {
+    func.sig.ident.span()
+}
+
+/// `book_hotel` → `BookHotel`.
+pub(crate) fn pascal(ident: &Ident) -> Ident {
+    let name = syn::ext::IdentExt::unraw(ident).to_string();
+    let mut out = String::new();
+    for part in name.split('_').filter(|p| !p.is_empty()) {
+        let mut chars = part.chars();
+        if let Some(first) = chars.next() {
+            out.extend(first.to_uppercase());
+            out.push_str(chars.as_str());
+        }
+    }
+    if out.is_empty() {
+        out.push_str("Tool");
+    }
+    Ident::new(&out, ident.span())
+}

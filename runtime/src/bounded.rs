@@ -1,0 +1,589 @@
+//! Gate 1: the bounded parse.
+//!
+//! Before serde sees a byte, one pass over the input proves that it is a
+//! single JSON object within [`Limits`]: no longer than the byte limit, no
+//! deeper, no more values, no longer strings, valid UTF-8, no lone surrogate
+//! escapes, no duplicate keys at any depth, nothing after the closing brace.
+//!
+//! The pass allocates only a stack of open containers (at most the depth
+//! limit) and the keys of open objects (at most the node limit), so refusing
+//! a hostile document costs what the limits allow, not what the attacker sent:
+//! a document over the byte limit is refused before its first byte is read.
+
+use crate::pointer::{self, Segment};
+use crate::{Code, Limits, Rejection};
+
+/// Argument JSON that passed gate 1: one object, within the limits, with no
+/// duplicate keys, valid UTF-8 and no lone surrogates.
+///
+/// Only [`Toolbox`](crate::Toolbox) makes these; the later gates consume them.
+#[derive(Clone, Copy, Debug)]
+pub struct RawArgs<'a> {
+    json: &'a str,
+}
+
+impl<'a> RawArgs<'a> {
+    /// The checked JSON text.
+    pub fn as_str(&self) -> &'a str {
+        self.json
+    }
+}
+
+/// Runs gate 1 over `input`.
+pub(crate) fn scan<'a>(input: &'a [u8], limits: &Limits) -> Result<RawArgs<'a>, Rejection> {
+    if input.len() > limits.bytes() {
+        return Err(Rejection::new(
+            Code::PayloadTooLarge,
+            format!(
+                "arguments must be at most {} bytes of JSON; send less data",
+                limits.bytes()
+            ),
+        ));
+    }
+    let Ok(json) = core::str::from_utf8(input) else {
+        return Err(malformed("", "the text is not valid UTF-8"));
+    };
+    let mut scanner = Scanner {
+        bytes: input,
+        pos: 0,
+        limits,
+        nodes: 0,
+        frames: Vec::new(),
+        keys: Vec::new(),
+        arena: Vec::new(),
+    };
+    scanner.document()?;
+    Ok(RawArgs { json })
+}
+
+fn malformed(path: impl Into<String>, reason: &str) -> Rejection {
+    Rejection::new(
+        Code::MalformedJson,
+        format!("arguments must be one well-formed JSON object: {reason}"),
+    )
+    .at(path.into())
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    Object,
+    Array,
+}
+
+/// An open object or array.
+struct Frame {
+    kind: Kind,
+    /// For an object, where its keys start in `Scanner::keys`.
+    keys_start: usize,
+    /// The key (an index into `Scanner::keys`) or array index of the value
+    /// being read inside this container, for error pointers.
+    current: usize,
+}
+
+/// `Frame::current` of an object whose next key is not read yet.
+const NO_KEY: usize = usize::MAX;
+
+/// Where a key's decoded bytes live.
+#[derive(Clone, Copy)]
+enum Key {
+    /// Unescaped: the bytes between the quotes in the input.
+    Input(usize, usize),
+    /// Had escapes: decoded into the arena.
+    Arena(usize, usize),
+}
+
+struct Scanner<'a, 'l> {
+    bytes: &'a [u8],
+    pos: usize,
+    limits: &'l Limits,
+    nodes: usize,
+    frames: Vec<Frame>,
+    keys: Vec<Key>,
+    arena: Vec<u8>,
+}
+
+impl Scanner<'_, '_> {
+    fn document(&mut self) -> Result<(), Rejection> {
+        self.skip_ws();
+        match self.peek() {
+            Some(b'{') => {}
+            Some(b'[' | b'"' | b'-' | b'0'..=b'9' | b't' | b'f' | b'n') => {
+                return Err(Rejection::new(
+                    Code::NotAnObject,
+                    "arguments must be a JSON object of named fields, like {\"field\": value}",
+                ));
+            }
+            Some(_) => return Err(malformed("", "it does not start with '{'")),
+            None => return Err(malformed("", "the arguments are empty")),
+        }
+        self.values()?;
+        self.skip_ws();
+        if self.pos != self.bytes.len() {
+            return Err(malformed("", "there is data after the closing '}'"));
+        }
+        Ok(())
+    }
+
+    /// Reads values until the root container closes, without recursion.
+    fn values(&mut self) -> Result<(), Rejection> {
+        'value: loop {
+            self.skip_ws();
+            self.nodes += 1;
+            if self.nodes > self.limits.nodes() {
+                return Err(Rejection::new(
+                    Code::TooManyNodes,
+                    format!(
+                        "arguments may hold at most {} values; send fewer items",
+                        self.limits.nodes()
+                    ),
+                )
+                .at(self.pointer()));
+            }
+            match self.peek() {
+                Some(b'{') => {
+                    self.open(Kind::Object)?;
+                    self.skip_ws();
+                    if self.peek() == Some(b'}') {
+                        self.pos += 1;
+                        self.close_object()?;
+                    } else {
+                        self.key()?;
+                        continue 'value;
+                    }
+                }
+                Some(b'[') => {
+                    self.open(Kind::Array)?;
+                    self.skip_ws();
+                    if self.peek() == Some(b']') {
+                        self.pos += 1;
+                        self.frames.pop();
+                    } else {
+                        continue 'value;
+                    }
+                }
+                Some(b'"') => {
+                    self.string()?;
+                }
+                Some(b'-' | b'0'..=b'9') => self.number()?,
+                Some(b't') => self.literal(b"true")?,
+                Some(b'f') => self.literal(b"false")?,
+                Some(b'n') => self.literal(b"null")?,
+                Some(_) => return Err(malformed(self.pointer(), "a value is expected here")),
+                None => return Err(malformed(self.pointer(), "the text ends too early")),
+            }
+            // A value is complete: continue the innermost open container.
+            loop {
+                let Some(frame) = self.frames.last_mut() else {
+                    return Ok(());
+                };
+                let kind = frame.kind;
+                self.skip_ws();
+                match (kind, self.peek()) {
+                    (_, Some(b',')) => {
+                        self.pos += 1;
+                        if kind == Kind::Object {
+                            self.skip_ws();
+                            self.key()?;
+                        } else if let Some(frame) = self.frames.last_mut() {
+                            frame.current += 1;
+                        }
+                        continue 'value;
+                    }
+                    (Kind::Object, Some(b'}')) => {
+                        self.pos += 1;
+                        self.close_object()?;
+                    }
+                    (Kind::Array, Some(b']')) => {
+                        self.pos += 1;
+                        self.frames.pop();
+                    }
+                    (_, None) => return Err(malformed(self.pointer(), "the text ends too early")),
+                    (Kind::Object, Some(_)) => {
+                        return Err(malformed(self.pointer(), "expected ',' or '}'"));
+                    }
+                    (Kind::Array, Some(_)) => {
+                        return Err(malformed(self.pointer(), "expected ',' or ']'"));
+                    }
+                }
+            }
+        }
+    }
+
+    fn open(&mut self, kind: Kind) -> Result<(), Rejection> {
+        if self.frames.len() >= self.limits.depth() {
+            return Err(Rejection::new(
+                Code::TooDeep,
+                format!(
+                    "arguments may nest objects and arrays at most {} levels deep",
+                    self.limits.depth()
+                ),
+            )
+            .at(self.pointer()));
+        }
+        self.pos += 1;
+        self.frames.push(Frame {
+            kind,
+            keys_start: self.keys.len(),
+            current: if kind == Kind::Array { 0 } else { NO_KEY },
+        });
+        Ok(())
+    }
+
+    /// Reads `"key"` and the `:` after it; the key becomes the current one.
+    fn key(&mut self) -> Result<(), Rejection> {
+        if let Some(frame) = self.frames.last_mut() {
+            frame.current = NO_KEY;
+        }
+        if self.peek() != Some(b'"') {
+            return Err(malformed(self.pointer(), "object keys must be strings"));
+        }
+        let key = self.string_key()?;
+        let index = self.keys.len();
+        self.keys.push(key);
+        if let Some(frame) = self.frames.last_mut() {
+            frame.current = index;
+        }
+        self.skip_ws();
+        if self.peek() != Some(b':') {
+            return Err(malformed(self.pointer(), "expected ':' after a key"));
+        }
+        self.pos += 1;
+        Ok(())
+    }
+
+    /// Checks the object's keys for duplicates, then closes it.
+    fn close_object(&mut self) -> Result<(), Rejection> {
+        let start = self.frames.last().map_or(0, |f| f.keys_start);
+        let (bytes, arena) = (self.bytes, &self.arena);
+        let resolve = |key: &Key| -> &[u8] {
+            match *key {
+                Key::Input(s, e) => bytes.get(s..e).unwrap_or_default(),
+                Key::Arena(s, e) => arena.get(s..e).unwrap_or_default(),
+            }
+        };
+        let mut duplicate = None;
+        if let Some(keys) = self.keys.get_mut(start..) {
+            keys.sort_unstable_by(|a, b| resolve(a).cmp(resolve(b)));
+            duplicate = keys
+                .windows(2)
+                .find_map(|w| match w {
+                    [a, b] if resolve(a) == resolve(b) => Some(*a),
+                    _ => None,
+                })
+                .map(|k| String::from_utf8_lossy(resolve(&k)).into_owned());
+        }
+        if let Some(key) = duplicate {
+            // Point at the object that repeats the key, not into it.
+            let mut at = self.pointer_segments();
+            at.pop();
+            let message = if pointer::is_echoable(&key) && key.len() <= 32 {
+                format!("the key \"{key}\" appears more than once in one object; send each key once")
+            } else {
+                "a key appears more than once in one object; send each key once".to_owned()
+            };
+            return Err(Rejection::new(Code::DuplicateKey, message).at(self.render(&at)));
+        }
+        self.keys.truncate(start);
+        if self.keys.is_empty() {
+            self.arena.clear();
+        }
+        self.frames.pop();
+        Ok(())
+    }
+
+    fn string(&mut self) -> Result<(), Rejection> {
+        self.string_span().map(|_| ())
+    }
+
+    fn string_key(&mut self) -> Result<Key, Rejection> {
+        let (start, end, escaped) = self.string_span()?;
+        if !escaped {
+            return Ok(Key::Input(start, end));
+        }
+        let arena_start = self.arena.len();
+        let raw = self.bytes.get(start..end).unwrap_or_default();
+        decode_into(raw, &mut self.arena);
+        Ok(Key::Arena(arena_start, self.arena.len()))
+    }
+
+    /// Reads a string; returns the span between the quotes and whether it
+    /// contains escapes. Rejects control characters, bad escapes, lone
+    /// surrogates and strings over the per-string limit.
+    fn string_span(&mut self) -> Result<(usize, usize, bool), Rejection> {
+        self.pos += 1; // the opening quote
+        let start = self.pos;
+        let max_end = start.saturating_add(self.limits.string_bytes());
+        let mut escaped = false;
+        loop {
+            if self.pos > max_end {
+                return Err(Rejection::new(
+                    Code::StringTooLong,
+                    format!(
+                        "strings may be at most {} bytes long; send a shorter value",
+                        self.limits.string_bytes()
+                    ),
+                )
+                .at(self.pointer()));
+            }
+            match self.peek() {
+                Some(b'"') => {
+                    let end = self.pos;
+                    self.pos += 1;
+                    return Ok((start, end, escaped));
+                }
+                Some(b'\\') => {
+                    escaped = true;
+                    self.escape()?;
+                }
+                Some(0x00..=0x1f) => {
+                    return Err(malformed(
+                        self.pointer(),
+                        "strings may not contain raw control characters",
+                    ));
+                }
+                Some(_) => self.pos += 1,
+                None => return Err(malformed(self.pointer(), "a string is not terminated")),
+            }
+        }
+    }
+
+    fn escape(&mut self) -> Result<(), Rejection> {
+        self.pos += 1; // the backslash
+        match self.peek() {
+            Some(b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't') => {
+                self.pos += 1;
+                Ok(())
+            }
+            Some(b'u') => {
+                let unit = self.hex4()?;
+                match unit {
+                    0xD800..=0xDBFF => {
+                        let low = if self.bytes.get(self.pos..self.pos + 2) == Some(b"\\u") {
+                            self.pos += 1;
+                            self.hex4()?
+                        } else {
+                            0
+                        };
+                        if !(0xDC00..=0xDFFF).contains(&low) {
+                            return Err(self.lone_surrogate());
+                        }
+                        Ok(())
+                    }
+                    0xDC00..=0xDFFF => Err(self.lone_surrogate()),
+                    _ => Ok(()),
+                }
+            }
+            _ => Err(malformed(self.pointer(), "a string has an invalid escape")),
+        }
+    }
+
+    /// Reads `uXXXX` (the `u` at `pos`) and returns the code unit.
+    fn hex4(&mut self) -> Result<u32, Rejection> {
+        let digits = self.bytes.get(self.pos + 1..self.pos + 5);
+        let unit = digits.and_then(|d| {
+            d.iter()
+                .try_fold(0u32, |acc, &b| Some(acc * 16 + (b as char).to_digit(16)?))
+        });
+        match unit {
+            Some(unit) => {
+                self.pos += 5;
+                Ok(unit)
+            }
+            None => Err(malformed(self.pointer(), "a string has an invalid \\u escape")),
+        }
+    }
+
+    fn lone_surrogate(&self) -> Rejection {
+        malformed(
+            self.pointer(),
+            "a string has a lone surrogate escape, which is not text",
+        )
+    }
+
+    fn number(&mut self) -> Result<(), Rejection> {
+        if self.peek() == Some(b'-') {
+            self.pos += 1;
+        }
+        match self.peek() {
+            Some(b'0') => self.pos += 1,
+            Some(b'1'..=b'9') => self.digits(),
+            _ => return Err(self.bad_number()),
+        }
+        if self.peek() == Some(b'.') {
+            self.pos += 1;
+            if !matches!(self.peek(), Some(b'0'..=b'9')) {
+                return Err(self.bad_number());
+            }
+            self.digits();
+        }
+        if matches!(self.peek(), Some(b'e' | b'E')) {
+            self.pos += 1;
+            if matches!(self.peek(), Some(b'+' | b'-')) {
+                self.pos += 1;
+            }
+            if !matches!(self.peek(), Some(b'0'..=b'9')) {
+                return Err(self.bad_number());
+            }
+            self.digits();
+        }
+        Ok(())
+    }
+
+    fn digits(&mut self) {
+        while matches!(self.peek(), Some(b'0'..=b'9')) {
+            self.pos += 1;
+        }
+    }
+
+    fn bad_number(&self) -> Rejection {
+        malformed(self.pointer(), "a number is not written as JSON allows")
+    }
+
+    fn literal(&mut self, word: &'static [u8]) -> Result<(), Rejection> {
+        if self.bytes.get(self.pos..self.pos + word.len()) == Some(word) {
+            self.pos += word.len();
+            Ok(())
+        } else {
+            Err(malformed(self.pointer(), "a value is not valid JSON"))
+        }
+    }
+
+    fn peek(&self) -> Option<u8> {
+        self.bytes.get(self.pos).copied()
+    }
+
+    fn skip_ws(&mut self) {
+        while matches!(self.peek(), Some(b' ' | b'\t' | b'\n' | b'\r')) {
+            self.pos += 1;
+        }
+    }
+
+    /// The segments leading to the value being read.
+    /// Only the innermost object can be between keys, so skipping a frame
+    /// without a current key still names the value being read.
+    fn pointer_segments(&self) -> Vec<Segment<'_>> {
+        self.frames
+            .iter()
+            .filter_map(|frame| match frame.kind {
+                Kind::Array => Some(Segment::Index(frame.current)),
+                Kind::Object => match self.keys.get(frame.current) {
+                    Some(Key::Input(s, e)) => Some(Segment::Key(text(self.bytes.get(*s..*e)))),
+                    Some(Key::Arena(s, e)) => Some(Segment::Key(text(self.arena.get(*s..*e)))),
+                    None => None,
+                },
+            })
+            .collect()
+    }
+
+    fn render(&self, segments: &[Segment<'_>]) -> String {
+        pointer::build(segments.iter().cloned())
+    }
+
+    /// The pointer of the value being read.
+    fn pointer(&self) -> String {
+        self.render(&self.pointer_segments())
+    }
+}
+
+fn text(bytes: Option<&[u8]>) -> &str {
+    core::str::from_utf8(bytes.unwrap_or_default()).unwrap_or("")
+}
+
+/// Decodes the JSON escapes of an already-validated string body.
+fn decode_into(raw: &[u8], out: &mut Vec<u8>) {
+    let mut i = 0;
+    while let Some(&b) = raw.get(i) {
+        if b != b'\\' {
+            out.push(b);
+            i += 1;
+            continue;
+        }
+        let unit = |at: usize| -> u32 {
+            raw.get(at..at + 4)
+                .and_then(|d| core::str::from_utf8(d).ok())
+                .and_then(|d| u32::from_str_radix(d, 16).ok())
+                .unwrap_or(0xFFFD)
+        };
+        let (c, len) = match raw.get(i + 1) {
+            Some(b'b') => ('\u{8}', 2),
+            Some(b'f') => ('\u{c}', 2),
+            Some(b'n') => ('\n', 2),
+            Some(b'r') => ('\r', 2),
+            Some(b't') => ('\t', 2),
+            Some(b'u') => {
+                let high = unit(i + 2);
+                if (0xD800..=0xDBFF).contains(&high) {
+                    let low = unit(i + 8);
+                    let code = 0x10000 + ((high - 0xD800) << 10) + (low.wrapping_sub(0xDC00) & 0x3FF);
+                    (char::from_u32(code).unwrap_or('\u{FFFD}'), 12)
+                } else {
+                    (char::from_u32(high).unwrap_or('\u{FFFD}'), 6)
+                }
+            }
+            Some(&other) => (other as char, 2),
+            None => break,
+        };
+        let mut buf = [0u8; 4];
+        out.extend_from_slice(c.encode_utf8(&mut buf).as_bytes());
+        i += len;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn code(input: &str) -> Option<Code> {
+        scan(input.as_bytes(), &Limits::default()).err().map(|r| r.code())
+    }
+
+    #[test]
+    fn accepts_well_formed_objects() {
+        for ok in [
+            "{}",
+            " {\"a\": [1, -2.5e3, true, false, null, {\"b\": \"\\u00e9\\ud83d\\ude00\"}]} ",
+            "{\"a\":{},\"b\":[]}",
+        ] {
+            assert_eq!(code(ok), None, "{ok}");
+        }
+    }
+
+    #[test]
+    fn rejects_what_json_forbids() {
+        for (bad, expected) in [
+            ("", Code::MalformedJson),
+            ("[1]", Code::NotAnObject),
+            ("\"x\"", Code::NotAnObject),
+            ("{\"a\":1} x", Code::MalformedJson),
+            ("{\"a\":1}{}", Code::MalformedJson),
+            ("{\"a\":01}", Code::MalformedJson),
+            ("{\"a\":1.}", Code::MalformedJson),
+            ("{\"a\":\"\\ud800\"}", Code::MalformedJson),
+            ("{\"a\":\"\\udc00\"}", Code::MalformedJson),
+            ("{\"a\":\"\\ud800\\u0041\"}", Code::MalformedJson),
+            ("{\"a\":\"tab\there\"}", Code::MalformedJson),
+            ("{\"a\":tru}", Code::MalformedJson),
+            ("{\"a\" 1}", Code::MalformedJson),
+            ("{\"a\":1,}", Code::MalformedJson),
+            ("{\"a\":[1,]}", Code::MalformedJson),
+            ("{a:1}", Code::MalformedJson),
+            ("{\"a\":1", Code::MalformedJson),
+            ("{\"a\":1,\"a\":2}", Code::DuplicateKey),
+            ("{\"a\":1,\"\\u0061\":2}", Code::DuplicateKey),
+            ("{\"x\":[{\"b\":1,\"b\":1}]}", Code::DuplicateKey),
+        ] {
+            assert_eq!(code(bad), Some(expected), "{bad}");
+        }
+    }
+
+    #[test]
+    fn duplicate_key_points_at_the_object() {
+        let r = scan(br#"{"x":[{"b":1},{"c":1,"c":2}]}"#, &Limits::default()).unwrap_err();
+        assert_eq!(r.path(), "/x/1");
+    }
+
+    #[test]
+    fn same_keys_in_sibling_objects_are_fine() {
+        assert_eq!(code(r#"{"a":{"k":1},"b":{"k":2},"k":3}"#), None);
+    }
+}

@@ -1,0 +1,87 @@
+//! # toolgate
+//!
+//! The execution boundary for LLM tool calls. A model proposes a call; the
+//! server decides. Put `#[tool]` on an ordinary function and every call to it
+//! passes, in an order the types enforce:
+//!
+//! | gate | what | failure |
+//! |---|---|---|
+//! | 0 | the tool exists, is allowed in this request, the caller holds its scope | one flat `NOT_PERMITTED` |
+//! | 1 | bounded parse: size, depth, nodes, string length, duplicate keys, UTF-8 | specific, not retryable |
+//! | 2 | serde into a closed struct (`deny_unknown_fields`) | specific, retryable |
+//! | 3 | garde rules | specific, retryable |
+//! | 7 | the body, with `&ToolContext` and state injected | internal errors never leak |
+//!
+//! ```
+//! use toolgate::{tool, DomainCode, ToolContext, ToolError, Toolbox};
+//!
+//! pub struct Hotels;
+//!
+//! const UNKNOWN_HOTEL: DomainCode = DomainCode::new("UNKNOWN_HOTEL");
+//!
+//! /// Book a hotel for the signed-in traveller. The server sets the price.
+//! #[tool(scope = "bookings:write", effect = write)]
+//! async fn book_hotel(
+//!     ctx: &ToolContext,          // injected by the server, never in the schema
+//!     _hotels: &Hotels,           // injected application state
+//!     /// The hotel's id, as search returned it.
+//!     #[garde(pattern(r"^h_[a-z0-9]{8}$"))]
+//!     hotel_id: String,           // model-controlled, validated
+//!     #[garde(range(min = 1, max = 30))]
+//!     nights: u8,
+//! ) -> Result<String, ToolError> {
+//!     if hotel_id == "h_00000000" {
+//!         return Err(ToolError::reject(UNKNOWN_HOTEL, "no hotel has this id"));
+//!     }
+//!     Ok(format!("{} booked {hotel_id} for {nights} nights", ctx.actor()))
+//! }
+//!
+//! let mut toolbox = Toolbox::new(Hotels);
+//! toolbox.register(BookHotel)?;
+//! let schema = BookHotel::definition().schema();
+//! assert_eq!(schema["additionalProperties"], false);
+//! assert!(schema["properties"].get("price").is_none());
+//! # Ok::<(), toolgate::RegisterError>(())
+//! ```
+#![deny(missing_docs)]
+#![warn(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+mod arguments;
+mod audit;
+mod bounded;
+mod code;
+mod context;
+mod definition;
+mod error;
+mod limits;
+mod message;
+mod outcome;
+mod pointer;
+mod rejection;
+mod schema;
+mod semantic;
+mod stored;
+mod structural;
+mod tool;
+mod toolbox;
+
+#[doc(hidden)]
+#[path = "private.rs"]
+pub mod __private;
+
+pub use arguments::Arguments;
+pub use bounded::RawArgs;
+pub use code::{Code, DomainCode};
+pub use context::ToolContext;
+pub use definition::{Effect, ToolDef};
+pub use error::ToolError;
+pub use limits::Limits;
+pub use outcome::{Failure, Outcome};
+pub use rejection::{MAX_MESSAGE_CHARS, Rejection};
+pub use semantic::Valid;
+pub use stored::StoredCall;
+pub use structural::Parsed;
+pub use tool::{BoxFuture, Tool};
+pub use toolbox::{RegisterError, Toolbox};
+
+pub use toolgate_macros::tool;

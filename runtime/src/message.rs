@@ -1,0 +1,265 @@
+//! Safe messages, written from the published schema.
+//!
+//! A rejection message says what is allowed, in the words of the contract the
+//! model was given: the field's wire name, its JSON type, its bounds, its
+//! enum values. It is never built from the rejected input or from Rust error
+//! text, so it cannot echo an attacker's payload or a type name.
+
+use core::fmt::Write as _;
+
+use serde_json::Value;
+
+use crate::pointer;
+use crate::schema::{node_at, resolve};
+use crate::Code;
+
+/// How a pointer is named in a message: `nights`, `columns/1`, or `the arguments`.
+pub(crate) fn label(path: &str) -> String {
+    match path.strip_prefix('/') {
+        None | Some("") => "the arguments".to_owned(),
+        Some(rest) => rest.to_owned(),
+    }
+}
+
+/// The message for a value at `path` that broke a rule of kind `code`.
+pub(crate) fn for_value(code: Code, path: &str, schema: &Value) -> String {
+    let node = node_at(schema, path).map(|n| non_null(schema, n));
+    let who = label(path);
+    let rule = node.and_then(|n| match code {
+        Code::OutOfRange => range(n),
+        Code::InvalidLength => length(n),
+        Code::PatternMismatch => n
+            .get("pattern")
+            .and_then(Value::as_str)
+            .map(|p| format!("must match the pattern {p}")),
+        Code::InvalidFormat => n
+            .get("format")
+            .and_then(Value::as_str)
+            .map(|f| format!("must be a valid {f}")),
+        Code::WrongType => Some(format!("must be {}", kind(schema, node_at(schema, path)?))),
+        Code::InvalidValue => choices(n).or_else(|| Some(format!("must be {}", describe(schema, n)))),
+        _ => None,
+    });
+    match rule {
+        Some(rule) => format!("{who} {rule}"),
+        None => match code {
+            Code::OutOfRange => format!("{who} is out of the allowed range"),
+            Code::InvalidLength => format!("{who} has a length that is not allowed"),
+            Code::PatternMismatch => format!("{who} does not have the required form"),
+            Code::InvalidFormat => format!("{who} is not in the required format"),
+            Code::WrongType => format!("{who} has the wrong type"),
+            _ => format!("{who} has a value that is not allowed"),
+        },
+    }
+}
+
+/// The message for a required field that is absent.
+pub(crate) fn missing(path: &str, schema: &Value) -> String {
+    let who = label(path);
+    match node_at(schema, path) {
+        Some(node) => format!("{who} is required: {}", describe(schema, non_null(schema, node))),
+        None => format!("{who} is required"),
+    }
+}
+
+/// The message for a field the tool does not have. The field's name is shown
+/// only if it is short and plain; the allowed names come from the schema.
+pub(crate) fn unknown(parent: &str, field: Option<&str>, schema: &Value) -> String {
+    let mut out = match field {
+        Some(f) if pointer::is_echoable(f) && f.len() <= 32 => format!("\"{f}\" is not a field here"),
+        _ => "a field that does not exist here was sent".to_owned(),
+    };
+    if let Some(props) = node_at(schema, parent)
+        .map(|n| non_null(schema, n))
+        .and_then(|n| n.get("properties"))
+        .and_then(Value::as_object)
+    {
+        out.push_str("; allowed: ");
+        for (i, name) in props.keys().enumerate() {
+            if i > 0 {
+                out.push_str(", ");
+            }
+            out.push_str(name);
+        }
+    }
+    out
+}
+
+/// A short description of what a subschema accepts: its type and rules.
+fn describe(root: &Value, node: &Value) -> String {
+    if let Some(c) = choices(node) {
+        return c.trim_start_matches("must be ").to_owned();
+    }
+    let mut out = kind(root, node);
+    for rule in [range(node), length(node)].into_iter().flatten() {
+        let _ = write!(out, " that {rule}");
+    }
+    if let Some(p) = node.get("pattern").and_then(Value::as_str) {
+        let _ = write!(out, " matching {p}");
+    }
+    out
+}
+
+/// `an integer`, `a string or null`, …
+fn kind(root: &Value, node: &Value) -> String {
+    let node = resolve(root, node).unwrap_or(node);
+    let nullable_branch = branches(node).and_then(|b| {
+        let non_null: Vec<&Value> = b.iter().filter(|x| !is_null_schema(x)).collect();
+        (non_null.len() + 1 == b.len() && non_null.len() == 1).then(|| non_null[0])
+    });
+    if let Some(inner) = nullable_branch {
+        return format!("{} or null", kind(root, inner));
+    }
+    if choices(node).is_some() {
+        return "one of the listed values".to_owned();
+    }
+    match node.get("type") {
+        Some(Value::String(t)) => article(t),
+        Some(Value::Array(types)) => types
+            .iter()
+            .filter_map(Value::as_str)
+            .map(article)
+            .collect::<Vec<_>>()
+            .join(" or "),
+        _ if branches(node).is_some() => "one of the allowed shapes".to_owned(),
+        _ => "a valid value".to_owned(),
+    }
+}
+
+fn article(json_type: &str) -> String {
+    match json_type {
+        "integer" => "an integer",
+        "object" => "an object",
+        "array" => "an array",
+        "null" => "null",
+        "string" => "a string",
+        "number" => "a number",
+        "boolean" => "a boolean",
+        _ => "a valid value",
+    }
+    .to_owned()
+}
+
+fn branches(node: &Value) -> Option<&Vec<Value>> {
+    node.get("anyOf").or_else(|| node.get("oneOf")).and_then(Value::as_array)
+}
+
+fn is_null_schema(node: &Value) -> bool {
+    node.get("type").and_then(Value::as_str) == Some("null")
+}
+
+/// For `Option<T>` (`anyOf: [T, null]`) the rules live on `T`.
+fn non_null<'s>(root: &'s Value, node: &'s Value) -> &'s Value {
+    let Some(b) = branches(node) else { return node };
+    let mut non_null = b.iter().filter(|x| !is_null_schema(x));
+    match (non_null.next(), non_null.next()) {
+        (Some(only), None) => resolve(root, only).unwrap_or(only),
+        _ => node,
+    }
+}
+
+fn choices(node: &Value) -> Option<String> {
+    let values: Vec<String> = match (node.get("enum"), node.get("const")) {
+        (Some(Value::Array(values)), _) => values.iter().map(plain).collect(),
+        (_, Some(value)) => vec![plain(value)],
+        _ => {
+            // An enum of unit variants with docs: `oneOf` of `const`s.
+            let b = branches(node)?;
+            b.iter()
+                .map(|x| x.get("const").or_else(|| x.get("enum")?.get(0)).map(plain))
+                .collect::<Option<Vec<_>>>()?
+        }
+    };
+    Some(format!("must be one of: {}", values.join(", ")))
+}
+
+fn plain(value: &Value) -> String {
+    match value {
+        Value::String(s) => s.clone(),
+        other => other.to_string(),
+    }
+}
+
+fn range(node: &Value) -> Option<String> {
+    let min = node.get("minimum");
+    let max = node.get("maximum");
+    let xmin = node.get("exclusiveMinimum");
+    let xmax = node.get("exclusiveMaximum");
+    Some(match (min, max, xmin, xmax) {
+        (Some(lo), Some(hi), _, _) => format!("must be between {lo} and {hi}"),
+        (Some(lo), None, _, Some(hi)) => format!("must be at least {lo} and less than {hi}"),
+        (None, Some(hi), Some(lo), _) => format!("must be greater than {lo} and at most {hi}"),
+        (Some(lo), None, _, None) => format!("must be at least {lo}"),
+        (None, Some(hi), None, _) => format!("must be at most {hi}"),
+        (None, None, Some(lo), Some(hi)) => format!("must be greater than {lo} and less than {hi}"),
+        (None, None, Some(lo), None) => format!("must be greater than {lo}"),
+        (None, None, None, Some(hi)) => format!("must be less than {hi}"),
+        (None, None, None, None) => return None,
+    })
+}
+
+fn length(node: &Value) -> Option<String> {
+    let (min, max, unit) = if node.get("minItems").is_some() || node.get("maxItems").is_some() {
+        (node.get("minItems"), node.get("maxItems"), "items")
+    } else {
+        (node.get("minLength"), node.get("maxLength"), "characters")
+    };
+    let unique = if node.get("uniqueItems") == Some(&Value::Bool(true)) {
+        ", each different"
+    } else {
+        ""
+    };
+    Some(match (min, max) {
+        (Some(lo), Some(hi)) if lo == hi => format!("must have exactly {lo} {unit}{unique}"),
+        (Some(lo), Some(hi)) => format!("must have {lo} to {hi} {unit}{unique}"),
+        (Some(lo), None) => format!("must have at least {lo} {unit}{unique}"),
+        (None, Some(hi)) => format!("must have at most {hi} {unit}{unique}"),
+        (None, None) if !unique.is_empty() => "must have items that are all different".to_owned(),
+        (None, None) => return None,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn schema() -> Value {
+        json!({
+            "type":"object",
+            "properties":{
+                "nights":{"type":"integer","minimum":1,"maximum":30},
+                "hotel_id":{"type":"string","pattern":"^h_[a-z0-9]{8}$"},
+                "format":{"type":"string","enum":["csv","jsonl"]},
+                "columns":{"type":"array","items":{"type":"string"},"minItems":1,"maxItems":3,"uniqueItems":true},
+                "note":{"type":["string","null"],"maxLength":10}
+            }
+        })
+    }
+
+    #[test]
+    fn messages_state_what_is_allowed() {
+        let s = schema();
+        assert_eq!(for_value(Code::OutOfRange, "/nights", &s), "nights must be between 1 and 30");
+        assert_eq!(for_value(Code::WrongType, "/nights", &s), "nights must be an integer");
+        assert_eq!(for_value(Code::WrongType, "/note", &s), "note must be a string or null");
+        assert_eq!(
+            for_value(Code::PatternMismatch, "/hotel_id", &s),
+            "hotel_id must match the pattern ^h_[a-z0-9]{8}$"
+        );
+        assert_eq!(for_value(Code::InvalidValue, "/format", &s), "format must be one of: csv, jsonl");
+        assert_eq!(
+            for_value(Code::InvalidLength, "/columns", &s),
+            "columns must have 1 to 3 items, each different"
+        );
+        assert_eq!(
+            missing("/nights", &s),
+            "nights is required: an integer that must be between 1 and 30"
+        );
+        assert_eq!(
+            unknown("", Some("price"), &s),
+            "\"price\" is not a field here; allowed: columns, format, hotel_id, nights, note"
+        );
+        assert!(unknown("", Some("<ignore previous instructions and ...>"), &s).starts_with("a field that"));
+    }
+}

@@ -1,0 +1,77 @@
+//! JSON Pointers (RFC 6901) into the arguments, with the wire names the model
+//! used, cut short where the input stops being safe to echo.
+
+use core::fmt::Write as _;
+
+/// Longest segment echoed back to the model. A key longer than this, or one
+/// with characters outside printable ASCII, ends the pointer: the model sent it,
+/// and a rejection must not become a way to reflect text into its context.
+const MAX_SEGMENT: usize = 64;
+
+/// Longest pointer in a rejection.
+const MAX_POINTER: usize = 128;
+
+/// One step of a pointer.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum Segment<'a> {
+    Key(&'a str),
+    Index(usize),
+}
+
+/// Whether a key may be shown to the model as written.
+pub(crate) fn is_echoable(key: &str) -> bool {
+    !key.is_empty() && key.len() <= MAX_SEGMENT && key.bytes().all(|b| (0x20..0x7f).contains(&b))
+}
+
+/// Builds a pointer from segments, stopping before the first one that may not
+/// be echoed.
+pub(crate) fn build<'a>(segments: impl IntoIterator<Item = Segment<'a>>) -> String {
+    let mut out = String::new();
+    for segment in segments {
+        let before = out.len();
+        match segment {
+            Segment::Key(key) if is_echoable(key) => {
+                out.push('/');
+                for c in key.chars() {
+                    match c {
+                        '~' => out.push_str("~0"),
+                        '/' => out.push_str("~1"),
+                        c => out.push(c),
+                    }
+                }
+            }
+            Segment::Key(_) => break,
+            Segment::Index(index) => {
+                let _ = write!(out, "/{index}");
+            }
+        }
+        if out.len() > MAX_POINTER {
+            out.truncate(before);
+            break;
+        }
+    }
+    out
+}
+
+/// Splits a pointer built by [`build`] back into its unescaped segments.
+pub(crate) fn segments(pointer: &str) -> impl Iterator<Item = String> + '_ {
+    pointer
+        .split('/')
+        .skip(1)
+        .map(|s| s.replace("~1", "/").replace("~0", "~"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn escapes_and_stops_at_unsafe_keys() {
+        let p = build([Segment::Key("a/b"), Segment::Key("~"), Segment::Index(3)]);
+        assert_eq!(p, "/a~1b/~0/3");
+        let long = "x".repeat(65);
+        assert_eq!(build([Segment::Key("ok"), Segment::Key(&long), Segment::Key("z")]), "/ok");
+        assert_eq!(build([Segment::Key("tab\there")]), "");
+        assert_eq!(segments("/a~1b/~0/3").collect::<Vec<_>>(), ["a/b", "~", "3"]);
+    }
+}

@@ -1,0 +1,71 @@
+//! Support for the code `#[tool]` generates. Not a public API: names and
+//! signatures here change without notice.
+
+pub use garde;
+pub use schemars;
+pub use serde;
+pub use std::sync::OnceLock;
+
+pub use crate::tool::{BoxFuture, IntoOutcome, Invocation};
+
+use crate::{Effect, ToolDef, schema};
+
+/// The parts of a definition the macro knows at compile time.
+pub struct Meta {
+    pub name: &'static str,
+    pub version: u32,
+    pub description: &'static str,
+    pub scope: Option<&'static str>,
+    pub effect: Effect,
+}
+
+/// Builds a tool's definition from its argument type.
+pub fn define<A: schemars::JsonSchema>(meta: Meta) -> ToolDef {
+    let schema = schema::canonical::<A>();
+    let fingerprint = schema::fingerprint(&schema);
+    ToolDef {
+        name: meta.name,
+        version: meta.version,
+        description: meta.description,
+        scope: meta.scope,
+        effect: meta.effect,
+        schema,
+        fingerprint,
+    }
+}
+
+/// A model argument's type must be readable from the model's JSON.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be a model argument: the model's JSON cannot be read into it",
+    label = "this parameter's type does not implement `serde::Deserialize`",
+    note = "derive `serde::Deserialize` for `{Self}`, or take a type that implements it"
+)]
+pub trait ReadableArgument {}
+impl<T: serde::de::DeserializeOwned> ReadableArgument for T {}
+
+/// A model argument's type must have a schema to show the model.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be a model argument: it has no JSON Schema to show the model",
+    label = "this parameter's type does not implement `schemars::JsonSchema`",
+    note = "derive `schemars::JsonSchema` for `{Self}`, or take a type that implements it"
+)]
+pub trait DescribedArgument {}
+impl<T: schemars::JsonSchema> DescribedArgument for T {}
+
+/// Emitted once per model parameter, spanned on its type.
+pub fn model_argument_must_be_readable<T: ReadableArgument>() {}
+
+/// Emitted once per model parameter, spanned on its type.
+pub fn model_argument_must_have_a_schema<T: DescribedArgument>() {}
+
+/// The state is shared by concurrent calls.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be a toolbox's state: calls share it across threads",
+    label = "this state type is not `Send + Sync + 'static`",
+    note = "wrap what is not thread-safe in a `Mutex` or an `Arc`"
+)]
+pub trait SharedState {}
+impl<T: ?Sized + Send + Sync + 'static> SharedState for T {}
+
+/// Emitted for the state parameter, spanned on its type.
+pub fn state_must_be_shareable<T: ?Sized + SharedState>() {}

@@ -1,0 +1,206 @@
+//! The canonical schema of a tool's arguments, its fingerprint, and lookups
+//! into it for rejection messages.
+
+use schemars::JsonSchema;
+use schemars::generate::SchemaSettings;
+use serde_json::Value;
+use sha2::{Digest, Sha256};
+
+use crate::pointer;
+
+/// The draft 2020-12 schema of `A`, as the model should see it.
+pub(crate) fn canonical<A: JsonSchema>() -> Value {
+    let generator = SchemaSettings::draft2020_12().into_generator();
+    let mut value = generator.into_root_schema_for::<A>().to_value();
+    if let Value::Object(root) = &mut value {
+        // The generated struct's name and doc mean nothing to a model; the
+        // tool's description travels next to the schema.
+        root.remove("title");
+        root.remove("description");
+    }
+    value
+}
+
+/// Keywords that annotate without validating; they do not change the contract.
+const ANNOTATIONS: [&str; 4] = ["description", "title", "examples", "$comment"];
+
+/// Keywords whose value is a map from names to schemas.
+const SCHEMA_MAPS: [&str; 5] = ["properties", "$defs", "definitions", "patternProperties", "dependentSchemas"];
+
+/// Keywords whose value is a schema.
+const SCHEMAS: [&str; 12] = [
+    "items",
+    "additionalProperties",
+    "not",
+    "if",
+    "then",
+    "else",
+    "contains",
+    "propertyNames",
+    "unevaluatedItems",
+    "unevaluatedProperties",
+    "additionalItems",
+    "contentSchema",
+];
+
+/// Keywords whose value is a list of schemas.
+const SCHEMA_LISTS: [&str; 4] = ["anyOf", "oneOf", "allOf", "prefixItems"];
+
+pub(crate) fn fingerprint(schema: &Value) -> String {
+    let mut canonical = Vec::new();
+    write_canonical(schema, Context::Schema, &mut canonical);
+    let digest = Sha256::digest(&canonical);
+    let mut out = String::with_capacity(7 + 64);
+    out.push_str("sha256:");
+    for byte in digest {
+        out.push(char::from_digit(u32::from(byte >> 4), 16).unwrap_or('0'));
+        out.push(char::from_digit(u32::from(byte & 0xf), 16).unwrap_or('0'));
+    }
+    out
+}
+
+#[derive(Clone, Copy, PartialEq)]
+enum Context {
+    /// A schema object: annotation keywords are dropped.
+    Schema,
+    /// A map from names to schemas.
+    SchemaMap,
+    /// A list of schemas.
+    SchemaList,
+    /// Plain data (`enum`, `const`, `required`, …): kept as is.
+    Data,
+}
+
+/// Writes `value` as compact JSON with object keys in byte order.
+fn write_canonical(value: &Value, context: Context, out: &mut Vec<u8>) {
+    match value {
+        Value::Object(map) => {
+            let mut entries: Vec<(&String, &Value)> = map
+                .iter()
+                .filter(|(k, _)| context != Context::Schema || !ANNOTATIONS.contains(&k.as_str()))
+                .collect();
+            entries.sort_unstable_by(|a, b| a.0.cmp(b.0));
+            out.push(b'{');
+            for (i, (key, child)) in entries.into_iter().enumerate() {
+                if i > 0 {
+                    out.push(b',');
+                }
+                write_scalar(&Value::String(key.clone()), out);
+                out.push(b':');
+                let child_context = match context {
+                    Context::Schema if SCHEMA_MAPS.contains(&key.as_str()) => Context::SchemaMap,
+                    Context::Schema if SCHEMAS.contains(&key.as_str()) => Context::Schema,
+                    Context::Schema if SCHEMA_LISTS.contains(&key.as_str()) => Context::SchemaList,
+                    Context::SchemaMap => Context::Schema,
+                    _ => Context::Data,
+                };
+                write_canonical(child, child_context, out);
+            }
+            out.push(b'}');
+        }
+        Value::Array(items) => {
+            let item_context = if context == Context::SchemaList {
+                Context::Schema
+            } else {
+                Context::Data
+            };
+            out.push(b'[');
+            for (i, item) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push(b',');
+                }
+                write_canonical(item, item_context, out);
+            }
+            out.push(b']');
+        }
+        scalar => write_scalar(scalar, out),
+    }
+}
+
+fn write_scalar(value: &Value, out: &mut Vec<u8>) {
+    // Writing a scalar `Value` into a Vec cannot fail.
+    let _ = serde_json::to_writer(&mut *out, value);
+}
+
+/// The subschema that describes the value at `pointer`, following local
+/// `$ref`s and the non-null branch of optional values.
+pub(crate) fn node_at<'s>(root: &'s Value, pointer: &str) -> Option<&'s Value> {
+    let mut node = resolve(root, root)?;
+    for segment in pointer::segments(pointer) {
+        node = step(root, node, &segment)?;
+    }
+    Some(node)
+}
+
+fn step<'s>(root: &'s Value, node: &'s Value, segment: &str) -> Option<&'s Value> {
+    if let Some(child) = node.get("properties").and_then(|p| p.get(segment)) {
+        return resolve(root, child);
+    }
+    if let Ok(index) = segment.parse::<usize>() {
+        if let Some(child) = node.get("prefixItems").and_then(|p| p.get(index)) {
+            return resolve(root, child);
+        }
+        if let Some(child) = node.get("items").filter(|i| i.is_object()) {
+            return resolve(root, child);
+        }
+    }
+    if let Some(child) = node.get("additionalProperties").filter(|a| a.is_object()) {
+        return resolve(root, child);
+    }
+    for key in ["anyOf", "oneOf", "allOf"] {
+        if let Some(branches) = node.get(key).and_then(Value::as_array) {
+            if let Some(found) = branches
+                .iter()
+                .filter_map(|b| resolve(root, b))
+                .find_map(|b| step(root, b, segment))
+            {
+                return Some(found);
+            }
+        }
+    }
+    None
+}
+
+/// Follows `$ref: "#/…"` (a bounded number of times, for recursive types).
+pub(crate) fn resolve<'s>(root: &'s Value, mut node: &'s Value) -> Option<&'s Value> {
+    for _ in 0..8 {
+        match node.get("$ref").and_then(Value::as_str) {
+            Some(reference) => node = root.pointer(reference.strip_prefix('#')?)?,
+            None => return Some(node),
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn fingerprint_ignores_key_order_and_annotations() {
+        let a = json!({"type":"object","properties":{"n":{"type":"integer","description":"x"}},"required":["n"]});
+        let b = json!({"required":["n"],"properties":{"n":{"description":"y","type":"integer"}},"type":"object"});
+        assert_eq!(fingerprint(&a), fingerprint(&b));
+        let c = json!({"type":"object","properties":{"n":{"type":"integer","minimum":1}},"required":["n"]});
+        assert_ne!(fingerprint(&a), fingerprint(&c));
+    }
+
+    #[test]
+    fn a_property_named_like_an_annotation_counts() {
+        let a = json!({"type":"object","properties":{"description":{"type":"string"}}});
+        let b = json!({"type":"object","properties":{}});
+        assert_ne!(fingerprint(&a), fingerprint(&b));
+    }
+
+    #[test]
+    fn lookup_follows_refs_and_options() {
+        let root = json!({
+            "type":"object",
+            "properties":{"a":{"anyOf":[{"$ref":"#/$defs/A"},{"type":"null"}]}},
+            "$defs":{"A":{"type":"object","properties":{"b":{"type":"array","items":{"type":"integer","minimum":1}}}}}
+        });
+        assert_eq!(node_at(&root, "/a/b/0"), Some(&json!({"type":"integer","minimum":1})));
+        assert_eq!(node_at(&root, "/zzz"), None);
+    }
+}

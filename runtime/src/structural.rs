@@ -1,0 +1,120 @@
+//! Gate 2: serde into the closed argument struct.
+
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+
+use crate::pointer::{self, Segment};
+use crate::{message, Code, RawArgs, Rejection};
+
+/// Arguments that deserialized into the tool's closed struct: every required
+/// field present, no unknown field, every value of the right type and within
+/// the range of its Rust type. Not yet checked against the rules.
+///
+/// Made only by the toolbox's gate 2; consumed by gate 3.
+#[derive(Debug)]
+pub struct Parsed<A>(A);
+
+impl<A> Parsed<A> {
+    /// The parsed arguments.
+    pub fn get(&self) -> &A {
+        &self.0
+    }
+
+    pub(crate) fn into_inner(self) -> A {
+        self.0
+    }
+}
+
+/// Runs gate 2 over arguments that passed gate 1.
+pub(crate) fn parse<A: DeserializeOwned>(raw: RawArgs<'_>, schema: &Value) -> Result<Parsed<A>, Rejection> {
+    let mut de = serde_json::Deserializer::from_str(raw.as_str());
+    match serde_path_to_error::deserialize::<_, A>(&mut de) {
+        Ok(args) => Ok(Parsed(args)),
+        Err(error) => {
+            let segments: Vec<Segment<'_>> = error
+                .path()
+                .iter()
+                .map_while(|segment| match segment {
+                    serde_path_to_error::Segment::Seq { index } => Some(Segment::Index(*index)),
+                    serde_path_to_error::Segment::Map { key } => Some(Segment::Key(key)),
+                    serde_path_to_error::Segment::Enum { variant } => Some(Segment::Key(variant)),
+                    serde_path_to_error::Segment::Unknown => None,
+                })
+                .collect();
+            Err(reject(&segments, &error.inner().to_string(), schema))
+        }
+    }
+}
+
+/// Turns serde's error into a rejection. serde's messages are a stable part
+/// of its `de::Error` constructors; only their kind and the field name are
+/// read here, never echoed: the message comes from the schema.
+fn reject(segments: &[Segment<'_>], serde_message: &str, schema: &Value) -> Rejection {
+    let text = serde_message
+        .rfind(" at line ")
+        .map_or(serde_message, |end| serde_message.get(..end).unwrap_or(serde_message));
+    let path = pointer::build(segments.iter().cloned());
+    let quoted = || text.split('`').nth(1);
+
+    if text.starts_with("unknown field `") {
+        // serde_path_to_error reports the unknown key as the last segment.
+        let (parent, field) = match segments.split_last() {
+            Some((Segment::Key(k), parent)) if Some(*k) == quoted() => (pointer::build(parent.iter().cloned()), quoted()),
+            _ => (path.clone(), quoted()),
+        };
+        let message = message::unknown(&parent, field, schema);
+        let at = match field {
+            Some(f) if pointer::is_echoable(f) => pointer::build(
+                segments
+                    .split_last()
+                    .map_or(segments, |(_, p)| p)
+                    .iter()
+                    .cloned()
+                    .chain([Segment::Key(f)]),
+            ),
+            _ => parent,
+        };
+        return Rejection::new(Code::UnknownField, message).at(at);
+    }
+    if text.starts_with("missing field `") {
+        let field = quoted().unwrap_or_default();
+        let at = pointer::build(segments.iter().cloned().chain([Segment::Key(field)]));
+        return Rejection::new(Code::MissingField, message::missing(&at, schema)).at(at);
+    }
+    if text.starts_with("duplicate field `") {
+        return Rejection::new(Code::DuplicateKey, "each key may appear only once in an object").at(path);
+    }
+    let code = if text.starts_with("invalid type: floating point `") && is_huge(quoted()) {
+        // An integer too large for 64 bits reaches serde as a float.
+        Code::OutOfRange
+    } else if text.starts_with("invalid type: ") {
+        Code::WrongType
+    } else if text.starts_with("invalid value: integer ")
+        || text.starts_with("invalid value: floating point ")
+        || text.starts_with("number out of range")
+    {
+        Code::OutOfRange
+    } else if text.starts_with("invalid length ") {
+        Code::InvalidLength
+    } else {
+        Code::InvalidValue
+    };
+    let message = if code == Code::OutOfRange {
+        out_of_type_range(&path, schema)
+    } else {
+        message::for_value(code, &path, schema)
+    };
+    Rejection::new(code, message).at(path)
+}
+
+fn is_huge(number: Option<&str>) -> bool {
+    number
+        .and_then(|n| n.parse::<f64>().ok())
+        .is_some_and(|n| n.abs() >= 9.2e18)
+}
+
+/// A number outside what the field's type can hold: the schema's bounds
+/// (those of the Rust type, or narrower rules) say what is allowed.
+fn out_of_type_range(path: &str, schema: &Value) -> String {
+    message::for_value(Code::OutOfRange, path, schema)
+}

@@ -1,0 +1,114 @@
+//! The trait `#[tool]` implements, and the call path it runs.
+
+use core::future::Future;
+use core::pin::Pin;
+
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+
+use crate::audit::{self, Gate};
+use crate::error::Repr;
+use crate::outcome::Failure;
+use crate::semantic::Valid;
+use crate::{Outcome, RawArgs, ToolContext, ToolDef, ToolError, semantic, structural};
+
+/// A boxed, sendable future, as tools return them.
+pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
+
+/// A tool a [`Toolbox<S>`](crate::Toolbox) can run. Implemented by the marker
+/// type that `#[tool]` generates (`book_hotel` → `BookHotel`); write the
+/// function, not this impl.
+///
+/// A tool whose function takes `&App` is a `Tool<App>`; one that takes no
+/// state is a `Tool<S>` for every `S`.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a tool for a `Toolbox<{S}>`",
+    label = "not a tool for this toolbox",
+    note = "put `#[tool]` on a function and register the marker type it generates (`fn book_hotel` -> `BookHotel`)",
+    note = "a tool whose function takes `&App` joins only a `Toolbox<App>`"
+)]
+pub trait Tool<S>: Send + Sync + 'static {
+    /// The tool's static definition.
+    fn definition(&self) -> &'static ToolDef;
+
+    /// Runs gates 2–7 on arguments that passed gates 0–1. Generated code
+    /// only: the toolbox is the one caller.
+    #[doc(hidden)]
+    fn __call<'a>(&'a self, invocation: Invocation<'a, S>) -> BoxFuture<'a, Outcome>;
+}
+
+/// One admitted call, handed to a tool's generated wrapper.
+#[doc(hidden)]
+pub struct Invocation<'a, S> {
+    pub(crate) ctx: &'a ToolContext,
+    pub(crate) state: &'a S,
+    pub(crate) raw: RawArgs<'a>,
+    pub(crate) def: &'static ToolDef,
+}
+
+impl<'a, S> Invocation<'a, S> {
+    /// The caller's context.
+    pub fn context(&self) -> &'a ToolContext {
+        self.ctx
+    }
+
+    /// The toolbox's state.
+    pub fn state(&self) -> &'a S {
+        self.state
+    }
+
+    /// Gates 2 and 3: serde into the closed struct, then its rules.
+    pub fn validate<A>(&self) -> Result<Valid<A>, Outcome>
+    where
+        A: DeserializeOwned + garde::Validate<Context = ()>,
+    {
+        let schema = self.def.schema();
+        let parsed = structural::parse::<A>(self.raw, schema).map_err(|r| {
+            audit::rejected(self.ctx, self.def.name(), Gate::Structure, &r);
+            Outcome::Rejected(r)
+        })?;
+        semantic::validate(parsed, schema).map_err(|r| {
+            audit::rejected(self.ctx, self.def.name(), Gate::Rules, &r);
+            Outcome::Rejected(r)
+        })
+    }
+
+    /// Turns what the body returned into the outcome the model sees.
+    pub fn finish<R: IntoOutcome>(&self, returned: R) -> Outcome {
+        returned.into_outcome(self.ctx, self.def)
+    }
+}
+
+/// What a tool function may return: `Result<T, ToolError>` with `T: Serialize`.
+#[doc(hidden)]
+#[diagnostic::on_unimplemented(
+    message = "a `#[tool]` function must return `Result<T, ToolError>`, not `{Self}`",
+    label = "this is not `Result<T, ToolError>`",
+    note = "`T` is any `serde::Serialize` type; reject with `ToolError::reject(code, message)`, fail with `ToolError::internal(error)` or `?`"
+)]
+pub trait IntoOutcome {
+    /// Converts, logging internal failures under the request id.
+    fn into_outcome(self, ctx: &ToolContext, def: &ToolDef) -> Outcome;
+}
+
+impl<T: Serialize> IntoOutcome for Result<T, ToolError> {
+    fn into_outcome(self, ctx: &ToolContext, def: &ToolDef) -> Outcome {
+        match self {
+            Ok(value) => match serde_json::to_value(value) {
+                Ok(value) => Outcome::Done(value),
+                Err(error) => {
+                    audit::failed(ctx, def.name(), &error);
+                    Outcome::Failed(Failure::new(ctx.request_id()))
+                }
+            },
+            Err(ToolError(Repr::Rejected(rejection))) => {
+                audit::rejected(ctx, def.name(), Gate::Execute, &rejection);
+                Outcome::Rejected(rejection)
+            }
+            Err(ToolError(Repr::Internal(error))) => {
+                audit::failed(ctx, def.name(), &*error);
+                Outcome::Failed(Failure::new(ctx.request_id()))
+            }
+        }
+    }
+}

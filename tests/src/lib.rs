@@ -1,0 +1,1 @@
+//! Integration tests for toolgate live in `tests/`.

@@ -10,7 +10,12 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     toolbox.register(BookHotel)?;
 
     let def = BookHotel::definition();
-    println!("tool {} v{} ({})", def.name(), def.version(), def.fingerprint());
+    println!(
+        "tool {} v{} ({})",
+        def.name(),
+        def.version(),
+        def.fingerprint()
+    );
     println!("{}\n", serde_json::to_string_pretty(def.schema())?);
 
     let ctx = ToolContext::new("traveller_7", "tenant_a", "req_1")
@@ -20,22 +25,62 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let deep = format!("{{\"hotel_id\":{}1{}}}", "[".repeat(40), "]".repeat(40));
     let huge = format!("{{\"hotel_id\":\"{}\"}}", "a".repeat(100 * 1024));
     let calls: Vec<(&str, &str, String)> = vec![
-        ("a valid booking", "book_hotel", r#"{"hotel_id":"h_seaview1","nights":3}"#.into()),
-        ("the model sets the price", "book_hotel", r#"{"hotel_id":"h_seaview1","nights":3,"price":1}"#.into()),
-        ("a hotel that does not exist", "book_hotel", r#"{"hotel_id":"h_nothing0","nights":3}"#.into()),
-        ("a negative stay", "book_hotel", r#"{"hotel_id":"h_seaview1","nights":-1}"#.into()),
-        ("too many nights", "book_hotel", r#"{"hotel_id":"h_seaview1","nights":31}"#.into()),
-        ("an id of the wrong form", "book_hotel", r#"{"hotel_id":"../../admin","nights":2}"#.into()),
-        ("a float for an integer", "book_hotel", r#"{"hotel_id":"h_seaview1","nights":2.5}"#.into()),
-        ("nights missing", "book_hotel", r#"{"hotel_id":"h_seaview1"}"#.into()),
-        ("a duplicate key", "book_hotel", r#"{"hotel_id":"h_seaview1","nights":1,"nights":30}"#.into()),
+        (
+            "a valid booking",
+            "book_hotel",
+            r#"{"hotel_id":"h_seaview1","nights":3}"#.into(),
+        ),
+        (
+            "the model sets the price",
+            "book_hotel",
+            r#"{"hotel_id":"h_seaview1","nights":3,"price":1}"#.into(),
+        ),
+        (
+            "a hotel that does not exist",
+            "book_hotel",
+            r#"{"hotel_id":"h_nothing0","nights":3}"#.into(),
+        ),
+        (
+            "a negative stay",
+            "book_hotel",
+            r#"{"hotel_id":"h_seaview1","nights":-1}"#.into(),
+        ),
+        (
+            "too many nights",
+            "book_hotel",
+            r#"{"hotel_id":"h_seaview1","nights":31}"#.into(),
+        ),
+        (
+            "an id of the wrong form",
+            "book_hotel",
+            r#"{"hotel_id":"../../admin","nights":2}"#.into(),
+        ),
+        (
+            "a float for an integer",
+            "book_hotel",
+            r#"{"hotel_id":"h_seaview1","nights":2.5}"#.into(),
+        ),
+        (
+            "nights missing",
+            "book_hotel",
+            r#"{"hotel_id":"h_seaview1"}"#.into(),
+        ),
+        (
+            "a duplicate key",
+            "book_hotel",
+            r#"{"hotel_id":"h_seaview1","nights":1,"nights":30}"#.into(),
+        ),
         ("deep nesting", "book_hotel", deep),
         ("100 KiB of arguments", "book_hotel", huge),
         ("not an object", "book_hotel", "[\"h_seaview1\", 3]".into()),
-        ("a tool this request may not call", "cancel_all_bookings", "{}".into()),
+        (
+            "a tool this request may not call",
+            "cancel_all_bookings",
+            "{}".into(),
+        ),
     ];
 
-    println!("{:<34} {}", "call", "outcome");
+    println!("{:<34} outcome", "call");
     for (what, tool, args) in &calls {
         let outcome = toolbox.call(&ctx, tool, args.as_str()).await;
         println!("{what:<34} {}", serde_json::to_string(&outcome)?);

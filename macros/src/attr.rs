@@ -39,11 +39,17 @@ pub(crate) fn parse(tokens: TokenStream, errors: &mut Errors) -> ToolAttrs {
     let mut seen: Vec<String> = Vec::new();
     for meta in metas {
         let Some(key) = meta.path().get_ident().map(ToString::to_string) else {
-            errors.at(meta.path(), format_args!("unknown #[tool] key; expected one of: {KEYS}"));
+            errors.at(
+                meta.path(),
+                format_args!("unknown #[tool] key; expected one of: {KEYS}"),
+            );
             continue;
         };
         if seen.contains(&key) {
-            errors.at(&meta, format_args!("duplicate #[tool] key `{key}`; give it once"));
+            errors.at(
+                &meta,
+                format_args!("duplicate #[tool] key `{key}`; give it once"),
+            );
             continue;
         }
         seen.push(key.clone());
@@ -54,7 +60,10 @@ pub(crate) fn parse(tokens: TokenStream, errors: &mut Errors) -> ToolAttrs {
                     "name" | "version" | "description" | "scope" | "effect" => {
                         errors.at(&meta, format_args!("`{key}` needs a value: `{key} = …`"))
                     }
-                    _ => errors.at(meta.path(), format_args!("unknown #[tool] key `{key}`; expected one of: {KEYS}")),
+                    _ => errors.at(
+                        meta.path(),
+                        format_args!("unknown #[tool] key `{key}`; expected one of: {KEYS}"),
+                    ),
                 }
                 continue;
             }
@@ -65,7 +74,9 @@ pub(crate) fn parse(tokens: TokenStream, errors: &mut Errors) -> ToolAttrs {
             "scope" => set(&mut attrs.scope, string(value, &key, errors)),
             "version" => {
                 let lit = match value {
-                    Expr::Lit(ExprLit { lit: Lit::Int(int), .. }) => Some(int.clone()),
+                    Expr::Lit(ExprLit {
+                        lit: Lit::Int(int), ..
+                    }) => Some(int.clone()),
                     other => {
                         errors.at(other, "`version` is a whole number, like `version = 2`");
                         None
@@ -78,7 +89,9 @@ pub(crate) fn parse(tokens: TokenStream, errors: &mut Errors) -> ToolAttrs {
                     Expr::Path(path) => path
                         .path
                         .get_ident()
-                        .filter(|i| ["read", "write", "irreversible"].contains(&i.to_string().as_str()))
+                        .filter(|i| {
+                            ["read", "write", "irreversible"].contains(&i.to_string().as_str())
+                        })
                         .cloned(),
                     _ => None,
                 };
@@ -87,7 +100,10 @@ pub(crate) fn parse(tokens: TokenStream, errors: &mut Errors) -> ToolAttrs {
                 }
                 set(&mut attrs.effect, ident);
             }
-            _ => errors.at(meta.path(), format_args!("unknown #[tool] key `{key}`; expected one of: {KEYS}")),
+            _ => errors.at(
+                meta.path(),
+                format_args!("unknown #[tool] key `{key}`; expected one of: {KEYS}"),
+            ),
         }
     }
     attrs
@@ -95,9 +111,14 @@ pub(crate) fn parse(tokens: TokenStream, errors: &mut Errors) -> ToolAttrs {
 
 fn string(value: &Expr, key: &str, errors: &mut Errors) -> Option<LitStr> {
     match value {
-        Expr::Lit(ExprLit { lit: Lit::Str(s), .. }) => Some(s.clone()),
+        Expr::Lit(ExprLit {
+            lit: Lit::Str(s), ..
+        }) => Some(s.clone()),
         other => {
-            errors.at(other, format_args!("`{key}` is a string literal, like `{key} = \"…\"`"));
+            errors.at(
+                other,
+                format_args!("`{key}` is a string literal, like `{key} = \"…\"`"),
+            );
             None
         }
     }

@@ -4,7 +4,7 @@ use syn::{ReturnType, Type};
 
 use crate::emit::args::adapt_garde;
 use crate::errors::Errors;
-use crate::model::{fn_span, ToolFn};
+use crate::model::{ToolFn, fn_span};
 
 /// Names a model must never choose: they are facts of the authenticated
 /// request, read from `ToolContext`.
@@ -44,7 +44,10 @@ fn name(tool: &ToolFn, errors: &mut Errors) {
     );
     match &tool.attrs.name {
         Some(lit) => errors.at(lit, message),
-        None => errors.at_span(fn_span(&tool.func), format!("{message}, or set `name = \"…\"`")),
+        None => errors.at_span(
+            fn_span(&tool.func),
+            format!("{message}, or set `name = \"…\"`"),
+        ),
     }
 }
 
@@ -97,7 +100,10 @@ fn effect(tool: &ToolFn, errors: &mut Errors) {
 fn scope(tool: &ToolFn, errors: &mut Errors) {
     if let Some(lit) = &tool.attrs.scope {
         let scope = lit.value();
-        if scope.is_empty() || scope.len() > 128 || scope.chars().any(|c| c.is_whitespace() || c.is_control()) {
+        if scope.is_empty()
+            || scope.len() > 128
+            || scope.chars().any(|c| c.is_whitespace() || c.is_control())
+        {
             errors.at(lit, "`scope` is one scope name of 1-128 characters without spaces, like \"bookings:write\"");
         }
     }
@@ -115,7 +121,10 @@ fn signature(tool: &ToolFn, errors: &mut Errors) {
         );
     }
     if let Some(unsafety) = &sig.unsafety {
-        errors.at(unsafety, "a #[tool] function cannot be `unsafe`: a model must not be able to reach unsafe code");
+        errors.at(
+            unsafety,
+            "a #[tool] function cannot be `unsafe`: a model must not be able to reach unsafe code",
+        );
     }
     if let Some(abi) = &sig.abi {
         errors.at(abi, "a #[tool] function uses the Rust ABI; remove `extern`");
@@ -142,7 +151,10 @@ fn arguments(tool: &ToolFn, errors: &mut Errors) {
             .into_iter()
             .find(|n| TRUSTED_NAMES.contains(&n.to_ascii_lowercase().as_str()))
         {
-            let at = arg.rename.as_ref().map_or_else(|| arg.ident.span(), syn::LitStr::span);
+            let at = arg
+                .rename
+                .as_ref()
+                .map_or_else(|| arg.ident.span(), syn::LitStr::span);
             errors.at_span(
                 at,
                 format_args!(
@@ -155,8 +167,14 @@ fn arguments(tool: &ToolFn, errors: &mut Errors) {
                 errors.at(rename, "a field name cannot be empty");
             }
         } else if wire_names.contains(&wire) {
-            let at = arg.rename.as_ref().map_or_else(|| arg.ident.span(), syn::LitStr::span);
-            errors.at_span(at, format_args!("two arguments are sent as `{wire}`; give each its own name"));
+            let at = arg
+                .rename
+                .as_ref()
+                .map_or_else(|| arg.ident.span(), syn::LitStr::span);
+            errors.at_span(
+                at,
+                format_args!("two arguments are sent as `{wire}`; give each its own name"),
+            );
         } else {
             wire_names.push(wire);
         }

@@ -22,7 +22,10 @@ pub fn tool(attr: TokenStream, item: TokenStream) -> TokenStream {
     expand(attr.into(), item.into()).into()
 }
 
-fn expand(attr: proc_macro2::TokenStream, item: proc_macro2::TokenStream) -> proc_macro2::TokenStream {
+fn expand(
+    attr: proc_macro2::TokenStream,
+    item: proc_macro2::TokenStream,
+) -> proc_macro2::TokenStream {
     let mut errors = errors::Errors::default();
     let Some(func) = model::parse_item(item.clone(), &mut errors) else {
         return fallback::not_a_function(item, errors);

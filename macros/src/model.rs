@@ -95,7 +95,16 @@ impl ToolFn {
                 }
                 FnArg::Typed(typed) => {
                     let (docs, garde, serde, rename) = take_attrs(&mut typed.attrs, errors);
-                    classify(typed, docs, garde, serde, rename, &mut context_seen, &mut state_seen, errors)
+                    classify(
+                        typed,
+                        docs,
+                        garde,
+                        serde,
+                        rename,
+                        &mut context_seen,
+                        &mut state_seen,
+                        errors,
+                    )
                 }
             };
             params.push(param);
@@ -131,7 +140,12 @@ impl ToolFn {
     }
 }
 
-type ParamAttrs = (Vec<Attribute>, Vec<Attribute>, Vec<Attribute>, Option<LitStr>);
+type ParamAttrs = (
+    Vec<Attribute>,
+    Vec<Attribute>,
+    Vec<Attribute>,
+    Option<LitStr>,
+);
 
 /// Splits off the attributes that describe the model's field; the rest
 /// (`cfg`, lints) stay on the parameter.
@@ -198,10 +212,20 @@ fn classify(
                 return Param::Invalid;
             }
             match &*reference.elem {
-                Type::Path(path) if path.qself.is_none() && path.path.segments.last().is_some_and(|s| s.ident == "ToolContext") => {
+                Type::Path(path)
+                    if path.qself.is_none()
+                        && path
+                            .path
+                            .segments
+                            .last()
+                            .is_some_and(|s| s.ident == "ToolContext") =>
+                {
                     injected(errors, "the context");
                     if std::mem::replace(context_seen, true) {
-                        errors.at(&typed.ty, "a tool takes at most one `&ToolContext` parameter");
+                        errors.at(
+                            &typed.ty,
+                            "a tool takes at most one `&ToolContext` parameter",
+                        );
                         return Param::Invalid;
                     }
                     Param::Context
@@ -238,13 +262,15 @@ fn classify(
             Param::Invalid
         }
         _ => match &*typed.pat {
-            Pat::Ident(pat) if pat.by_ref.is_none() && pat.subpat.is_none() => Param::Model(ModelArg {
-                ident: pat.ident.clone(),
-                ty: typed.ty.clone(),
-                docs,
-                garde,
-                rename,
-            }),
+            Pat::Ident(pat) if pat.by_ref.is_none() && pat.subpat.is_none() => {
+                Param::Model(ModelArg {
+                    ident: pat.ident.clone(),
+                    ty: typed.ty.clone(),
+                    docs,
+                    garde,
+                    rename,
+                })
+            }
             other => {
                 errors.at(
                     other,
@@ -264,12 +290,18 @@ pub(crate) fn doc_text(attrs: &[Attribute]) -> Option<String> {
         .filter(|a| a.path().is_ident("doc"))
         .filter_map(|a| match &a.meta {
             Meta::NameValue(nv) => match &nv.value {
-                Expr::Lit(ExprLit { lit: Lit::Str(s), .. }) => Some(s.value()),
+                Expr::Lit(ExprLit {
+                    lit: Lit::Str(s), ..
+                }) => Some(s.value()),
                 _ => None,
             },
             _ => None,
         })
-        .flat_map(|text| text.lines().map(|l| l.strip_prefix(' ').unwrap_or(l).trim_end().to_owned()).collect::<Vec<_>>())
+        .flat_map(|text| {
+            text.lines()
+                .map(|l| l.strip_prefix(' ').unwrap_or(l).trim_end().to_owned())
+                .collect::<Vec<_>>()
+        })
         .collect();
     let mut text = String::new();
     for line in lines.iter().map(|l| l.trim()) {

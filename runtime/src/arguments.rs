@@ -54,36 +54,48 @@ impl Arguments<'_> {
 
 impl<'a> From<&'a [u8]> for Arguments<'a> {
     fn from(bytes: &'a [u8]) -> Self {
-        Arguments { bytes: Cow::Borrowed(bytes) }
+        Arguments {
+            bytes: Cow::Borrowed(bytes),
+        }
     }
 }
 
 impl<'a, const N: usize> From<&'a [u8; N]> for Arguments<'a> {
     fn from(bytes: &'a [u8; N]) -> Self {
-        Arguments { bytes: Cow::Borrowed(bytes) }
+        Arguments {
+            bytes: Cow::Borrowed(bytes),
+        }
     }
 }
 
 impl<'a> From<&'a Vec<u8>> for Arguments<'a> {
     fn from(bytes: &'a Vec<u8>) -> Self {
-        Arguments { bytes: Cow::Borrowed(bytes) }
+        Arguments {
+            bytes: Cow::Borrowed(bytes),
+        }
     }
 }
 
 impl<'a> From<&'a str> for Arguments<'a> {
     fn from(text: &'a str) -> Self {
-        Arguments { bytes: Cow::Borrowed(text.as_bytes()) }
+        Arguments {
+            bytes: Cow::Borrowed(text.as_bytes()),
+        }
     }
 }
 
 impl<'a> From<&'a String> for Arguments<'a> {
     fn from(text: &'a String) -> Self {
-        Arguments { bytes: Cow::Borrowed(text.as_bytes()) }
+        Arguments {
+            bytes: Cow::Borrowed(text.as_bytes()),
+        }
     }
 }
 
 impl<'a> From<&'a RawValue> for Arguments<'a> {
     fn from(raw: &'a RawValue) -> Self {
-        Arguments { bytes: Cow::Borrowed(raw.get().as_bytes()) }
+        Arguments {
+            bytes: Cow::Borrowed(raw.get().as_bytes()),
+        }
     }
 }

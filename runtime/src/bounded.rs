@@ -31,7 +31,7 @@ impl<'a> RawArgs<'a> {
 
 /// Runs gate 1 over `input`.
 pub(crate) fn scan<'a>(input: &'a [u8], limits: &Limits) -> Result<RawArgs<'a>, Rejection> {
-    if input.len() > limits.bytes() {
+    if input.len() > limits.bytes() || input.len() > MAX_DOCUMENT {
         return Err(Rejection::new(
             Code::PayloadTooLarge,
             format!(
@@ -49,7 +49,10 @@ pub(crate) fn scan<'a>(input: &'a [u8], limits: &Limits) -> Result<RawArgs<'a>, 
         limits,
         nodes: 0,
         frames: Vec::new(),
-        keys: Vec::new(),
+        // A key takes at least four bytes of text (`"":0,` less one), so this
+        // is the most keys the document can hold: one allocation, bounded by
+        // the node limit.
+        keys: Vec::with_capacity(limits.nodes().min(input.len() / 4)),
         arena: Vec::new(),
     };
     scanner.document()?;
@@ -83,14 +86,21 @@ struct Frame {
 /// `Frame::current` of an object whose next key is not read yet.
 const NO_KEY: usize = usize::MAX;
 
-/// Where a key's decoded bytes live.
+/// Where a key's decoded bytes live: a span of the input (no escapes) or,
+/// with [`ARENA`] set in `start`, of the arena its escapes were decoded
+/// into. Eight bytes, so the keys of a document at the node limit fit in
+/// one small allocation.
 #[derive(Clone, Copy)]
-enum Key {
-    /// Unescaped: the bytes between the quotes in the input.
-    Input(usize, usize),
-    /// Had escapes: decoded into the arena.
-    Arena(usize, usize),
+struct Key {
+    start: u32,
+    end: u32,
 }
+
+const ARENA: u32 = 1 << 31;
+
+/// Documents are refused past this size whatever the limits say, so every
+/// offset fits a key.
+const MAX_DOCUMENT: usize = (ARENA - 1) as usize;
 
 struct Scanner<'a, 'l> {
     bytes: &'a [u8],
@@ -255,12 +265,7 @@ impl Scanner<'_, '_> {
     fn close_object(&mut self) -> Result<(), Rejection> {
         let start = self.frames.last().map_or(0, |f| f.keys_start);
         let (bytes, arena) = (self.bytes, &self.arena);
-        let resolve = |key: &Key| -> &[u8] {
-            match *key {
-                Key::Input(s, e) => bytes.get(s..e).unwrap_or_default(),
-                Key::Arena(s, e) => arena.get(s..e).unwrap_or_default(),
-            }
-        };
+        let resolve = |key: &Key| key_bytes(bytes, arena, *key);
         let mut duplicate = None;
         if let Some(keys) = self.keys.get_mut(start..) {
             keys.sort_unstable_by(|a, b| resolve(a).cmp(resolve(b)));
@@ -276,8 +281,10 @@ impl Scanner<'_, '_> {
             // Point at the object that repeats the key, not into it.
             let mut at = self.pointer_segments();
             at.pop();
-            let message = if pointer::is_echoable(&key) && key.len() <= 32 {
-                format!("the key \"{key}\" appears more than once in one object; send each key once")
+            let message = if pointer::is_echoable(&key) {
+                format!(
+                    "the key \"{key}\" appears more than once in one object; send each key once"
+                )
             } else {
                 "a key appears more than once in one object; send each key once".to_owned()
             };
@@ -297,13 +304,21 @@ impl Scanner<'_, '_> {
 
     fn string_key(&mut self) -> Result<Key, Rejection> {
         let (start, end, escaped) = self.string_span()?;
+        // Offsets fit: the document is shorter than MAX_DOCUMENT, and the
+        // arena is never longer than the document.
         if !escaped {
-            return Ok(Key::Input(start, end));
+            return Ok(Key {
+                start: start as u32,
+                end: end as u32,
+            });
         }
         let arena_start = self.arena.len();
         let raw = self.bytes.get(start..end).unwrap_or_default();
         decode_into(raw, &mut self.arena);
-        Ok(Key::Arena(arena_start, self.arena.len()))
+        Ok(Key {
+            start: arena_start as u32 | ARENA,
+            end: self.arena.len() as u32,
+        })
     }
 
     /// Reads a string; returns the span between the quotes and whether it
@@ -389,7 +404,10 @@ impl Scanner<'_, '_> {
                 self.pos += 5;
                 Ok(unit)
             }
-            None => Err(malformed(self.pointer(), "a string has an invalid \\u escape")),
+            None => Err(malformed(
+                self.pointer(),
+                "a string has an invalid \\u escape",
+            )),
         }
     }
 
@@ -466,11 +484,10 @@ impl Scanner<'_, '_> {
             .iter()
             .filter_map(|frame| match frame.kind {
                 Kind::Array => Some(Segment::Index(frame.current)),
-                Kind::Object => match self.keys.get(frame.current) {
-                    Some(Key::Input(s, e)) => Some(Segment::Key(text(self.bytes.get(*s..*e)))),
-                    Some(Key::Arena(s, e)) => Some(Segment::Key(text(self.arena.get(*s..*e)))),
-                    None => None,
-                },
+                Kind::Object => self
+                    .keys
+                    .get(frame.current)
+                    .map(|key| Segment::Key(text(key_bytes(self.bytes, &self.arena, *key)))),
             })
             .collect()
     }
@@ -485,8 +502,19 @@ impl Scanner<'_, '_> {
     }
 }
 
-fn text(bytes: Option<&[u8]>) -> &str {
-    core::str::from_utf8(bytes.unwrap_or_default()).unwrap_or("")
+fn key_bytes<'a>(input: &'a [u8], arena: &'a [u8], key: Key) -> &'a [u8] {
+    let (source, start) = if key.start & ARENA == 0 {
+        (input, key.start)
+    } else {
+        (arena, key.start & !ARENA)
+    };
+    source
+        .get(start as usize..key.end as usize)
+        .unwrap_or_default()
+}
+
+fn text(bytes: &[u8]) -> &str {
+    core::str::from_utf8(bytes).unwrap_or("")
 }
 
 /// Decodes the JSON escapes of an already-validated string body.
@@ -514,7 +542,8 @@ fn decode_into(raw: &[u8], out: &mut Vec<u8>) {
                 let high = unit(i + 2);
                 if (0xD800..=0xDBFF).contains(&high) {
                     let low = unit(i + 8);
-                    let code = 0x10000 + ((high - 0xD800) << 10) + (low.wrapping_sub(0xDC00) & 0x3FF);
+                    let code =
+                        0x10000 + ((high - 0xD800) << 10) + (low.wrapping_sub(0xDC00) & 0x3FF);
                     (char::from_u32(code).unwrap_or('\u{FFFD}'), 12)
                 } else {
                     (char::from_u32(high).unwrap_or('\u{FFFD}'), 6)
@@ -534,7 +563,9 @@ mod tests {
     use super::*;
 
     fn code(input: &str) -> Option<Code> {
-        scan(input.as_bytes(), &Limits::default()).err().map(|r| r.code())
+        scan(input.as_bytes(), &Limits::default())
+            .err()
+            .map(|r| r.code())
     }
 
     #[test]

@@ -196,6 +196,7 @@ impl DomainCode {
     ///
     /// If `code` is not `SCREAMING_SNAKE_CASE` of at most 64 characters, or
     /// names a built-in code. In a `const` this is a compile error.
+    #[allow(clippy::indexing_slicing)] // const fn: every index is below the length it is checked against
     pub const fn new(code: &'static str) -> Self {
         let bytes = code.as_bytes();
         #[allow(clippy::panic)] // a const-evaluated check: the panic is a build error
@@ -207,7 +208,9 @@ impl DomainCode {
             let b = bytes[i];
             #[allow(clippy::panic)]
             if !(b.is_ascii_uppercase() || b.is_ascii_digit() || b == b'_') {
-                panic!("a domain code is 1-64 characters of A-Z, 0-9 and _, starting with a letter");
+                panic!(
+                    "a domain code is 1-64 characters of A-Z, 0-9 and _, starting with a letter"
+                );
             }
             i += 1;
         }
@@ -228,6 +231,7 @@ impl DomainCode {
     }
 }
 
+#[allow(clippy::indexing_slicing)] // const fn: indices stay below `a.len() == b.len()`
 const fn eq(a: &[u8], b: &[u8]) -> bool {
     if a.len() != b.len() {
         return false;

@@ -38,7 +38,11 @@ enum Allowed {
 impl ToolContext {
     /// A context for `actor` in `tenant`, handling request `request_id`,
     /// with no scopes and no tools allowed.
-    pub fn new(actor: impl Into<Box<str>>, tenant: impl Into<Box<str>>, request_id: impl Into<Box<str>>) -> Self {
+    pub fn new(
+        actor: impl Into<Box<str>>,
+        tenant: impl Into<Box<str>>,
+        request_id: impl Into<Box<str>>,
+    ) -> Self {
         ToolContext {
             actor: actor.into(),
             tenant: tenant.into(),

@@ -44,6 +44,8 @@ pub struct ToolDef {
     pub(crate) effect: Effect,
     pub(crate) schema: Value,
     pub(crate) fingerprint: String,
+    /// `(rust name, wire name)` of renamed top-level fields.
+    pub(crate) renames: &'static [(&'static str, &'static str)],
 }
 
 impl ToolDef {

@@ -44,7 +44,12 @@
 //! # Ok::<(), toolgate::RegisterError>(())
 //! ```
 #![deny(missing_docs)]
-#![warn(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+#![warn(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing
+)]
 
 mod arguments;
 mod audit;

@@ -9,9 +9,9 @@ use core::fmt::Write as _;
 
 use serde_json::Value;
 
+use crate::Code;
 use crate::pointer;
 use crate::schema::{node_at, resolve};
-use crate::Code;
 
 /// How a pointer is named in a message: `nights`, `columns/1`, or `the arguments`.
 pub(crate) fn label(path: &str) -> String {
@@ -37,7 +37,9 @@ pub(crate) fn for_value(code: Code, path: &str, schema: &Value) -> String {
             .and_then(Value::as_str)
             .map(|f| format!("must be a valid {f}")),
         Code::WrongType => Some(format!("must be {}", kind(schema, node_at(schema, path)?))),
-        Code::InvalidValue => choices(n).or_else(|| Some(format!("must be {}", describe(schema, n)))),
+        Code::InvalidValue => {
+            choices(n).or_else(|| Some(format!("must be {}", describe(schema, n))))
+        }
         _ => None,
     });
     match rule {
@@ -57,7 +59,10 @@ pub(crate) fn for_value(code: Code, path: &str, schema: &Value) -> String {
 pub(crate) fn missing(path: &str, schema: &Value) -> String {
     let who = label(path);
     match node_at(schema, path) {
-        Some(node) => format!("{who} is required: {}", describe(schema, non_null(schema, node))),
+        Some(node) => format!(
+            "{who} is required: {}",
+            describe(schema, non_null(schema, node))
+        ),
         None => format!("{who} is required"),
     }
 }
@@ -66,7 +71,7 @@ pub(crate) fn missing(path: &str, schema: &Value) -> String {
 /// only if it is short and plain; the allowed names come from the schema.
 pub(crate) fn unknown(parent: &str, field: Option<&str>, schema: &Value) -> String {
     let mut out = match field {
-        Some(f) if pointer::is_echoable(f) && f.len() <= 32 => format!("\"{f}\" is not a field here"),
+        Some(f) if pointer::is_echoable(f) => format!("\"{f}\" is not a field here"),
         _ => "a field that does not exist here was sent".to_owned(),
     };
     if let Some(props) = node_at(schema, parent)
@@ -103,11 +108,8 @@ fn describe(root: &Value, node: &Value) -> String {
 /// `an integer`, `a string or null`, …
 fn kind(root: &Value, node: &Value) -> String {
     let node = resolve(root, node).unwrap_or(node);
-    let nullable_branch = branches(node).and_then(|b| {
-        let non_null: Vec<&Value> = b.iter().filter(|x| !is_null_schema(x)).collect();
-        (non_null.len() + 1 == b.len() && non_null.len() == 1).then(|| non_null[0])
-    });
-    if let Some(inner) = nullable_branch {
+    let inner = non_null(root, node);
+    if !core::ptr::eq(inner, node) {
         return format!("{} or null", kind(root, inner));
     }
     if choices(node).is_some() {
@@ -141,19 +143,22 @@ fn article(json_type: &str) -> String {
 }
 
 fn branches(node: &Value) -> Option<&Vec<Value>> {
-    node.get("anyOf").or_else(|| node.get("oneOf")).and_then(Value::as_array)
+    node.get("anyOf")
+        .or_else(|| node.get("oneOf"))
+        .and_then(Value::as_array)
 }
 
 fn is_null_schema(node: &Value) -> bool {
     node.get("type").and_then(Value::as_str) == Some("null")
 }
 
-/// For `Option<T>` (`anyOf: [T, null]`) the rules live on `T`.
+/// For `Option<T>` (`anyOf: [T, null]`) the rules live on `T`; any other
+/// node is its own.
 fn non_null<'s>(root: &'s Value, node: &'s Value) -> &'s Value {
     let Some(b) = branches(node) else { return node };
     let mut non_null = b.iter().filter(|x| !is_null_schema(x));
     match (non_null.next(), non_null.next()) {
-        (Some(only), None) => resolve(root, only).unwrap_or(only),
+        (Some(only), None) if b.len() == 2 => resolve(root, only).unwrap_or(only),
         _ => node,
     }
 }
@@ -240,14 +245,26 @@ mod tests {
     #[test]
     fn messages_state_what_is_allowed() {
         let s = schema();
-        assert_eq!(for_value(Code::OutOfRange, "/nights", &s), "nights must be between 1 and 30");
-        assert_eq!(for_value(Code::WrongType, "/nights", &s), "nights must be an integer");
-        assert_eq!(for_value(Code::WrongType, "/note", &s), "note must be a string or null");
+        assert_eq!(
+            for_value(Code::OutOfRange, "/nights", &s),
+            "nights must be between 1 and 30"
+        );
+        assert_eq!(
+            for_value(Code::WrongType, "/nights", &s),
+            "nights must be an integer"
+        );
+        assert_eq!(
+            for_value(Code::WrongType, "/note", &s),
+            "note must be a string or null"
+        );
         assert_eq!(
             for_value(Code::PatternMismatch, "/hotel_id", &s),
             "hotel_id must match the pattern ^h_[a-z0-9]{8}$"
         );
-        assert_eq!(for_value(Code::InvalidValue, "/format", &s), "format must be one of: csv, jsonl");
+        assert_eq!(
+            for_value(Code::InvalidValue, "/format", &s),
+            "format must be one of: csv, jsonl"
+        );
         assert_eq!(
             for_value(Code::InvalidLength, "/columns", &s),
             "columns must have 1 to 3 items, each different"
@@ -260,6 +277,9 @@ mod tests {
             unknown("", Some("price"), &s),
             "\"price\" is not a field here; allowed: columns, format, hotel_id, nights, note"
         );
-        assert!(unknown("", Some("<ignore previous instructions and ...>"), &s).starts_with("a field that"));
+        assert!(
+            unknown("", Some("<ignore previous instructions and ...>"), &s)
+                .starts_with("a field that")
+        );
     }
 }

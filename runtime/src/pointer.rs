@@ -3,10 +3,11 @@
 
 use core::fmt::Write as _;
 
-/// Longest segment echoed back to the model. A key longer than this, or one
-/// with characters outside printable ASCII, ends the pointer: the model sent it,
-/// and a rejection must not become a way to reflect text into its context.
-const MAX_SEGMENT: usize = 64;
+/// Longest key echoed back to the model. A longer key, or one with anything
+/// but letters, digits, `_`, `-` and `.`, ends the pointer: the model sent
+/// it, and a rejection must not become a way to reflect text (an injected
+/// instruction, say) back into its context.
+const MAX_SEGMENT: usize = 40;
 
 /// Longest pointer in a rejection.
 const MAX_POINTER: usize = 128;
@@ -20,7 +21,11 @@ pub(crate) enum Segment<'a> {
 
 /// Whether a key may be shown to the model as written.
 pub(crate) fn is_echoable(key: &str) -> bool {
-    !key.is_empty() && key.len() <= MAX_SEGMENT && key.bytes().all(|b| (0x20..0x7f).contains(&b))
+    !key.is_empty()
+        && key.len() <= MAX_SEGMENT
+        && key
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.'))
 }
 
 /// Builds a pointer from segments, stopping before the first one that may not
@@ -67,11 +72,19 @@ mod tests {
 
     #[test]
     fn escapes_and_stops_at_unsafe_keys() {
-        let p = build([Segment::Key("a/b"), Segment::Key("~"), Segment::Index(3)]);
-        assert_eq!(p, "/a~1b/~0/3");
-        let long = "x".repeat(65);
-        assert_eq!(build([Segment::Key("ok"), Segment::Key(&long), Segment::Key("z")]), "/ok");
+        let p = build([Segment::Key("a.b"), Segment::Key("c-d"), Segment::Index(3)]);
+        assert_eq!(p, "/a.b/c-d/3");
+        assert_eq!(build([Segment::Key("ok"), Segment::Key("a b")]), "/ok");
+        assert_eq!(build([Segment::Key("a/b")]), "");
+        let long = "x".repeat(41);
+        assert_eq!(
+            build([Segment::Key("ok"), Segment::Key(&long), Segment::Key("z")]),
+            "/ok"
+        );
         assert_eq!(build([Segment::Key("tab\there")]), "");
-        assert_eq!(segments("/a~1b/~0/3").collect::<Vec<_>>(), ["a/b", "~", "3"]);
+        assert_eq!(
+            segments("/a~1b/~0/3").collect::<Vec<_>>(),
+            ["a/b", "~", "3"]
+        );
     }
 }

@@ -17,6 +17,7 @@ pub struct Meta {
     pub description: &'static str,
     pub scope: Option<&'static str>,
     pub effect: Effect,
+    pub renames: &'static [(&'static str, &'static str)],
 }
 
 /// Builds a tool's definition from its argument type.
@@ -31,6 +32,7 @@ pub fn define<A: schemars::JsonSchema>(meta: Meta) -> ToolDef {
         effect: meta.effect,
         schema,
         fingerprint,
+        renames: meta.renames,
     }
 }
 

@@ -101,7 +101,10 @@ fn bounded(message: Cow<'static, str>) -> Cow<'static, str> {
     if message.chars().nth(MAX_MESSAGE_CHARS).is_none() {
         return message;
     }
-    let cut = message.char_indices().nth(MAX_MESSAGE_CHARS - 1).map_or(message.len(), |(at, _)| at);
+    let cut = message
+        .char_indices()
+        .nth(MAX_MESSAGE_CHARS - 1)
+        .map_or(message.len(), |(at, _)| at);
     let mut short = message.get(..cut).unwrap_or_default().to_owned();
     short.push('…');
     Cow::Owned(short)
@@ -121,7 +124,11 @@ impl Serialize for Rejection {
 
 impl core::fmt::Display for Rejection {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        write!(f, "{} at \"{}\": {}", self.code, self.path, self.safe_message)
+        write!(
+            f,
+            "{} at \"{}\": {}",
+            self.code, self.path, self.safe_message
+        )
     }
 }
 

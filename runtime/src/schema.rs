@@ -25,7 +25,13 @@ pub(crate) fn canonical<A: JsonSchema>() -> Value {
 const ANNOTATIONS: [&str; 4] = ["description", "title", "examples", "$comment"];
 
 /// Keywords whose value is a map from names to schemas.
-const SCHEMA_MAPS: [&str; 5] = ["properties", "$defs", "definitions", "patternProperties", "dependentSchemas"];
+const SCHEMA_MAPS: [&str; 5] = [
+    "properties",
+    "$defs",
+    "definitions",
+    "patternProperties",
+    "dependentSchemas",
+];
 
 /// Keywords whose value is a schema.
 const SCHEMAS: [&str; 12] = [
@@ -147,18 +153,89 @@ fn step<'s>(root: &'s Value, node: &'s Value, segment: &str) -> Option<&'s Value
     if let Some(child) = node.get("additionalProperties").filter(|a| a.is_object()) {
         return resolve(root, child);
     }
-    for key in ["anyOf", "oneOf", "allOf"] {
-        if let Some(branches) = node.get(key).and_then(Value::as_array) {
-            if let Some(found) = branches
-                .iter()
-                .filter_map(|b| resolve(root, b))
-                .find_map(|b| step(root, b, segment))
-            {
-                return Some(found);
+    ["anyOf", "oneOf", "allOf"]
+        .iter()
+        .filter_map(|key| node.get(*key).and_then(Value::as_array))
+        .flatten()
+        .filter_map(|branch| resolve(root, branch))
+        .find_map(|branch| step(root, branch, segment))
+}
+
+/// The wire pointer for a path of Rust field names (as garde reports them).
+///
+/// serde may rename a field (`#[serde(rename)]`, `rename_all`); garde does
+/// not know. Each name is matched against the schema's properties at that
+/// point: exactly, through the top-level `renames` the macro recorded, or
+/// ignoring case and `_`/`-` (which covers every `rename_all` convention).
+/// A name that cannot be matched ends the pointer there, rather than show
+/// the model a name it was never given.
+pub(crate) fn wire_pointer(
+    root: &Value,
+    renames: &[(&str, &str)],
+    path: &[(String, String)],
+) -> String {
+    let mut wire: Vec<String> = Vec::new();
+    let mut node = resolve(root, root);
+    for (i, (kind, component)) in path.iter().enumerate() {
+        let name = match kind.as_str() {
+            "index" => component.clone(),
+            "key" => {
+                let rust = match (i, renames.iter().find(|(rust, _)| rust == component)) {
+                    (0, Some((_, wire))) => *wire,
+                    _ => component.as_str(),
+                };
+                match node.and_then(|n| property_name(root, n, rust)) {
+                    Some(name) => name.to_owned(),
+                    // A map's keys are the model's own.
+                    None if node.is_some_and(|n| n.get("properties").is_none()) => {
+                        component.clone()
+                    }
+                    None => break,
+                }
             }
-        }
+            _ => continue,
+        };
+        node = node.and_then(|n| step(root, n, &name));
+        wire.push(name);
     }
-    None
+    pointer::build(wire.iter().map(|segment| match segment.parse::<usize>() {
+        Ok(index) if path.iter().any(|(k, c)| k == "index" && c == segment) => {
+            pointer::Segment::Index(index)
+        }
+        _ => pointer::Segment::Key(segment),
+    }))
+}
+
+/// The property of `node` that `name` refers to.
+fn property_name<'s>(root: &'s Value, node: &'s Value, name: &str) -> Option<&'s str> {
+    let properties = properties(root, node)?;
+    if let Some((key, _)) = properties.get_key_value(name) {
+        return Some(key);
+    }
+    let fold = |s: &str| -> String {
+        s.chars()
+            .filter(|c| *c != '_' && *c != '-')
+            .flat_map(char::to_lowercase)
+            .collect()
+    };
+    let wanted = fold(name);
+    let mut matches = properties.keys().filter(|k| fold(k) == wanted);
+    match (matches.next(), matches.next()) {
+        (Some(only), None) => Some(only),
+        _ => None,
+    }
+}
+
+fn properties<'s>(root: &'s Value, node: &'s Value) -> Option<&'s serde_json::Map<String, Value>> {
+    let node = resolve(root, node)?;
+    if let Some(p) = node.get("properties").and_then(Value::as_object) {
+        return Some(p);
+    }
+    ["anyOf", "oneOf", "allOf"]
+        .iter()
+        .filter_map(|k| node.get(*k).and_then(Value::as_array))
+        .flatten()
+        .find_map(|branch| properties(root, branch))
 }
 
 /// Follows `$ref: "#/…"` (a bounded number of times, for recursive types).
@@ -200,7 +277,10 @@ mod tests {
             "properties":{"a":{"anyOf":[{"$ref":"#/$defs/A"},{"type":"null"}]}},
             "$defs":{"A":{"type":"object","properties":{"b":{"type":"array","items":{"type":"integer","minimum":1}}}}}
         });
-        assert_eq!(node_at(&root, "/a/b/0"), Some(&json!({"type":"integer","minimum":1})));
+        assert_eq!(
+            node_at(&root, "/a/b/0"),
+            Some(&json!({"type":"integer","minimum":1}))
+        );
         assert_eq!(node_at(&root, "/zzz"), None);
     }
 }

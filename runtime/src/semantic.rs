@@ -7,9 +7,8 @@ use garde::Validate;
 use garde::i18n::{I18n, InvalidCreditCard, InvalidEmail, InvalidPhoneNumber, InvalidUrl, IpKind};
 use serde_json::Value;
 
-use crate::pointer::{self, Segment};
 use crate::structural::Parsed;
-use crate::{message, Code, Rejection};
+use crate::{Code, Rejection, ToolDef, message};
 
 /// Arguments that passed the rules: the last state before resources and
 /// effects. Made only by gate 3.
@@ -42,10 +41,16 @@ fn coded(code: Code, detail: impl Display) -> Cow<'static, str> {
 
 impl I18n for Coded {
     fn length_lower_than(&self, min: usize) -> Cow<'static, str> {
-        coded(Code::InvalidLength, format_args!("must have a length of at least {min}"))
+        coded(
+            Code::InvalidLength,
+            format_args!("must have a length of at least {min}"),
+        )
     }
     fn length_greater_than(&self, max: usize) -> Cow<'static, str> {
-        coded(Code::InvalidLength, format_args!("must have a length of at most {max}"))
+        coded(
+            Code::InvalidLength,
+            format_args!("must have a length of at most {max}"),
+        )
     }
     fn range_lower_than(&self, min: &dyn Display) -> Cow<'static, str> {
         coded(Code::OutOfRange, format_args!("must be at least {min}"))
@@ -57,25 +62,40 @@ impl I18n for Coded {
         coded(Code::InvalidFormat, "must be a valid card number")
     }
     fn pattern_no_match(&self, pattern: &dyn Display) -> Cow<'static, str> {
-        coded(Code::PatternMismatch, format_args!("must match the pattern {pattern}"))
+        coded(
+            Code::PatternMismatch,
+            format_args!("must match the pattern {pattern}"),
+        )
     }
     fn contains_missing(&self, pattern: &dyn Display) -> Cow<'static, str> {
-        coded(Code::PatternMismatch, format_args!("must contain \"{pattern}\""))
+        coded(
+            Code::PatternMismatch,
+            format_args!("must contain \"{pattern}\""),
+        )
     }
     fn url_invalid(&self, _: InvalidUrl) -> Cow<'static, str> {
         coded(Code::InvalidFormat, "must be a valid URL")
     }
     fn prefix_missing(&self, pattern: &dyn Display) -> Cow<'static, str> {
-        coded(Code::PatternMismatch, format_args!("must start with \"{pattern}\""))
+        coded(
+            Code::PatternMismatch,
+            format_args!("must start with \"{pattern}\""),
+        )
     }
     fn suffix_missing(&self, pattern: &dyn Display) -> Cow<'static, str> {
-        coded(Code::PatternMismatch, format_args!("must end with \"{pattern}\""))
+        coded(
+            Code::PatternMismatch,
+            format_args!("must end with \"{pattern}\""),
+        )
     }
     fn phone_number_invalid(&self, _: InvalidPhoneNumber) -> Cow<'static, str> {
         coded(Code::InvalidFormat, "must be a valid phone number")
     }
     fn ip_invalid(&self, kind: IpKind) -> Cow<'static, str> {
-        coded(Code::InvalidFormat, format_args!("must be a valid {kind} address"))
+        coded(
+            Code::InvalidFormat,
+            format_args!("must be a valid {kind} address"),
+        )
     }
     fn matches_field_mismatch(&self, field: &dyn Display) -> Cow<'static, str> {
         coded(Code::InvalidValue, format_args!("must equal {field}"))
@@ -87,7 +107,10 @@ impl I18n for Coded {
         coded(Code::PatternMismatch, "must contain only ASCII characters")
     }
     fn alphanumeric_invalid(&self) -> Cow<'static, str> {
-        coded(Code::PatternMismatch, "must contain only letters and digits")
+        coded(
+            Code::PatternMismatch,
+            "must contain only letters and digits",
+        )
     }
     fn required_not_set(&self) -> Cow<'static, str> {
         coded(Code::MissingField, "must be set")
@@ -95,7 +118,7 @@ impl I18n for Coded {
 }
 
 /// Runs gate 3. The first failing rule, in field order, is reported.
-pub(crate) fn validate<A>(parsed: Parsed<A>, schema: &Value) -> Result<Valid<A>, Rejection>
+pub(crate) fn validate<A>(parsed: Parsed<A>, def: &ToolDef) -> Result<Valid<A>, Rejection>
 where
     A: Validate<Context = ()>,
 {
@@ -112,24 +135,23 @@ where
         .ok()
         .and_then(|v| serde_json::from_value(v).ok())
         .unwrap_or_default();
-    let at = pointer::build(components.iter().filter_map(|(kind, component)| match kind.as_str() {
-        "index" => component.parse().ok().map(Segment::Index),
-        "key" => Some(Segment::Key(component.as_str())),
-        _ => None,
-    }));
+    let schema = def.schema();
+    let at = crate::schema::wire_pointer(schema, def.renames, &components);
     Err(reject(&at, error.message(), schema))
 }
 
 fn reject(at: &str, garde_message: &str, schema: &Value) -> Rejection {
     let mut parts = garde_message.split(MARK);
     let coded = match (parts.next(), parts.next(), parts.next()) {
-        (Some(""), Some(code), Some(detail)) => {
-            Code::builtin().find(|c| c.as_str() == code).map(|c| (c, detail))
-        }
+        (Some(""), Some(code), Some(detail)) => Code::builtin()
+            .find(|c| c.as_str() == code)
+            .map(|c| (c, detail)),
         _ => None,
     };
     match coded {
-        Some((Code::MissingField, _)) => Rejection::new(Code::MissingField, message::missing(at, schema)).at(at.to_owned()),
+        Some((Code::MissingField, _)) => {
+            Rejection::new(Code::MissingField, message::missing(at, schema)).at(at.to_owned())
+        }
         Some((code, detail)) => {
             let from_schema = message::for_value(code, at, schema);
             // The schema states both bounds when it can; garde's detail is the
@@ -142,7 +164,11 @@ fn reject(at: &str, garde_message: &str, schema: &Value) -> Rejection {
             Rejection::new(code, message).at(at.to_owned())
         }
         // A custom rule: its message was written by the tool's author for the model.
-        None => Rejection::new(Code::InvalidValue, format!("{} {garde_message}", message::label(at))).at(at.to_owned()),
+        None => Rejection::new(
+            Code::InvalidValue,
+            format!("{} {garde_message}", message::label(at)),
+        )
+        .at(at.to_owned()),
     }
 }
 
@@ -150,7 +176,10 @@ fn schema_states_rule(code: Code, at: &str, schema: &Value) -> bool {
     let Some(node) = crate::schema::node_at(schema, at) else {
         return false;
     };
-    let has = |keys: &[&str]| keys.iter().any(|k| node.get(*k).is_some() || nested_has(node, k));
+    let has = |keys: &[&str]| {
+        keys.iter()
+            .any(|k| node.get(*k).is_some() || nested_has(node, k))
+    };
     match code {
         Code::OutOfRange => has(&["minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"]),
         Code::InvalidLength => has(&["minLength", "maxLength", "minItems", "maxItems"]),

@@ -4,7 +4,7 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 use crate::pointer::{self, Segment};
-use crate::{message, Code, RawArgs, Rejection};
+use crate::{Code, RawArgs, Rejection, message};
 
 /// Arguments that deserialized into the tool's closed struct: every required
 /// field present, no unknown field, every value of the right type and within
@@ -26,7 +26,10 @@ impl<A> Parsed<A> {
 }
 
 /// Runs gate 2 over arguments that passed gate 1.
-pub(crate) fn parse<A: DeserializeOwned>(raw: RawArgs<'_>, schema: &Value) -> Result<Parsed<A>, Rejection> {
+pub(crate) fn parse<A: DeserializeOwned>(
+    raw: RawArgs<'_>,
+    schema: &Value,
+) -> Result<Parsed<A>, Rejection> {
     let mut de = serde_json::Deserializer::from_str(raw.as_str());
     match serde_path_to_error::deserialize::<_, A>(&mut de) {
         Ok(args) => Ok(Parsed(args)),
@@ -52,14 +55,18 @@ pub(crate) fn parse<A: DeserializeOwned>(raw: RawArgs<'_>, schema: &Value) -> Re
 fn reject(segments: &[Segment<'_>], serde_message: &str, schema: &Value) -> Rejection {
     let text = serde_message
         .rfind(" at line ")
-        .map_or(serde_message, |end| serde_message.get(..end).unwrap_or(serde_message));
+        .map_or(serde_message, |end| {
+            serde_message.get(..end).unwrap_or(serde_message)
+        });
     let path = pointer::build(segments.iter().cloned());
     let quoted = || text.split('`').nth(1);
 
     if text.starts_with("unknown field `") {
         // serde_path_to_error reports the unknown key as the last segment.
         let (parent, field) = match segments.split_last() {
-            Some((Segment::Key(k), parent)) if Some(*k) == quoted() => (pointer::build(parent.iter().cloned()), quoted()),
+            Some((Segment::Key(k), parent)) if Some(*k) == quoted() => {
+                (pointer::build(parent.iter().cloned()), quoted())
+            }
             _ => (path.clone(), quoted()),
         };
         let message = message::unknown(&parent, field, schema);
@@ -82,7 +89,11 @@ fn reject(segments: &[Segment<'_>], serde_message: &str, schema: &Value) -> Reje
         return Rejection::new(Code::MissingField, message::missing(&at, schema)).at(at);
     }
     if text.starts_with("duplicate field `") {
-        return Rejection::new(Code::DuplicateKey, "each key may appear only once in an object").at(path);
+        return Rejection::new(
+            Code::DuplicateKey,
+            "each key may appear only once in an object",
+        )
+        .at(path);
     }
     let code = if text.starts_with("invalid type: floating point `") && is_huge(quoted()) {
         // An integer too large for 64 bits reaches serde as a float.

@@ -67,7 +67,7 @@ impl<'a, S> Invocation<'a, S> {
             audit::rejected(self.ctx, self.def.name(), Gate::Structure, &r);
             Outcome::Rejected(r)
         })?;
-        semantic::validate(parsed, schema).map_err(|r| {
+        semantic::validate(parsed, self.def).map_err(|r| {
             audit::rejected(self.ctx, self.def.name(), Gate::Rules, &r);
             Outcome::Rejected(r)
         })

@@ -5,7 +5,9 @@ use std::fmt;
 
 use crate::audit::{self, Gate};
 use crate::tool::Invocation;
-use crate::{bounded, Arguments, Code, Limits, Outcome, Rejection, StoredCall, Tool, ToolContext, ToolDef};
+use crate::{
+    Arguments, Code, Limits, Outcome, Rejection, StoredCall, Tool, ToolContext, ToolDef, bounded,
+};
 
 /// The tools a server offers, with the application state they share.
 ///
@@ -65,7 +67,10 @@ impl fmt::Display for RegisterError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             RegisterError::DuplicateName(name) => {
-                write!(f, "a tool named `{name}` is already registered in this toolbox")
+                write!(
+                    f,
+                    "a tool named `{name}` is already registered in this toolbox"
+                )
             }
         }
     }
@@ -97,11 +102,19 @@ impl<S: Send + Sync + 'static> Toolbox<S> {
     }
 
     /// Adds a tool with its own limits.
-    pub fn register_with_limits<T: Tool<S>>(&mut self, tool: T, limits: Limits) -> Result<&mut Self, RegisterError> {
+    pub fn register_with_limits<T: Tool<S>>(
+        &mut self,
+        tool: T,
+        limits: Limits,
+    ) -> Result<&mut Self, RegisterError> {
         self.insert(Box::new(tool), Some(limits))
     }
 
-    fn insert(&mut self, tool: Box<dyn Tool<S>>, limits: Option<Limits>) -> Result<&mut Self, RegisterError> {
+    fn insert(
+        &mut self,
+        tool: Box<dyn Tool<S>>,
+        limits: Option<Limits>,
+    ) -> Result<&mut Self, RegisterError> {
         let name = tool.definition().name();
         if self.tools.contains_key(name) {
             return Err(RegisterError::DuplicateName(name));
@@ -122,7 +135,10 @@ impl<S: Send + Sync + 'static> Toolbox<S> {
 
     /// The definitions `ctx` may call, by name: what to show the model for
     /// this request.
-    pub fn definitions_for<'a>(&'a self, ctx: &'a ToolContext) -> impl Iterator<Item = &'static ToolDef> + 'a {
+    pub fn definitions_for<'a>(
+        &'a self,
+        ctx: &'a ToolContext,
+    ) -> impl Iterator<Item = &'static ToolDef> + 'a {
         self.tools
             .values()
             .map(|e| e.tool.definition())
@@ -130,7 +146,12 @@ impl<S: Send + Sync + 'static> Toolbox<S> {
     }
 
     /// Runs one call: `name` and its argument JSON as the model sent them.
-    pub async fn call<'a>(&'a self, ctx: &'a ToolContext, name: &str, arguments: impl Into<Arguments<'a>>) -> Outcome {
+    pub async fn call<'a>(
+        &'a self,
+        ctx: &'a ToolContext,
+        name: &str,
+        arguments: impl Into<Arguments<'a>>,
+    ) -> Outcome {
         let arguments = arguments.into();
         match self.admit(ctx, name) {
             Ok(entry) => self.run(ctx, entry, arguments.as_bytes()).await,
@@ -180,7 +201,9 @@ impl<S: Send + Sync + 'static> Toolbox<S> {
             return Err("the tool is not in this request's allow-list");
         }
         match def.scope() {
-            Some(scope) if !ctx.has_scope(scope) => Err("the caller does not hold the tool's scope"),
+            Some(scope) if !ctx.has_scope(scope) => {
+                Err("the caller does not hold the tool's scope")
+            }
             _ => Ok(()),
         }
     }

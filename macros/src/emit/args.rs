@@ -15,12 +15,14 @@ pub(crate) fn emit(tool: &ToolFn) -> TokenStream {
         // One `#[doc]` with the paragraphs joined, as the tool's own
         // description is, so a wrapped comment reads as one sentence.
         let docs = crate::model::doc_text(&arg.docs).map(|text| quote!(#[doc = #text]));
-        let garde = arg.garde.iter().map(|attr| adapt_garde(attr, &arg.ty).unwrap_or_else(|_| attr.clone()));
-        let rename = arg.rename.as_ref().map(|wire| {
-            // garde names fields in its paths by `rename`, so rejections
-            // point at the name the model sent.
-            quote!(#[serde(rename = #wire)] #[garde(rename(#wire))])
-        });
+        let garde = arg
+            .garde
+            .iter()
+            .map(|attr| adapt_garde(attr, &arg.ty).unwrap_or_else(|_| attr.clone()));
+        let rename = arg
+            .rename
+            .as_ref()
+            .map(|wire| quote!(#[serde(rename = #wire)]));
         let name = &arg.ident;
         let ty = &arg.ty;
         quote! {
@@ -69,12 +71,16 @@ pub(crate) fn adapt_garde(attr: &Attribute, ty: &Type) -> syn::Result<Attribute>
     Ok(adapted)
 }
 
-fn adapt_rules(rules: Punctuated<Meta, Token![,]>, ty: Option<&Type>) -> syn::Result<Punctuated<Meta, Token![,]>> {
+fn adapt_rules(
+    rules: Punctuated<Meta, Token![,]>,
+    ty: Option<&Type>,
+) -> syn::Result<Punctuated<Meta, Token![,]>> {
     let mut out = Punctuated::new();
     for rule in rules {
         let adapted = match rule {
             Meta::List(list) if list.path.is_ident("length") && ty.is_some_and(is_string) => {
-                let mut args = Punctuated::<Meta, Token![,]>::parse_terminated.parse2(list.tokens.clone())?;
+                let mut args =
+                    Punctuated::<Meta, Token![,]>::parse_terminated.parse2(list.tokens.clone())?;
                 let mode = args.iter().find_map(|m| match m {
                     Meta::Path(p) => p.get_ident().cloned(),
                     _ => None,
@@ -95,7 +101,8 @@ fn adapt_rules(rules: Punctuated<Meta, Token![,]>, ty: Option<&Type>) -> syn::Re
                 syn::parse_quote!(#path(#args))
             }
             Meta::List(list) if list.path.is_ident("inner") => {
-                let inner = Punctuated::<Meta, Token![,]>::parse_terminated.parse2(list.tokens.clone())?;
+                let inner =
+                    Punctuated::<Meta, Token![,]>::parse_terminated.parse2(list.tokens.clone())?;
                 let inner = adapt_rules(inner, ty.and_then(element))?;
                 let path = &list.path;
                 syn::parse_quote!(#path(#inner))
@@ -111,12 +118,15 @@ fn adapt_rules(rules: Punctuated<Meta, Token![,]>, ty: Option<&Type>) -> syn::Re
 fn is_string(ty: &Type) -> bool {
     let ty = peel_option(ty);
     let Type::Path(path) = ty else { return false };
-    let Some(last) = path.path.segments.last() else { return false };
+    let Some(last) = path.path.segments.last() else {
+        return false;
+    };
     if last.ident == "String" {
         return true;
     }
     ["Cow", "Box", "Rc", "Arc"].iter().any(|w| last.ident == w)
-        && generic_types(&last.arguments).any(|t| matches!(t, Type::Path(p) if p.path.is_ident("str")))
+        && generic_types(&last.arguments)
+            .any(|t| matches!(t, Type::Path(p) if p.path.is_ident("str")))
 }
 
 /// The element type `inner(...)` rules apply to.
@@ -130,14 +140,12 @@ fn element(ty: &Type) -> Option<&Type> {
 }
 
 fn peel_option(ty: &Type) -> &Type {
-    if let Type::Path(path) = ty {
-        if let Some(last) = path.path.segments.last() {
-            if last.ident == "Option" {
-                if let Some(inner) = generic_types(&last.arguments).next() {
-                    return inner;
-                }
-            }
-        }
+    if let Type::Path(path) = ty
+        && let Some(last) = path.path.segments.last()
+        && last.ident == "Option"
+        && let Some(inner) = generic_types(&last.arguments).next()
+    {
+        return inner;
     }
     ty
 }

@@ -3,8 +3,8 @@
 
 use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote, quote_spanned};
-use syn::spanned::Spanned;
 use syn::ReturnType;
+use syn::spanned::Spanned;
 
 use crate::model::{Param, ToolFn};
 

@@ -8,7 +8,7 @@ mod marker;
 use proc_macro2::{Ident, TokenStream};
 use quote::{format_ident, quote};
 
-use crate::model::{pascal, ToolFn};
+use crate::model::{ToolFn, pascal};
 
 pub(crate) fn emit(tool: &ToolFn) -> TokenStream {
     let func = &tool.func;

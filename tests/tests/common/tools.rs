@@ -1,0 +1,112 @@
+//! Test tools: one of each argument shape the boundary must handle.
+
+use std::sync::Mutex;
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use toolgate::{DomainCode, ToolContext, ToolError, tool};
+
+/// Records every call that reached a body: the side effect a rejected call
+/// must never reach.
+#[derive(Default)]
+pub struct Spy {
+    pub calls: Mutex<Vec<String>>,
+}
+
+impl Spy {
+    pub fn count(&self) -> usize {
+        self.calls.lock().unwrap().len()
+    }
+
+    fn record(&self, what: impl Into<String>) {
+        self.calls.lock().unwrap().push(what.into());
+    }
+}
+
+#[derive(Debug, Deserialize, JsonSchema, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Format {
+    Csv,
+    Jsonl,
+}
+
+#[derive(Debug, Deserialize, JsonSchema, Serialize, garde::Validate)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct Window {
+    #[garde(range(min = 1, max = 90))]
+    pub last_days: u16,
+    #[garde(length(chars, max = 8))]
+    pub time_zone: Option<String>,
+}
+
+/// Export rows of one of the caller's accounts.
+#[tool(effect = read, scope = "exports:read")]
+pub fn export_rows(
+    spy: &Spy,
+    /// The account, as `acct_` and letters or digits.
+    #[serde(rename = "accountRef")]
+    #[garde(pattern(r"^acct_[a-zA-Z0-9]+$"), length(min = 6, max = 40))]
+    account_ref: String,
+    format: Format,
+    #[garde(dive)] window: Window,
+    #[garde(length(min = 1, max = 3), inner(length(min = 1, max = 12)))] columns: Vec<String>,
+    #[garde(range(max = 1_000_000))] limit: Option<u64>,
+    dry_run: bool,
+) -> Result<usize, ToolError> {
+    spy.record(format!(
+        "export {account_ref} {format:?} {window:?} {columns:?} {limit:?} {dry_run}"
+    ));
+    Ok(columns.len())
+}
+
+pub const NOT_TODAY: DomainCode = DomainCode::new("NOT_TODAY");
+
+/// Do something that may fail in the body, as the argument asks.
+#[tool(effect = write, version = 2)]
+pub async fn risky(
+    ctx: &ToolContext,
+    spy: &Spy,
+    #[garde(length(min = 1, max = 16))] mode: String,
+) -> Result<String, ToolError> {
+    spy.record(format!("risky {mode}"));
+    match mode.as_str() {
+        "reject" => Err(ToolError::reject(NOT_TODAY, "try again tomorrow")),
+        "fail" => Err(ToolError::internal(
+            "connection to db-7.internal:5432 refused: password authentication failed",
+        )),
+        "parse" => {
+            let n: u32 = "not a number".parse()?;
+            Ok(n.to_string())
+        }
+        _ => Ok(format!("{} did {mode}", ctx.actor())),
+    }
+}
+
+/// Add two 64-bit integers.
+#[tool(effect = read)]
+pub fn add(a: i64, b: u64) -> Result<i128, ToolError> {
+    Ok(i128::from(a) + i128::from(b))
+}
+
+#[derive(Debug, Deserialize, JsonSchema, garde::Validate)]
+#[serde(deny_unknown_fields)]
+pub struct Contact {
+    #[serde(rename = "mail")]
+    #[garde(length(chars, min = 3))]
+    pub email_address: String,
+}
+
+/// Send a short note.
+#[tool(effect = write)]
+pub fn send_note(
+    spy: &Spy,
+    #[serde(rename = "to")]
+    #[garde(dive)]
+    recipient: Contact,
+    #[serde(rename = "text")]
+    #[garde(length(min = 1, max = 10))]
+    body: String,
+) -> Result<(), ToolError> {
+    spy.record(format!("note to {recipient:?}: {body}"));
+    Ok(())
+}

@@ -1,0 +1,148 @@
+//! Refusing a hostile document costs what the limits allow, not what the
+//! attacker sent: bytes allocated while refusing are counted by a global
+//! allocator and must not grow with the payload.
+
+mod common;
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::cell::Cell;
+use std::future::Future;
+use std::pin::pin;
+use std::task::{Context, Poll, Waker};
+
+use common::tools::{Add, Spy};
+use toolgate::{Code, Limits, Outcome, ToolContext, Toolbox};
+
+struct Counting;
+
+thread_local! {
+    static ALLOCATED: Cell<usize> = const { Cell::new(0) };
+}
+
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        ALLOCATED.with(|a| a.set(a.get() + layout.size()));
+        unsafe { System.alloc(layout) }
+    }
+
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        unsafe { System.dealloc(ptr, layout) }
+    }
+
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        ALLOCATED.with(|a| a.set(a.get() + new_size));
+        unsafe { System.realloc(ptr, layout, new_size) }
+    }
+}
+
+#[global_allocator]
+static GLOBAL: Counting = Counting;
+
+/// Polls once: every future in these tests completes without waiting, and
+/// a runtime would allocate on its own.
+fn now<F: Future>(future: F) -> F::Output {
+    let mut future = pin!(future);
+    match future
+        .as_mut()
+        .poll(&mut Context::from_waker(Waker::noop()))
+    {
+        Poll::Ready(output) => output,
+        Poll::Pending => panic!("the call waited"),
+    }
+}
+
+/// Bytes allocated on this thread while the toolbox refuses `payload`.
+fn refusal_cost(toolbox: &Toolbox<Spy>, payload: &[u8], expected: Code) -> usize {
+    let ctx = ToolContext::new("u", "t", "r").allow_all_tools();
+    let before = ALLOCATED.with(Cell::get);
+    let outcome: Outcome = now(toolbox.call(&ctx, "add", payload));
+    let cost = ALLOCATED.with(Cell::get) - before;
+    assert_eq!(outcome.rejection().map(|r| r.code()), Some(expected));
+    drop(outcome);
+    cost
+}
+
+fn flat_object(bytes: usize) -> Vec<u8> {
+    let mut doc = b"{\"a\":1,\"b\":2".to_vec();
+    let mut i = 0u64;
+    while doc.len() < bytes {
+        doc.extend_from_slice(format!(",\"k{i}\":{i}").as_bytes());
+        i += 1;
+    }
+    doc.push(b'}');
+    doc
+}
+
+fn depth_bomb(bytes: usize) -> Vec<u8> {
+    let half = (bytes - 8) / 2;
+    let mut doc = b"{\"a\":".to_vec();
+    doc.extend(std::iter::repeat_n(b'[', half));
+    doc.extend(std::iter::repeat_n(b']', half));
+    doc.push(b'}');
+    doc
+}
+
+fn long_string(bytes: usize) -> Vec<u8> {
+    let mut doc = b"{\"a\":\"".to_vec();
+    doc.extend(std::iter::repeat_n(b'x', bytes));
+    doc.extend_from_slice(b"\"}");
+    doc
+}
+
+fn toolbox(limits: Limits) -> Toolbox<Spy> {
+    let mut toolbox = Toolbox::new(Spy::default()).with_limits(limits);
+    toolbox.register(Add).unwrap();
+    toolbox
+}
+
+const MIB: usize = 1024 * 1024;
+
+#[test]
+fn oversize_documents_are_refused_before_they_are_read() {
+    let tb = toolbox(Limits::default());
+    for (small, large) in [
+        (flat_object(MIB), flat_object(10 * MIB)),
+        (depth_bomb(MIB / 4), depth_bomb(MIB)),
+        (long_string(MIB), long_string(5 * MIB)),
+    ] {
+        let small_cost = refusal_cost(&tb, &small, Code::PayloadTooLarge);
+        let large_cost = refusal_cost(&tb, &large, Code::PayloadTooLarge);
+        assert_eq!(small_cost, large_cost, "the cost grew with the payload");
+        assert!(large_cost < 1024, "refusing cost {large_cost} bytes");
+    }
+}
+
+#[test]
+fn with_a_large_byte_limit_the_other_limits_still_bound_the_cost() {
+    // Byte limit raised past every payload: now depth, nodes and string
+    // length must stop the scan early.
+    let tb = toolbox(Limits::default().max_bytes(64 * MIB));
+    for (small, large, code) in [
+        (flat_object(MIB), flat_object(10 * MIB), Code::TooManyNodes),
+        (depth_bomb(MIB / 4), depth_bomb(MIB), Code::TooDeep),
+        (long_string(MIB), long_string(5 * MIB), Code::StringTooLong),
+    ] {
+        let small_cost = refusal_cost(&tb, &small, code);
+        let large_cost = refusal_cost(&tb, &large, code);
+        assert_eq!(
+            small_cost, large_cost,
+            "{code}: the cost grew with the payload"
+        );
+        assert!(
+            large_cost < 64 * 1024,
+            "{code}: refusing cost {large_cost} bytes"
+        );
+    }
+}
+
+#[test]
+fn a_thousand_duplicate_keys_cost_little() {
+    let tb = toolbox(Limits::default());
+    let mut doc = String::from("{\"a\":1");
+    for _ in 0..1000 {
+        doc.push_str(",\"dup\":1");
+    }
+    doc.push('}');
+    let cost = refusal_cost(&tb, doc.as_bytes(), Code::DuplicateKey);
+    assert!(cost < 64 * 1024, "refusing cost {cost} bytes");
+}

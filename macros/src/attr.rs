@@ -7,7 +7,7 @@ use syn::{Expr, ExprLit, Ident, Lit, LitInt, LitStr, Meta, Token};
 
 use crate::errors::Errors;
 
-pub(crate) const KEYS: &str = "name, version, description, scope, effect";
+pub(crate) const KEYS: &str = "name, version, description, scope, effect, check";
 
 /// What the attribute said, each value with its span.
 #[derive(Default)]
@@ -17,6 +17,9 @@ pub(crate) struct ToolAttrs {
     pub(crate) description: Option<LitStr>,
     pub(crate) scope: Option<LitStr>,
     pub(crate) effect: Option<Ident>,
+    /// An expression over the parameters, run after authorization and
+    /// before the body: `check = export_allowed(&account, &columns)`.
+    pub(crate) check: Option<Expr>,
     /// The attribute's arguments, for errors about a missing key.
     pub(crate) span: Option<Span>,
 }
@@ -57,7 +60,7 @@ pub(crate) fn parse(tokens: TokenStream, errors: &mut Errors) -> ToolAttrs {
             Meta::NameValue(nv) => &nv.value,
             _ => {
                 match key.as_str() {
-                    "name" | "version" | "description" | "scope" | "effect" => {
+                    "name" | "version" | "description" | "scope" | "effect" | "check" => {
                         errors.at(&meta, format_args!("`{key}` needs a value: `{key} = …`"))
                     }
                     _ => errors.at(
@@ -100,6 +103,7 @@ pub(crate) fn parse(tokens: TokenStream, errors: &mut Errors) -> ToolAttrs {
                 }
                 set(&mut attrs.effect, ident);
             }
+            "check" => set(&mut attrs.check, Some(value.clone())),
             _ => errors.at(
                 meta.path(),
                 format_args!("unknown #[tool] key `{key}`; expected one of: {KEYS}"),

@@ -144,7 +144,15 @@ fn signature(tool: &ToolFn, errors: &mut Errors) {
 /// garde rules whose meaning differs from JSON Schema's.
 fn arguments(tool: &ToolFn, errors: &mut Errors) {
     let mut wire_names: Vec<String> = Vec::new();
-    for arg in tool.model_args() {
+    if tool.state().is_none() {
+        for resource in tool.resources() {
+            errors.at(
+                &resource.arg.ty,
+                "a tool that takes `Authorized<R>` also takes the state its resources resolve against: add a parameter `state: &State`",
+            );
+        }
+    }
+    for arg in tool.fields() {
         let wire = arg.wire_name();
         let field = syn::ext::IdentExt::unraw(&arg.ident).to_string();
         if let Some(trusted) = [&wire, &field]

@@ -19,14 +19,25 @@ pub(crate) struct ToolFn {
 
 /// One parameter, by where its value comes from.
 pub(crate) enum Param {
-    /// `&ToolContext`: injected by the server.
-    Context,
+    /// `&ToolContext`: injected by the server. The name, if the pattern is one.
+    Context(Option<Ident>),
     /// `&S`: the toolbox's state, injected by the server.
-    State(Box<Type>),
+    State(Box<Type>, Option<Ident>),
     /// An owned value the model sends.
     Model(ModelArg),
+    /// `Authorized<R>` (or `Option<Authorized<R>>`): the model sends
+    /// `R::Ref`; the server resolves and authorizes it.
+    Resource(ResourceArg),
     /// A parameter already reported as an error.
     Invalid,
+}
+
+/// A resource parameter.
+pub(crate) struct ResourceArg {
+    pub(crate) arg: ModelArg,
+    /// `R` in `Authorized<R>`.
+    pub(crate) resource: Box<Type>,
+    pub(crate) optional: bool,
 }
 
 /// A parameter that becomes a field of the argument struct.
@@ -124,9 +135,25 @@ impl ToolFn {
         })
     }
 
+    pub(crate) fn resources(&self) -> impl Iterator<Item = &ResourceArg> {
+        self.params.iter().filter_map(|p| match p {
+            Param::Resource(r) => Some(r),
+            _ => None,
+        })
+    }
+
+    /// Every field of the argument struct: model values and references.
+    pub(crate) fn fields(&self) -> impl Iterator<Item = &ModelArg> {
+        self.params.iter().filter_map(|p| match p {
+            Param::Model(arg) => Some(arg),
+            Param::Resource(r) => Some(&r.arg),
+            _ => None,
+        })
+    }
+
     pub(crate) fn state(&self) -> Option<&Type> {
         self.params.iter().find_map(|p| match p {
-            Param::State(ty) => Some(&**ty),
+            Param::State(ty, _) => Some(&**ty),
             _ => None,
         })
     }
@@ -228,7 +255,7 @@ fn classify(
                         );
                         return Param::Invalid;
                     }
-                    Param::Context
+                    Param::Context(plain_name(&typed.pat))
                 }
                 Type::Path(path) if path.path.is_ident("str") => {
                     errors.at(
@@ -253,7 +280,7 @@ fn classify(
                         );
                         return Param::Invalid;
                     }
-                    Param::State(Box::new(elem.clone()))
+                    Param::State(Box::new(elem.clone()), plain_name(&typed.pat))
                 }
             }
         }
@@ -261,15 +288,38 @@ fn classify(
             errors.at(&typed.ty, "a model argument needs a concrete type that the model's JSON can be read into, not `impl Trait`");
             Param::Invalid
         }
-        _ => match &*typed.pat {
+        ty => match &*typed.pat {
             Pat::Ident(pat) if pat.by_ref.is_none() && pat.subpat.is_none() => {
-                Param::Model(ModelArg {
+                let arg = ModelArg {
                     ident: pat.ident.clone(),
                     ty: typed.ty.clone(),
                     docs,
                     garde,
                     rename,
-                })
+                };
+                match wrapper(ty) {
+                    Some(Wrapper::Authorized { resource, optional }) => {
+                        for attr in &arg.garde {
+                            errors.at(
+                                attr,
+                                "a resource reference is checked by the rules on its `Ref` type; put `#[garde]` rules there",
+                            );
+                        }
+                        Param::Resource(ResourceArg {
+                            arg,
+                            resource: Box::new(resource.clone()),
+                            optional,
+                        })
+                    }
+                    Some(Wrapper::Resolved) => {
+                        errors.at(
+                            ty,
+                            "a tool body never receives `Resolved<R>`: a resolved object is not yet authorized; take `Authorized<R>`, and toolgate resolves and then authorizes it",
+                        );
+                        Param::Invalid
+                    }
+                    None => Param::Model(arg),
+                }
             }
             other => {
                 errors.at(
@@ -279,6 +329,48 @@ fn classify(
                 Param::Invalid
             }
         },
+    }
+}
+
+enum Wrapper<'t> {
+    Authorized { resource: &'t Type, optional: bool },
+    Resolved,
+}
+
+/// `Authorized<R>`, `Option<Authorized<R>>`, or a `Resolved` in either place.
+fn wrapper(ty: &Type) -> Option<Wrapper<'_>> {
+    let (inner, optional) = match single_generic(ty, "Option") {
+        Some(inner) => (inner, true),
+        None => (ty, false),
+    };
+    if let Some(resource) = single_generic(inner, "Authorized") {
+        return Some(Wrapper::Authorized { resource, optional });
+    }
+    single_generic(inner, "Resolved").map(|_| Wrapper::Resolved)
+}
+
+/// `T` in `Name<T>`, by the path's last segment.
+fn single_generic<'t>(ty: &'t Type, name: &str) -> Option<&'t Type> {
+    let Type::Path(path) = ty else { return None };
+    let last = path.path.segments.last()?;
+    if last.ident != name {
+        return None;
+    }
+    match &last.arguments {
+        syn::PathArguments::AngleBracketed(args) if args.args.len() == 1 => {
+            match args.args.first()? {
+                syn::GenericArgument::Type(inner) => Some(inner),
+                _ => None,
+            }
+        }
+        _ => None,
+    }
+}
+
+fn plain_name(pat: &Pat) -> Option<Ident> {
+    match pat {
+        Pat::Ident(p) if p.by_ref.is_none() && p.subpat.is_none() => Some(p.ident.clone()),
+        _ => None,
     }
 }
 

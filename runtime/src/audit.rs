@@ -14,6 +14,9 @@ pub(crate) enum Gate {
     Structure,
     Rules,
     Version,
+    Resolve,
+    Authorize,
+    Checks,
     Execute,
 }
 
@@ -25,6 +28,9 @@ impl Gate {
             Gate::Structure => "structure",
             Gate::Rules => "rules",
             Gate::Version => "version",
+            Gate::Resolve => "resolve",
+            Gate::Authorize => "authorize",
+            Gate::Checks => "checks",
             Gate::Execute => "execute",
         }
     }
@@ -45,6 +51,29 @@ pub(crate) fn denied(ctx: &ToolContext, tool: &str, gate: Gate, reason: &str) {
         tenant = ctx.tenant(),
         tool = %shown(tool),
         gate = gate.as_str(),
+        reason,
+        "call denied"
+    );
+}
+
+/// A flat denial at gates 4–5: the specific reason stays here.
+pub(crate) fn refused(
+    ctx: &ToolContext,
+    tool: &str,
+    gate: Gate,
+    field: &str,
+    resource: &str,
+    reason: &str,
+) {
+    tracing::warn!(
+        target: "toolgate::audit",
+        request_id = ctx.request_id(),
+        actor = ctx.actor(),
+        tenant = ctx.tenant(),
+        tool,
+        gate = gate.as_str(),
+        field,
+        resource,
         reason,
         "call denied"
     );

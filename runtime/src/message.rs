@@ -37,9 +37,9 @@ pub(crate) fn for_value(code: Code, path: &str, schema: &Value) -> String {
             .and_then(Value::as_str)
             .map(|f| format!("must be a valid {f}")),
         Code::WrongType => Some(format!("must be {}", kind(schema, node_at(schema, path)?))),
-        Code::InvalidValue => {
-            choices(n).or_else(|| Some(format!("must be {}", describe(schema, n))))
-        }
+        Code::InvalidValue => all_choices(schema, path)
+            .or_else(|| choices(n))
+            .or_else(|| Some(format!("must be {}", describe(schema, n)))),
         _ => None,
     });
     match rule {
@@ -175,6 +175,25 @@ fn choices(node: &Value) -> Option<String> {
                 .collect::<Option<Vec<_>>>()?
         }
     };
+    Some(format!("must be one of: {}", values.join(", ")))
+}
+
+/// The allowed values across every branch that has this field: the tag of
+/// a tagged union takes one value per branch.
+fn all_choices(schema: &Value, path: &str) -> Option<String> {
+    let nodes = crate::schema::nodes_at(schema, path);
+    if nodes.len() < 2 {
+        return None;
+    }
+    let mut values: Vec<String> = Vec::new();
+    for node in nodes {
+        let listed = choices(node)?;
+        for value in listed.trim_start_matches("must be one of: ").split(", ") {
+            if !values.iter().any(|v| v == value) {
+                values.push(value.to_owned());
+            }
+        }
+    }
     Some(format!("must be one of: {}", values.join(", ")))
 }
 

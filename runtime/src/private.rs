@@ -71,3 +71,37 @@ impl<T: ?Sized + Send + Sync + 'static> SharedState for T {}
 
 /// Emitted for the state parameter, spanned on its type.
 pub fn state_must_be_shareable<T: ?Sized + SharedState>() {}
+
+/// Calls `model_argument_is_not_a_resource` on a probe: the trait method
+/// (fine) unless the type is a resource, when the inherent method wins and
+/// its bound fails with the message below.
+pub struct Probe<T, S>(core::marker::PhantomData<(T, S)>);
+
+impl<T, S> Probe<T, S> {
+    #[allow(clippy::new_without_default)]
+    pub fn new() -> Self {
+        Probe(core::marker::PhantomData)
+    }
+}
+
+pub trait NotAResource {
+    fn model_argument_is_not_a_resource(&self) {}
+}
+
+impl<T, S> NotAResource for Probe<T, S> {}
+
+impl<T: crate::Resource<S>, S> Probe<T, S> {
+    pub fn model_argument_is_not_a_resource(&self)
+    where
+        T: ForgotAuthorized,
+    {
+    }
+}
+
+/// Never implemented: its only use is the message.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is a resource: take `Authorized<{Self}>`, so the server resolves and authorizes it",
+    label = "the model would send a whole `{Self}` instead of a reference to one",
+    note = "a resource parameter is written `name: Authorized<{Self}>`; the model then sends `{Self}::Ref`"
+)]
+pub trait ForgotAuthorized {}

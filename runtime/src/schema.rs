@@ -138,6 +138,35 @@ pub(crate) fn node_at<'s>(root: &'s Value, pointer: &str) -> Option<&'s Value> {
     Some(node)
 }
 
+/// Every subschema that may describe the value at `pointer`: inside a
+/// union, each branch that has it (the tag of a tagged enum is in all).
+pub(crate) fn nodes_at<'s>(root: &'s Value, pointer: &str) -> Vec<&'s Value> {
+    let mut nodes: Vec<&Value> = resolve(root, root).into_iter().collect();
+    for segment in pointer::segments(pointer) {
+        nodes = nodes
+            .into_iter()
+            .flat_map(|n| steps(root, n, &segment))
+            .collect();
+    }
+    nodes
+}
+
+fn steps<'s>(root: &'s Value, node: &'s Value, segment: &str) -> Vec<&'s Value> {
+    let branches: Vec<&Value> = ["anyOf", "oneOf"]
+        .iter()
+        .filter_map(|key| node.get(*key).and_then(Value::as_array))
+        .flatten()
+        .filter_map(|branch| resolve(root, branch))
+        .collect();
+    if branches.is_empty() {
+        return step(root, node, segment).into_iter().collect();
+    }
+    branches
+        .into_iter()
+        .flat_map(|b| steps(root, b, segment))
+        .collect()
+}
+
 fn step<'s>(root: &'s Value, node: &'s Value, segment: &str) -> Option<&'s Value> {
     if let Some(child) = node.get("properties").and_then(|p| p.get(segment)) {
         return resolve(root, child);

@@ -62,23 +62,19 @@ fn reject(segments: &[Segment<'_>], serde_message: &str, schema: &Value) -> Reje
     let quoted = || text.split('`').nth(1);
 
     if text.starts_with("unknown field `") {
-        // serde_path_to_error reports the unknown key as the last segment.
-        let (parent, field) = match segments.split_last() {
-            Some((Segment::Key(k), parent)) if Some(*k) == quoted() => {
-                (pointer::build(parent.iter().cloned()), quoted())
-            }
-            _ => (path.clone(), quoted()),
+        let field = quoted();
+        // serde_path_to_error may or may not have pushed the unknown key
+        // itself (it does for structs, not inside internally tagged enums).
+        let parent_segments = match segments.split_last() {
+            Some((Segment::Key(k), parent)) if Some(*k) == field => parent,
+            _ => segments,
         };
+        let parent = pointer::build(parent_segments.iter().cloned());
         let message = message::unknown(&parent, field, schema);
         let at = match field {
-            Some(f) if pointer::is_echoable(f) => pointer::build(
-                segments
-                    .split_last()
-                    .map_or(segments, |(_, p)| p)
-                    .iter()
-                    .cloned()
-                    .chain([Segment::Key(f)]),
-            ),
+            Some(f) if pointer::is_echoable(f) => {
+                pointer::build(parent_segments.iter().cloned().chain([Segment::Key(f)]))
+            }
             _ => parent,
         };
         return Rejection::new(Code::UnknownField, message).at(at);
@@ -110,22 +106,13 @@ fn reject(segments: &[Segment<'_>], serde_message: &str, schema: &Value) -> Reje
     } else {
         Code::InvalidValue
     };
-    let message = if code == Code::OutOfRange {
-        out_of_type_range(&path, schema)
-    } else {
-        message::for_value(code, &path, schema)
-    };
-    Rejection::new(code, message).at(path)
+    // For a number outside the Rust type, the schema's bounds (the type's,
+    // or narrower rules) say what is allowed.
+    Rejection::new(code, message::for_value(code, &path, schema)).at(path)
 }
 
 fn is_huge(number: Option<&str>) -> bool {
     number
         .and_then(|n| n.parse::<f64>().ok())
         .is_some_and(|n| n.abs() >= 9.2e18)
-}
-
-/// A number outside what the field's type can hold: the schema's bounds
-/// (those of the Rust type, or narrower rules) say what is allowed.
-fn out_of_type_range(path: &str, schema: &Value) -> String {
-    message::for_value(Code::OutOfRange, path, schema)
 }

@@ -9,6 +9,7 @@ use serde::de::DeserializeOwned;
 use crate::audit::{self, Gate};
 use crate::error::Repr;
 use crate::outcome::Failure;
+use crate::resource::{self, Authorize, Authorized};
 use crate::semantic::Valid;
 use crate::{Outcome, RawArgs, ToolContext, ToolDef, ToolError, semantic, structural};
 
@@ -71,6 +72,37 @@ impl<'a, S> Invocation<'a, S> {
             audit::rejected(self.ctx, self.def.name(), Gate::Rules, &r);
             Outcome::Rejected(r)
         })
+    }
+
+    /// Gates 4 and 5 for the reference in field `field`: resolve it within
+    /// the caller's tenant, then authorize the resolved object for tool `T`.
+    pub async fn authorize<T, R>(
+        &self,
+        field: &'static str,
+        reference: &R::Ref,
+    ) -> Result<Authorized<R>, Outcome>
+    where
+        R: Authorize<T, S>,
+        S: Sync,
+    {
+        resource::authorize::<T, R, S>(self.ctx, self.state, self.def.name(), field, reference)
+            .await
+            .map_err(Outcome::Rejected)
+    }
+
+    /// The tool's checks on its authorized resources, run before the body.
+    pub fn check(&self, result: Result<(), ToolError>) -> Result<(), Outcome> {
+        match result {
+            Ok(()) => Ok(()),
+            Err(ToolError(Repr::Rejected(rejection))) => {
+                audit::rejected(self.ctx, self.def.name(), Gate::Checks, &rejection);
+                Err(Outcome::Rejected(rejection))
+            }
+            Err(ToolError(Repr::Internal(error))) => {
+                audit::failed(self.ctx, self.def.name(), &*error);
+                Err(Outcome::Failed(Failure::new(self.ctx.request_id())))
+            }
+        }
     }
 
     /// Turns what the body returned into the outcome the model sees.

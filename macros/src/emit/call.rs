@@ -1,5 +1,5 @@
-//! The `Tool` impl: gates 2–3 on the arguments, then the function with the
-//! context and state injected.
+//! The `Tool` impl: gates 2–3 on the arguments, 4–5 on each resource, the
+//! tool's checks, then the function with the context and state injected.
 
 use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote, quote_spanned};
@@ -23,30 +23,92 @@ pub(crate) fn emit(tool: &ToolFn) -> TokenStream {
         ),
     };
 
+    // Each field is bound under the parameter's own name, so that the
+    // `check` expression and the call below read like the user's code.
     let mut fields = Vec::new();
+    let mut bindings = Vec::new();
     let mut call_args = Vec::new();
-    for (i, param) in tool.params.iter().enumerate() {
+    for param in &tool.params {
         match param {
-            Param::Context => call_args.push(quote!(#invocation.context())),
-            Param::State(_) => call_args.push(quote!(#invocation.state())),
+            Param::Context(name) => {
+                call_args.push(quote!(#invocation.context()));
+                if let Some(name) = name {
+                    bindings.push(quote!(let #name = #invocation.context();));
+                }
+            }
+            Param::State(_, name) => {
+                call_args.push(quote!(#invocation.state()));
+                if let Some(name) = name {
+                    bindings.push(quote!(let #name = #invocation.state();));
+                }
+            }
             Param::Model(arg) => {
-                let binding = format_ident!("__arg{}", i, span = site);
-                let field = &arg.ident;
-                fields.push(quote!(#field: #binding));
-                call_args.push(quote!(#binding));
+                let name = &arg.ident;
+                fields.push(quote!(#name));
+                call_args.push(quote!(#name));
+            }
+            Param::Resource(r) => {
+                let name = &r.arg.ident;
+                let reference = format_ident!(
+                    "__reference_{}",
+                    syn::ext::IdentExt::unraw(name),
+                    span = site
+                );
+                let wire = r.arg.wire_name();
+                let resource = &r.resource;
+                fields.push(quote!(#name: #reference));
+                let authorize = quote_spanned! {resource.span()=>
+                    #invocation.authorize::<#marker, #resource>(#wire, &#reference).await
+                };
+                bindings.push(if r.optional {
+                    quote! {
+                        let #name = match #reference {
+                            ::core::option::Option::Some(#reference) => match #authorize {
+                                ::core::result::Result::Ok(authorized) => ::core::option::Option::Some(authorized),
+                                ::core::result::Result::Err(refused) => return refused,
+                            },
+                            ::core::option::Option::None => ::core::option::Option::None,
+                        };
+                    }
+                } else {
+                    quote! {
+                        let #name = match #authorize {
+                            ::core::result::Result::Ok(authorized) => authorized,
+                            ::core::result::Result::Err(refused) => return refused,
+                        };
+                    }
+                });
+                call_args.push(quote!(#name));
             }
             Param::Invalid => {}
         }
     }
+    let check = tool.attrs.check.as_ref().map(|expr| {
+        quote_spanned! {expr.span()=>
+            if let ::core::result::Result::Err(rejected) = #invocation.check(#expr) {
+                return rejected;
+            }
+        }
+    });
     let awaited = tool.func.sig.asyncness.map(|_| quote!(.await));
 
     // Spanned on the user's tokens so that a failed bound names the parameter
     // or return type that caused it.
     let arg_checks = tool.model_args().map(|arg| {
         let ty = &arg.ty;
+        let not_a_resource = tool.state().map(|state| {
+            quote_spanned! {ty.span()=>
+                {
+                    #[allow(unused_imports)]
+                    use ::toolgate::__private::NotAResource as _;
+                    ::toolgate::__private::Probe::<#ty, #state>::new().model_argument_is_not_a_resource();
+                }
+            }
+        });
         quote_spanned! {ty.span()=>
             ::toolgate::__private::model_argument_must_be_readable::<#ty>();
             ::toolgate::__private::model_argument_must_have_a_schema::<#ty>();
+            #not_a_resource
         }
     });
     let state_check = tool.state().map(|ty| {
@@ -76,6 +138,8 @@ pub(crate) fn emit(tool: &ToolFn) -> TokenStream {
                         ::core::result::Result::Ok(valid) => valid.into_inner(),
                         ::core::result::Result::Err(rejected) => return rejected,
                     };
+                    #(#bindings)*
+                    #check
                     #finish
                 })
             }

@@ -1,0 +1,191 @@
+//! Issuing a refund (seed 001): the order is resolved inside the caller's
+//! tenant and authorized as the resolved object; the amount is checked
+//! against what is still refundable before the body runs, and checked again,
+//! atomically, when the refund is committed, so two concurrent refunds can
+//! never both pass.
+
+use std::collections::HashMap;
+use std::sync::Mutex;
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use toolgate::{
+    Authorize, Authorized, Denied, DomainCode, Fault, Resolved, Resource, ToolContext, ToolError,
+    tool,
+};
+
+/// The amount is more than the order has left to refund.
+pub const EXCEEDS_REFUNDABLE: DomainCode = DomainCode::new("EXCEEDS_REFUNDABLE");
+
+/// An order, as the server stores it.
+#[derive(Clone, Debug)]
+pub struct Order {
+    /// `ord_` and digits.
+    pub id: String,
+    /// The tenant that owns it.
+    pub tenant: String,
+    /// What was paid.
+    pub paid_cents: u64,
+    /// What was refunded so far.
+    pub refunded_cents: u64,
+    /// A disputed order is refunded through the dispute, not by an agent.
+    pub disputed: bool,
+}
+
+impl Order {
+    /// What is left to refund.
+    pub fn refundable_cents(&self) -> u64 {
+        self.paid_cents - self.refunded_cents
+    }
+}
+
+/// A reference to an order: `ord_` and 1 to 12 digits.
+#[derive(Debug, Deserialize, JsonSchema, garde::Validate)]
+#[serde(transparent)]
+pub struct OrderRef(#[garde(pattern(r"^ord_[0-9]{1,12}$"))] pub String);
+
+/// A committed refund: what the tool returns.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Refund {
+    /// The refund's id.
+    pub refund_id: String,
+    /// The refunded order.
+    pub order_id: String,
+    /// The amount refunded.
+    pub amount_cents: u64,
+    /// What is left to refund after this one.
+    pub remaining_cents: u64,
+}
+
+/// The application state: orders of every tenant, and the refunds ledger.
+#[derive(Debug, Default)]
+pub struct Shop {
+    orders: Mutex<HashMap<(String, String), Order>>,
+    ledger: Mutex<Vec<Refund>>,
+}
+
+impl Shop {
+    /// Orders in `tenant_a` and `tenant_b`.
+    pub fn demo() -> Self {
+        let order = |id: &str, tenant: &str, paid: u64, disputed: bool| Order {
+            id: id.to_owned(),
+            tenant: tenant.to_owned(),
+            paid_cents: paid,
+            refunded_cents: 0,
+            disputed,
+        };
+        let orders = [
+            order("ord_1001", "tenant_a", 10_000, false),
+            order("ord_1002", "tenant_a", 10_000, true),
+            order("ord_2001", "tenant_b", 10_000, false),
+        ];
+        Shop {
+            orders: Mutex::new(
+                orders
+                    .into_iter()
+                    .map(|o| ((o.tenant.clone(), o.id.clone()), o))
+                    .collect(),
+            ),
+            ledger: Mutex::default(),
+        }
+    }
+
+    /// Every committed refund: the side effect a refused call must never
+    /// reach.
+    pub fn refunds(&self) -> Vec<Refund> {
+        self.ledger.lock().map(|l| l.clone()).unwrap_or_default()
+    }
+
+    /// Commits a refund if the order still has `amount` left to refund,
+    /// checking and updating under one lock: the early check before the body
+    /// can be stale by now.
+    fn commit(&self, tenant: &str, order_id: &str, amount: u64) -> Result<Refund, ToolError> {
+        let mut orders = self
+            .orders
+            .lock()
+            .map_err(|_| ToolError::internal("the order store is poisoned"))?;
+        let order = orders
+            .get_mut(&(tenant.to_owned(), order_id.to_owned()))
+            .ok_or_else(|| ToolError::internal("an authorized order vanished"))?;
+        if amount > order.refundable_cents() {
+            return Err(exceeds(order.refundable_cents()));
+        }
+        order.refunded_cents += amount;
+        let mut ledger = self
+            .ledger
+            .lock()
+            .map_err(|_| ToolError::internal("the ledger is poisoned"))?;
+        let refund = Refund {
+            refund_id: format!("rf_{}", ledger.len() + 1),
+            order_id: order.id.clone(),
+            amount_cents: amount,
+            remaining_cents: order.refundable_cents(),
+        };
+        ledger.push(refund.clone());
+        Ok(refund)
+    }
+}
+
+fn exceeds(refundable: u64) -> ToolError {
+    ToolError::reject(
+        EXCEEDS_REFUNDABLE,
+        format!("at most {refundable} cents of this order can still be refunded"),
+    )
+    .at("/amount_cents")
+}
+
+impl Resource<Shop> for Order {
+    type Ref = OrderRef;
+
+    async fn resolve(
+        ctx: &ToolContext,
+        shop: &Shop,
+        reference: &OrderRef,
+    ) -> Result<Option<Order>, Fault> {
+        let orders = shop
+            .orders
+            .lock()
+            .map_err(|_| Fault::new("the order store is poisoned"))?;
+        Ok(orders
+            .get(&(ctx.tenant().to_owned(), reference.0.clone()))
+            .cloned())
+    }
+}
+
+/// Refunds only: a disputed order is settled through its dispute.
+impl Authorize<IssueRefund, Shop> for Order {
+    async fn authorize(_: &ToolContext, _: &Shop, order: &Resolved<Order>) -> Result<(), Denied> {
+        if order.disputed {
+            Err(Denied::because(format!("{} is under dispute", order.id)))
+        } else {
+            Ok(())
+        }
+    }
+}
+
+/// The early check: not above what the resolved order has left.
+pub fn within_refundable(order: &Order, amount_cents: u64) -> Result<(), ToolError> {
+    if amount_cents > order.refundable_cents() {
+        return Err(exceeds(order.refundable_cents()));
+    }
+    Ok(())
+}
+
+/// Refund part or all of one of the caller's orders.
+#[tool(
+    version = 2,
+    scope = "refunds:write",
+    effect = irreversible,
+    check = within_refundable(&order, amount_cents)
+)]
+pub async fn issue_refund(
+    ctx: &ToolContext,
+    shop: &Shop,
+    /// The order to refund.
+    order: Authorized<Order>,
+    /// The amount, in cents.
+    #[garde(range(min = 1, max = 50_000))]
+    amount_cents: u64,
+) -> Result<Refund, ToolError> {
+    shop.commit(ctx.tenant(), &order.id, amount_cents)
+}

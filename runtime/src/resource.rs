@@ -1,0 +1,285 @@
+//! Gates 4 and 5: resolve what the model named inside the caller's tenant,
+//! then authorize the resolved object.
+
+use core::fmt;
+use core::future::Future;
+use core::ops::Deref;
+use std::borrow::Cow;
+use std::error::Error as StdError;
+
+use schemars::JsonSchema;
+use serde::de::DeserializeOwned;
+
+use crate::ToolContext;
+
+/// Something a model names by reference and the server looks up: an order,
+/// an account, an invoice.
+///
+/// The model sends [`Resource::Ref`], a reference with its own schema and
+/// rules (`OrderRef` is `ord_` and digits, say); it never sends the object,
+/// and never a tenant. [`resolve`](Resource::resolve) finds the object
+/// *within `ctx.tenant()`*: another tenant's object is simply not found.
+///
+/// A tool parameter `order: Authorized<Order>` becomes the model field
+/// `order` of type `Order::Ref`.
+///
+/// ```
+/// use schemars::JsonSchema;
+/// use serde::Deserialize;
+/// use toolgate::{Fault, Resource, ToolContext};
+///
+/// pub struct Shop; // the application state
+///
+/// pub struct Order {
+///     pub id: String,
+///     pub tenant: String,
+///     pub refundable_cents: u64,
+/// }
+///
+/// /// An order id, as `ord_` and digits.
+/// #[derive(Deserialize, JsonSchema, garde::Validate)]
+/// #[serde(transparent)]
+/// pub struct OrderRef(#[garde(pattern(r"^ord_[0-9]{1,12}$"))] pub String);
+///
+/// impl Resource<Shop> for Order {
+///     type Ref = OrderRef;
+///
+///     async fn resolve(ctx: &ToolContext, _shop: &Shop, r: &OrderRef) -> Result<Option<Order>, Fault> {
+///         // SELECT … WHERE tenant = $1 AND id = $2
+///         Ok((r.0 == "ord_1").then(|| Order {
+///             id: r.0.clone(),
+///             tenant: ctx.tenant().to_owned(),
+///             refundable_cents: 5_000,
+///         }))
+///     }
+/// }
+/// ```
+pub trait Resource<S>: Sized + Send + Sync + 'static {
+    /// What the model sends to name one.
+    type Ref: DeserializeOwned + JsonSchema + garde::Validate<Context = ()> + Send + Sync + 'static;
+
+    /// Finds the object `reference` names, scoped to `ctx.tenant()`.
+    /// `Ok(None)` when the caller's tenant has no such object; `Err` when
+    /// the lookup itself failed. Both reach the model as the same flat
+    /// `NOT_PERMITTED`.
+    fn resolve(
+        ctx: &ToolContext,
+        state: &S,
+        reference: &Self::Ref,
+    ) -> impl Future<Output = Result<Option<Self>, Fault>> + Send;
+}
+
+/// An authorization policy: may this caller use this resolved object with
+/// tool `T` (the marker type `#[tool]` generates)?
+///
+/// It decides on the *resolved* object, never on the model's text. One
+/// policy can serve many tools through a blanket impl that reads the tool's
+/// [`ToolInfo`]:
+///
+/// ```
+/// # use toolgate::{Fault, Resource, ToolContext};
+/// use toolgate::{Authorize, Denied, Effect, Resolved, ToolInfo};
+/// # pub struct Shop;
+/// # pub struct Order { pub owner: String }
+/// # #[derive(serde::Deserialize, schemars::JsonSchema, garde::Validate)]
+/// # pub struct OrderRef(#[garde(skip)] pub String);
+/// # impl Resource<Shop> for Order {
+/// #     type Ref = OrderRef;
+/// #     async fn resolve(_: &ToolContext, _: &Shop, _: &OrderRef) -> Result<Option<Order>, Fault> { Ok(None) }
+/// # }
+///
+/// // Everyone in the tenant may read an order; only its owner may change it.
+/// impl<T: ToolInfo> Authorize<T, Shop> for Order {
+///     async fn authorize(ctx: &ToolContext, _shop: &Shop, order: &Resolved<Order>) -> Result<(), Denied> {
+///         match T::EFFECT {
+///             Effect::Read => Ok(()),
+///             _ if order.owner == ctx.actor() => Ok(()),
+///             _ => Err(Denied::because("only the order's owner may change it")),
+///         }
+///     }
+/// }
+/// ```
+///
+/// A blanket impl authorizes the resource for every tool (its body decides
+/// per tool). Without one, each tool that takes `Authorized<Order>` needs
+/// its own `impl Authorize<ThatTool, Shop> for Order`, and a missing impl is
+/// a compile error naming the resource and the tool.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` has no authorization policy for tool `{T}`",
+    label = "`{Self}` would be resolved for `{T}`, but nothing authorizes it",
+    note = "add the missing step, `impl Authorize<{T}, {S}> for {Self}`, deciding on the resolved object; or one policy for every tool: `impl<T: ToolInfo> Authorize<T, {S}> for {Self}`"
+)]
+pub trait Authorize<T, S>: Resource<S> {
+    /// `Ok(())` to allow; `Err` with the reason for the audit log to deny.
+    fn authorize(
+        ctx: &ToolContext,
+        state: &S,
+        resource: &Resolved<Self>,
+    ) -> impl Future<Output = Result<(), Denied>> + Send;
+}
+
+/// Facts about a tool, at the type level, for policies shared by many tools.
+/// Implemented by every marker type `#[tool]` generates.
+pub trait ToolInfo {
+    /// The tool's name.
+    const NAME: &'static str;
+    /// The tool's contract version.
+    const VERSION: u32;
+    /// The scope a caller must hold, if any.
+    const SCOPE: Option<&'static str>;
+    /// What a call can change.
+    const EFFECT: crate::Effect;
+}
+
+/// A resource found inside the caller's tenant and not yet authorized.
+///
+/// Only toolgate makes one, and only hands it by reference to
+/// [`Authorize::authorize`]: a tool body never receives one.
+///
+/// ```compile_fail
+/// # struct Order;
+/// let resolved = toolgate::Resolved { resource: Order }; // private: only toolgate resolves
+/// ```
+#[derive(Debug)]
+pub struct Resolved<R> {
+    resource: R,
+}
+
+impl<R> Deref for Resolved<R> {
+    type Target = R;
+
+    fn deref(&self) -> &R {
+        &self.resource
+    }
+}
+
+/// A resource that was resolved inside the caller's tenant and then
+/// authorized for this tool: the only form in which a model-named object
+/// reaches a tool body.
+///
+/// It cannot be built, cloned, defaulted or deserialized by user code.
+///
+/// ```compile_fail
+/// # struct Order;
+/// let authorized = toolgate::Authorized { resource: Order }; // private: only toolgate authorizes
+/// ```
+#[derive(Debug)]
+pub struct Authorized<R> {
+    resource: R,
+}
+
+impl<R> Authorized<R> {
+    /// The authorized object.
+    pub fn into_inner(self) -> R {
+        self.resource
+    }
+}
+
+impl<R> Deref for Authorized<R> {
+    type Target = R;
+
+    fn deref(&self) -> &R {
+        &self.resource
+    }
+}
+
+/// A resolver's failure: the database was down, the query failed. The
+/// model sees the same flat `NOT_PERMITTED` as for a missing object; the
+/// error goes to the audit log.
+pub struct Fault(Box<dyn StdError + Send + Sync>);
+
+impl Fault {
+    /// Wraps the error.
+    pub fn new(error: impl Into<Box<dyn StdError + Send + Sync>>) -> Self {
+        Fault(error.into())
+    }
+}
+
+impl<E: StdError + Send + Sync + 'static> From<E> for Fault {
+    fn from(error: E) -> Self {
+        Fault(Box::new(error))
+    }
+}
+
+impl fmt::Debug for Fault {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(&self.0, f)
+    }
+}
+
+impl fmt::Display for Fault {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(&self.0, f)
+    }
+}
+
+/// A policy's refusal, with the reason for the audit log (never shown to
+/// the model).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Denied {
+    reason: Cow<'static, str>,
+}
+
+impl Denied {
+    /// Denies, recording `reason` server-side.
+    pub fn because(reason: impl Into<Cow<'static, str>>) -> Self {
+        Denied {
+            reason: reason.into(),
+        }
+    }
+
+    /// The reason.
+    pub fn reason(&self) -> &str {
+        &self.reason
+    }
+}
+
+/// Gates 4 and 5 for one reference. Every failure is the same flat
+/// rejection; the audit log gets the reason.
+pub(crate) async fn authorize<T, R, S>(
+    ctx: &ToolContext,
+    state: &S,
+    tool: &str,
+    field: &str,
+    reference: &R::Ref,
+) -> Result<Authorized<R>, crate::Rejection>
+where
+    R: Authorize<T, S>,
+{
+    use crate::audit::{self, Gate};
+    let resource = core::any::type_name::<R>();
+    let resolved = match R::resolve(ctx, state, reference).await {
+        Ok(Some(resource)) => Resolved { resource },
+        Ok(None) => {
+            audit::refused(
+                ctx,
+                tool,
+                Gate::Resolve,
+                field,
+                resource,
+                "not found in the caller's tenant",
+            );
+            return Err(crate::Rejection::not_permitted());
+        }
+        Err(fault) => {
+            audit::refused(
+                ctx,
+                tool,
+                Gate::Resolve,
+                field,
+                resource,
+                &format!("resolver failed: {fault}"),
+            );
+            return Err(crate::Rejection::not_permitted());
+        }
+    };
+    match R::authorize(ctx, state, &resolved).await {
+        Ok(()) => Ok(Authorized {
+            resource: resolved.resource,
+        }),
+        Err(denied) => {
+            audit::refused(ctx, tool, Gate::Authorize, field, resource, denied.reason());
+            Err(crate::Rejection::not_permitted())
+        }
+    }
+}

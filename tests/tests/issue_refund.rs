@@ -1,0 +1,133 @@
+//! Seed 001: `issue_refund`. The order is resolved within the tenant; the
+//! amount is checked against the resolved order before the body and again,
+//! atomically, at commit.
+
+mod common;
+
+use std::sync::Arc;
+
+use common::block_on;
+use toolgate::{Code, Outcome, ToolContext, Toolbox};
+use toolgate_examples::refund::{EXCEEDS_REFUNDABLE, IssueRefund, Shop};
+
+fn toolbox() -> Toolbox<Shop> {
+    let mut toolbox = Toolbox::new(Shop::demo());
+    toolbox.register(IssueRefund).unwrap();
+    toolbox
+}
+
+fn ctx() -> ToolContext {
+    ToolContext::new("agent_1", "tenant_a", "req_5")
+        .with_scopes(["refunds:write"])
+        .allow_tools(["issue_refund"])
+}
+
+fn call(toolbox: &Toolbox<Shop>, args: &str) -> Outcome {
+    block_on(toolbox.call(&ctx(), "issue_refund", args))
+}
+
+#[test]
+fn a_refund_within_the_refundable_amount_commits() {
+    let toolbox = toolbox();
+    let outcome = call(&toolbox, r#"{"order":"ord_1001","amount_cents":2500}"#);
+    assert_eq!(outcome.value().unwrap()["remaining_cents"], 7500);
+    let outcome = call(&toolbox, r#"{"order":"ord_1001","amount_cents":7500}"#);
+    assert_eq!(outcome.value().unwrap()["remaining_cents"], 0);
+    assert_eq!(toolbox.state().refunds().len(), 2);
+}
+
+#[test]
+fn amounts_are_positive_bounded_and_not_above_refundable() {
+    let toolbox = toolbox();
+    for (args, expected) in [
+        (r#"{"order":"ord_1001","amount_cents":0}"#, Code::OutOfRange),
+        (
+            r#"{"order":"ord_1001","amount_cents":-100}"#,
+            Code::OutOfRange,
+        ),
+        (
+            r#"{"order":"ord_1001","amount_cents":50001}"#,
+            Code::OutOfRange,
+        ),
+        (
+            r#"{"order":"ord_1001","amount_cents":12.5}"#,
+            Code::WrongType,
+        ),
+        (
+            r#"{"order":"ord_1001","amount_cents":10001}"#,
+            Code::Domain(EXCEEDS_REFUNDABLE),
+        ),
+        (
+            r#"{"order":"1001","amount_cents":100}"#,
+            Code::PatternMismatch,
+        ),
+        (
+            r#"{"order":"ord_1001","amount_cents":100,"refundable_cents":999999}"#,
+            Code::UnknownField,
+        ),
+    ] {
+        let outcome = call(&toolbox, args);
+        assert_eq!(
+            outcome.rejection().map(|r| r.code()),
+            Some(expected),
+            "{args}"
+        );
+    }
+    assert!(toolbox.state().refunds().is_empty());
+}
+
+#[test]
+fn another_tenants_order_and_a_disputed_one_get_the_flat_denial() {
+    let toolbox = toolbox();
+    let other_tenant = call(&toolbox, r#"{"order":"ord_2001","amount_cents":100}"#);
+    let nonexistent = call(&toolbox, r#"{"order":"ord_9999","amount_cents":100}"#);
+    let disputed = call(&toolbox, r#"{"order":"ord_1002","amount_cents":100}"#);
+    let bytes = |o: &Outcome| serde_json::to_string(o).unwrap();
+    assert_eq!(bytes(&other_tenant), bytes(&nonexistent));
+    assert_eq!(bytes(&disputed), bytes(&nonexistent));
+    assert_eq!(nonexistent.rejection().unwrap().code(), Code::NotPermitted);
+    // The refundable amount of an order the caller may not see is never revealed.
+    let over = call(&toolbox, r#"{"order":"ord_2001","amount_cents":20000}"#);
+    assert_eq!(bytes(&over), bytes(&nonexistent));
+    assert!(toolbox.state().refunds().is_empty());
+}
+
+#[test]
+fn concurrent_refunds_cannot_both_pass() {
+    // Eight refunds of 60% each race for the same order: the early check
+    // passes for all of them, the atomic commit lets exactly one through.
+    let toolbox = Arc::new(toolbox());
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .build()
+        .unwrap();
+    let outcomes: Vec<Outcome> = runtime.block_on(async {
+        let calls: Vec<_> = (0..8)
+            .map(|_| {
+                let toolbox = Arc::clone(&toolbox);
+                tokio::spawn(async move {
+                    toolbox
+                        .call(
+                            &ctx(),
+                            "issue_refund",
+                            r#"{"order":"ord_1001","amount_cents":6000}"#,
+                        )
+                        .await
+                })
+            })
+            .collect();
+        let mut outcomes = Vec::new();
+        for call in calls {
+            outcomes.push(call.await.unwrap());
+        }
+        outcomes
+    });
+    let done = outcomes.iter().filter(|o| o.value().is_some()).count();
+    let refused = outcomes
+        .iter()
+        .filter(|o| o.rejection().map(|r| r.code()) == Some(Code::Domain(EXCEEDS_REFUNDABLE)))
+        .count();
+    assert_eq!((done, refused), (1, 7));
+    let refunds = toolbox.state().refunds();
+    assert_eq!(refunds.iter().map(|r| r.amount_cents).sum::<u64>(), 6000);
+}

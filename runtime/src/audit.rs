@@ -63,6 +63,7 @@ pub(crate) fn refused(
     gate: Gate,
     field: &str,
     resource: &str,
+    reference: &str,
     reason: &str,
 ) {
     tracing::warn!(
@@ -74,6 +75,7 @@ pub(crate) fn refused(
         gate = gate.as_str(),
         field,
         resource,
+        reference,
         reason,
         "call denied"
     );

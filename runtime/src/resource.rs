@@ -37,7 +37,7 @@ use crate::ToolContext;
 /// }
 ///
 /// /// An order id, as `ord_` and digits.
-/// #[derive(Deserialize, JsonSchema, garde::Validate)]
+/// #[derive(Debug, Deserialize, JsonSchema, garde::Validate)]
 /// #[serde(transparent)]
 /// pub struct OrderRef(#[garde(pattern(r"^ord_[0-9]{1,12}$"))] pub String);
 ///
@@ -56,7 +56,14 @@ use crate::ToolContext;
 /// ```
 pub trait Resource<S>: Sized + Send + Sync + 'static {
     /// What the model sends to name one.
-    type Ref: DeserializeOwned + JsonSchema + garde::Validate<Context = ()> + Send + Sync + 'static;
+    /// `Debug` so that the audit log can say what was asked for.
+    type Ref: DeserializeOwned
+        + JsonSchema
+        + garde::Validate<Context = ()>
+        + fmt::Debug
+        + Send
+        + Sync
+        + 'static;
 
     /// Finds the object `reference` names, scoped to `ctx.tenant()`.
     /// `Ok(None)` when the caller's tenant has no such object; `Err` when
@@ -81,7 +88,7 @@ pub trait Resource<S>: Sized + Send + Sync + 'static {
 /// use toolgate::{Authorize, Denied, Effect, Resolved, ToolInfo};
 /// # pub struct Shop;
 /// # pub struct Order { pub owner: String }
-/// # #[derive(serde::Deserialize, schemars::JsonSchema, garde::Validate)]
+/// # #[derive(Debug, serde::Deserialize, schemars::JsonSchema, garde::Validate)]
 /// # pub struct OrderRef(#[garde(skip)] pub String);
 /// # impl Resource<Shop> for Order {
 /// #     type Ref = OrderRef;
@@ -247,39 +254,21 @@ where
     R: Authorize<T, S>,
 {
     use crate::audit::{self, Gate};
-    let resource = core::any::type_name::<R>();
+    let refuse = |gate: Gate, reason: &str| {
+        let asked: String = format!("{reference:?}").chars().take(128).collect();
+        let resource = core::any::type_name::<R>();
+        audit::refused(ctx, tool, gate, field, resource, &asked, reason);
+        crate::Rejection::not_permitted()
+    };
     let resolved = match R::resolve(ctx, state, reference).await {
         Ok(Some(resource)) => Resolved { resource },
-        Ok(None) => {
-            audit::refused(
-                ctx,
-                tool,
-                Gate::Resolve,
-                field,
-                resource,
-                "not found in the caller's tenant",
-            );
-            return Err(crate::Rejection::not_permitted());
-        }
-        Err(fault) => {
-            audit::refused(
-                ctx,
-                tool,
-                Gate::Resolve,
-                field,
-                resource,
-                &format!("resolver failed: {fault}"),
-            );
-            return Err(crate::Rejection::not_permitted());
-        }
+        Ok(None) => return Err(refuse(Gate::Resolve, "not found in the caller's tenant")),
+        Err(fault) => return Err(refuse(Gate::Resolve, &format!("resolver failed: {fault}"))),
     };
     match R::authorize(ctx, state, &resolved).await {
         Ok(()) => Ok(Authorized {
             resource: resolved.resource,
         }),
-        Err(denied) => {
-            audit::refused(ctx, tool, Gate::Authorize, field, resource, denied.reason());
-            Err(crate::Rejection::not_permitted())
-        }
+        Err(denied) => Err(refuse(Gate::Authorize, denied.reason())),
     }
 }

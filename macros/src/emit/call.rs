@@ -60,8 +60,10 @@ pub(crate) fn emit(tool: &ToolFn) -> TokenStream {
                 let authorize = quote_spanned! {resource.span()=>
                     #invocation.authorize::<#marker, #resource>(#wire, &#reference).await
                 };
+                // Spanned on `R`, so that a missing policy is reported once,
+                // on the resource it is missing for.
                 bindings.push(if r.optional {
-                    quote! {
+                    quote_spanned! {resource.span()=>
                         let #name = match #reference {
                             ::core::option::Option::Some(#reference) => match #authorize {
                                 ::core::result::Result::Ok(authorized) => ::core::option::Option::Some(authorized),
@@ -71,7 +73,7 @@ pub(crate) fn emit(tool: &ToolFn) -> TokenStream {
                         };
                     }
                 } else {
-                    quote! {
+                    quote_spanned! {resource.span()=>
                         let #name = match #authorize {
                             ::core::result::Result::Ok(authorized) => authorized,
                             ::core::result::Result::Err(refused) => return refused,

@@ -11,7 +11,16 @@ use crate::structural::Parsed;
 use crate::{Code, Rejection, ToolDef, message};
 
 /// Arguments that passed the rules: the last state before resources and
-/// effects. Made only by gate 3.
+/// effects. Made only by gate 3: it has no public constructor, and cannot be
+/// defaulted, cloned or deserialized into existence.
+///
+/// ```compile_fail
+/// let forged: toolgate::Valid<u8> = Default::default();
+/// ```
+///
+/// ```compile_fail
+/// let forged: toolgate::Valid<u8> = serde_json::from_str("1").unwrap();
+/// ```
 #[derive(Debug)]
 pub struct Valid<A>(A);
 

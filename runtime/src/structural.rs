@@ -11,6 +11,10 @@ use crate::{Code, RawArgs, Rejection, message};
 /// the range of its Rust type. Not yet checked against the rules.
 ///
 /// Made only by the toolbox's gate 2; consumed by gate 3.
+///
+/// ```compile_fail
+/// let forged = toolgate::Parsed(1u8);
+/// ```
 #[derive(Debug)]
 pub struct Parsed<A>(A);
 

@@ -89,7 +89,7 @@ fn all_different(columns: &[Column], _: &()) -> garde::Result {
 }
 
 /// A queued export: what the tool returns.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, JsonSchema)]
 pub struct ExportJob {
     /// The job's id.
     pub job_id: String,

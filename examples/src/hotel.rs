@@ -26,7 +26,7 @@ pub struct Hotel {
 }
 
 /// A confirmed booking: what the tool returns.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct Booking {
     /// The booking's id.
     pub booking_id: String,

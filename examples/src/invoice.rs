@@ -45,7 +45,7 @@ pub enum RefundReason {
 }
 
 /// A recorded invoice refund: what the tool returns.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, JsonSchema)]
 pub struct InvoiceRefund {
     /// The refunded invoice.
     pub invoice_id: String,

@@ -45,7 +45,7 @@ impl Order {
 pub struct OrderRef(#[garde(pattern(r"^ord_[0-9]{1,12}$"))] pub String);
 
 /// A committed refund: what the tool returns.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, JsonSchema)]
 pub struct Refund {
     /// The refund's id.
     pub refund_id: String,

@@ -44,6 +44,7 @@ pub struct ToolDef {
     pub(crate) effect: Effect,
     pub(crate) schema: Value,
     pub(crate) fingerprint: String,
+    pub(crate) output_schema: Option<Value>,
     /// `(rust name, wire name)` of renamed top-level fields.
     pub(crate) renames: &'static [(&'static str, &'static str)],
 }
@@ -82,6 +83,12 @@ impl ToolDef {
     /// enforces.
     pub fn schema(&self) -> &Value {
         &self.schema
+    }
+
+    /// The schema of the tool's result, when its type has one and it is an
+    /// object (what MCP's `outputSchema` requires).
+    pub fn output_schema(&self) -> Option<&Value> {
+        self.output_schema.as_ref()
     }
 
     /// `sha256:` and the hex digest of the schema's validation keywords,

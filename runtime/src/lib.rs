@@ -62,6 +62,7 @@ mod limits;
 mod message;
 mod outcome;
 mod pointer;
+pub mod providers;
 mod rejection;
 mod resource;
 mod schema;

@@ -90,6 +90,32 @@ pub(crate) fn unknown(parent: &str, field: Option<&str>, schema: &Value) -> Stri
     out
 }
 
+/// The rules a set of validation keywords states, in words: what a
+/// provider's description says for keywords its dialect cannot carry.
+pub(crate) fn rules_of(keywords: &serde_json::Map<String, Value>) -> Vec<String> {
+    let node = Value::Object(keywords.clone());
+    let mut rules: Vec<String> = [range(&node), length(&node)]
+        .into_iter()
+        .flatten()
+        .collect();
+    if let Some(p) = node.get("pattern").and_then(Value::as_str) {
+        rules.push(format!("must match the pattern {p}"));
+    }
+    if let Some(f) = node.get("format").and_then(Value::as_str) {
+        rules.push(format!("must be a valid {f}"));
+    }
+    if let Some(m) = node.get("multipleOf") {
+        rules.push(format!("must be a multiple of {m}"));
+    }
+    match (node.get("minProperties"), node.get("maxProperties")) {
+        (Some(lo), Some(hi)) => rules.push(format!("must have {lo} to {hi} entries")),
+        (Some(lo), None) => rules.push(format!("must have at least {lo} entries")),
+        (None, Some(hi)) => rules.push(format!("must have at most {hi} entries")),
+        (None, None) => {}
+    }
+    rules
+}
+
 /// A short description of what a subschema accepts: its type and rules.
 fn describe(root: &Value, node: &Value) -> String {
     if let Some(c) = choices(node) {

@@ -18,6 +18,8 @@ pub struct Meta {
     pub scope: Option<&'static str>,
     pub effect: Effect,
     pub renames: &'static [(&'static str, &'static str)],
+    /// The result's schema, found by [`Output`].
+    pub output_schema: Option<serde_json::Value>,
 }
 
 /// Builds a tool's definition from its argument type.
@@ -33,6 +35,7 @@ pub fn define<A: schemars::JsonSchema>(meta: Meta) -> ToolDef {
         schema,
         fingerprint,
         renames: meta.renames,
+        output_schema: meta.output_schema,
     }
 }
 
@@ -105,3 +108,28 @@ impl<T: crate::Resource<S>, S> Probe<T, S> {
     note = "a resource parameter is written `name: Authorized<{Self}>`; the model then sends `{Self}::Ref`"
 )]
 pub trait ForgotAuthorized {}
+
+/// `Output::<T>::new().schema()`: the inherent method (a schema) when `T`
+/// implements `JsonSchema`, the trait method (`None`) otherwise.
+pub struct Output<T>(core::marker::PhantomData<T>);
+
+impl<T> Output<T> {
+    #[allow(clippy::new_without_default)]
+    pub fn new() -> Self {
+        Output(core::marker::PhantomData)
+    }
+}
+
+pub trait NoOutputSchema {
+    fn schema(&self) -> Option<serde_json::Value> {
+        None
+    }
+}
+
+impl<T> NoOutputSchema for Output<T> {}
+
+impl<T: schemars::JsonSchema> Output<T> {
+    pub fn schema(&self) -> Option<serde_json::Value> {
+        schema::output::<T>()
+    }
+}

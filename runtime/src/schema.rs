@@ -21,6 +21,21 @@ pub(crate) fn canonical<A: JsonSchema>() -> Value {
     value
 }
 
+/// The schema of a tool's result as it is serialized, if it is an object.
+pub(crate) fn output<T: JsonSchema>() -> Option<Value> {
+    let generator = SchemaSettings::draft2020_12()
+        .for_serialize()
+        .into_generator();
+    let mut value = generator.into_root_schema_for::<T>().to_value();
+    if value.get("type").and_then(Value::as_str) != Some("object") {
+        return None;
+    }
+    if let Value::Object(root) = &mut value {
+        root.remove("title");
+    }
+    Some(value)
+}
+
 /// Keywords that annotate without validating; they do not change the contract.
 const ANNOTATIONS: [&str; 4] = ["description", "title", "examples", "$comment"];
 

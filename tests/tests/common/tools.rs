@@ -110,3 +110,42 @@ pub fn send_note(
     spy.record(format!("note to {recipient:?}: {body}"));
     Ok(())
 }
+
+/// A recursive type: representable with `$ref`, not without.
+#[derive(Debug, Deserialize, JsonSchema, garde::Validate)]
+#[serde(deny_unknown_fields)]
+pub struct Node {
+    #[garde(length(min = 1, max = 20))]
+    pub name: String,
+    #[garde(dive)]
+    pub children: Vec<Node>,
+}
+
+/// Store a tree of names.
+#[tool(effect = write)]
+pub fn store_tree(#[garde(dive)] root: Node) -> Result<usize, ToolError> {
+    fn count(node: &Node) -> usize {
+        1 + node.children.iter().map(count).sum::<usize>()
+    }
+    Ok(count(&root))
+}
+
+#[derive(Debug, Deserialize, JsonSchema, garde::Validate)]
+pub struct Paging {
+    /// Optional in the schema, but `null` is not a `u32`.
+    #[serde(default)]
+    #[garde(skip)]
+    pub page: u32,
+}
+
+/// List things, page by page.
+#[tool(effect = read)]
+pub fn list_things(#[garde(dive)] paging: Paging) -> Result<u32, ToolError> {
+    Ok(paging.page)
+}
+
+/// A tool whose field name Gemini does not accept.
+#[tool(effect = read)]
+pub fn dashed(#[serde(rename = "page-size")] page_size: u8) -> Result<u8, ToolError> {
+    Ok(page_size)
+}

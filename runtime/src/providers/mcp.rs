@@ -1,0 +1,97 @@
+//! MCP: the `Tool` definition, `tools/call` params and `CallToolResult`.
+//!
+//! ```
+//! use toolgate::providers::mcp;
+//! # use toolgate::{tool, ToolError};
+//! # /// Add two numbers.
+//! # #[tool(effect = read)]
+//! # fn add(a: i64, b: i64) -> Result<i64, ToolError> { Ok(a + b) }
+//!
+//! let tool = mcp::tool(Add::definition());
+//! assert_eq!(tool["annotations"]["readOnlyHint"], true);
+//! ```
+
+use std::borrow::Cow;
+
+use serde::Deserialize;
+use serde_json::value::RawValue;
+use serde_json::{Value, json};
+
+use super::{ImportError, ToolCall, is_error, outcome_text, raw_arguments};
+use crate::{Effect, Outcome, ToolDef};
+
+/// The MCP `Tool`: `name`, `title`, `description`, `inputSchema` (the
+/// canonical draft 2020-12 schema, which MCP takes whole), `outputSchema`
+/// when the tool's result type has an object schema, and `annotations`
+/// derived from the effect class.
+///
+/// Annotations are hints that clients must treat as untrusted; the server
+/// enforces. `read` is read-only and idempotent; `write` is neither
+/// read-only nor destructive; `irreversible` is destructive.
+pub fn tool(def: &ToolDef) -> Value {
+    let (read_only, destructive, idempotent) = match def.effect() {
+        Effect::Read => (true, false, true),
+        Effect::Write => (false, false, false),
+        Effect::Irreversible => (false, true, false),
+    };
+    let mut tool = json!({
+        "name": def.name(),
+        "title": title(def.name()),
+        "description": def.description(),
+        "inputSchema": def.schema(),
+        "annotations": {
+            "readOnlyHint": read_only,
+            "destructiveHint": destructive,
+            "idempotentHint": idempotent,
+        },
+    });
+    if let (Some(output), Value::Object(map)) = (def.output_schema(), &mut tool) {
+        map.insert("outputSchema".to_owned(), output.clone());
+    }
+    tool
+}
+
+/// `book_hotel` → `Book hotel`.
+fn title(name: &str) -> String {
+    let words = name.replace(['_', '-'], " ");
+    let mut chars = words.trim().chars();
+    match chars.next() {
+        Some(first) => first.to_uppercase().chain(chars).collect(),
+        None => String::new(),
+    }
+}
+
+#[derive(Deserialize)]
+struct CallParams<'a> {
+    #[serde(borrow)]
+    name: Cow<'a, str>,
+    #[serde(borrow, default)]
+    arguments: Option<&'a RawValue>,
+}
+
+/// `tools/call` params, `{"name","arguments"}`. Absent `arguments` is the
+/// empty object.
+pub fn call_params(params: &str) -> Result<ToolCall<'_>, ImportError> {
+    let params: CallParams<'_> = serde_json::from_str(params)?;
+    Ok(ToolCall {
+        id: None,
+        name: params.name,
+        arguments: raw_arguments(params.arguments),
+    })
+}
+
+/// `CallToolResult`: the outcome as text content, the result as
+/// `structuredContent` when it is an object, and `isError` for rejections
+/// and failures. A rejection, unknown tools included, is a result the model
+/// reads, never a JSON-RPC error: a protocol error for an unknown name
+/// would tell a caller which tools exist.
+pub fn call_tool_result(outcome: &Outcome) -> Value {
+    let mut result = json!({
+        "content": [{"type": "text", "text": outcome_text(outcome)}],
+        "isError": is_error(outcome),
+    });
+    if let (Outcome::Done(value @ Value::Object(_)), Value::Object(map)) = (outcome, &mut result) {
+        map.insert("structuredContent".to_owned(), value.clone());
+    }
+    result
+}

@@ -1,0 +1,342 @@
+//! The conformance checkers themselves: each must refuse tools that break
+//! its dialect's rules, or it proves nothing when it accepts ours.
+
+use serde_json::{Value, json};
+use toolgate_tests::conformance::{Dialect, check};
+
+const OPENAI_STRICT: Dialect = Dialect::OpenAiChat { strict: true };
+const ANTHROPIC_STRICT: Dialect = Dialect::Anthropic { strict: true };
+
+fn openai(parameters: Value) -> Value {
+    json!({"type":"function","function":{"name":"t","description":"d","parameters":parameters,"strict":true}})
+}
+
+fn anthropic(schema: Value) -> Value {
+    json!({"name":"t","description":"d","input_schema":schema,"strict":true})
+}
+
+fn gemini(schema: Value) -> Value {
+    json!({"name":"t","description":"d","parametersJsonSchema":schema})
+}
+
+fn legacy(schema: Value) -> Value {
+    json!({"name":"t","description":"d","parameters":schema})
+}
+
+#[track_caller]
+fn fails(dialect: Dialect, tool: Value, expected: &str) {
+    let problems = check(dialect, &tool);
+    assert!(
+        problems.iter().any(|p| p.contains(expected)),
+        "{dialect:?} should report `{expected}` for {tool}, got {problems:?}"
+    );
+}
+
+#[track_caller]
+fn passes(dialect: Dialect, tool: Value) {
+    let problems = check(dialect, &tool);
+    assert!(problems.is_empty(), "{dialect:?}: {problems:?}");
+}
+
+fn closed(properties: Value, required: &[&str]) -> Value {
+    json!({"type":"object","properties":properties,"required":required,"additionalProperties":false})
+}
+
+#[test]
+fn a_well_formed_tool_passes() {
+    passes(
+        OPENAI_STRICT,
+        openai(closed(json!({"n":{"type":"integer","minimum":1}}), &["n"])),
+    );
+    passes(
+        ANTHROPIC_STRICT,
+        anthropic(closed(json!({"n":{"type":"integer"}}), &["n"])),
+    );
+    passes(
+        Dialect::Gemini,
+        gemini(json!({"type":"object","properties":{"n":{"type":"integer"}}})),
+    );
+    passes(
+        Dialect::GeminiLegacy,
+        legacy(json!({"type":"OBJECT","properties":{"n":{"type":"INTEGER","nullable":true}}})),
+    );
+}
+
+#[test]
+fn openai_strict_rules() {
+    fails(
+        OPENAI_STRICT,
+        openai(json!({"type":"object","properties":{"n":{"type":"integer"}},"required":["n"]})),
+        "additionalProperties: false",
+    );
+    fails(
+        OPENAI_STRICT,
+        openai(closed(
+            json!({"n":{"type":"integer"},"m":{"type":"string"}}),
+            &["n"],
+        )),
+        "`m` is not required",
+    );
+    fails(
+        OPENAI_STRICT,
+        openai(closed(json!({"n":{"type":"string","minLength":1}}), &["n"])),
+        "`minLength`",
+    );
+    fails(
+        OPENAI_STRICT,
+        openai(closed(
+            json!({"n":{"oneOf":[{"type":"string"},{"type":"integer"}]}}),
+            &["n"],
+        )),
+        "`oneOf`",
+    );
+    fails(
+        OPENAI_STRICT,
+        openai(closed(
+            json!({"n":{"type":"string","format":"uri"}}),
+            &["n"],
+        )),
+        "format `uri`",
+    );
+    fails(
+        OPENAI_STRICT,
+        openai(closed(json!({"n":{"type":"array"}}), &["n"])),
+        "array without items",
+    );
+    fails(
+        OPENAI_STRICT,
+        openai(
+            json!({"type":"object","properties":{"n":{"$ref":"#/$defs/N","description":"x"}},"required":["n"],"additionalProperties":false,"$defs":{"N":{"type":"string"}}}),
+        ),
+        "$ref has siblings",
+    );
+    fails(
+        OPENAI_STRICT,
+        openai(json!({"anyOf":[{"type":"object"}]})),
+        "root type is not object",
+    );
+    fails(
+        OPENAI_STRICT,
+        openai(closed(
+            json!({"n":{"type":"string","uniqueItems":true}}),
+            &["n"],
+        )),
+        "`uniqueItems`",
+    );
+    let many: serde_json::Map<String, Value> =
+        (0..1001).map(|i| (format!("v{i}"), json!(i))).collect();
+    let values: Vec<Value> = many.keys().map(|k| json!(k)).collect();
+    fails(
+        OPENAI_STRICT,
+        openai(closed(json!({"n":{"type":"string","enum":values}}), &["n"])),
+        "1000 enum values",
+    );
+    let name = json!({"type":"function","function":{"name":"get weather","description":"d","parameters":closed(json!({}), &[]),"strict":true}});
+    fails(OPENAI_STRICT, name, "tool name");
+    let not_strict = json!({"type":"function","function":{"name":"t","description":"d","parameters":closed(json!({}), &[]),"strict":false}});
+    fails(OPENAI_STRICT, not_strict, "`strict`");
+    let long = json!({"type":"function","function":{"name":"t","description":"x".repeat(1025),"parameters":closed(json!({}), &[]),"strict":true}});
+    fails(OPENAI_STRICT, long, "1024");
+    let mut deep = json!({"type":"string"});
+    for _ in 0..11 {
+        deep = closed(json!({"n": deep}), &["n"]);
+    }
+    fails(OPENAI_STRICT, openai(deep), "nest more than 10");
+}
+
+#[test]
+fn anthropic_strict_rules() {
+    fails(
+        ANTHROPIC_STRICT,
+        anthropic(closed(json!({"n":{"type":"integer","minimum":1}}), &["n"])),
+        "`minimum`",
+    );
+    fails(
+        ANTHROPIC_STRICT,
+        anthropic(closed(
+            json!({"n":{"type":"array","items":{"type":"string"},"minItems":2}}),
+            &["n"],
+        )),
+        "minItems above 1",
+    );
+    fails(
+        ANTHROPIC_STRICT,
+        anthropic(closed(
+            json!({"n":{"type":"array","items":{},"maxItems":2}}),
+            &["n"],
+        )),
+        "`maxItems`",
+    );
+    fails(
+        ANTHROPIC_STRICT,
+        anthropic(closed(
+            json!({"n":{"type":"string","pattern":"^(?!x).*$"}}),
+            &["n"],
+        )),
+        "simple regex",
+    );
+    fails(
+        ANTHROPIC_STRICT,
+        anthropic(closed(json!({"bad name":{"type":"string"}}), &["bad name"])),
+        "property name",
+    );
+    fails(
+        ANTHROPIC_STRICT,
+        anthropic(json!({"type":"object","properties":{}})),
+        "additionalProperties: false",
+    );
+    fails(
+        ANTHROPIC_STRICT,
+        anthropic(closed(json!({"n":{"enum":[{"a":1}]}}), &["n"])),
+        "not primitives",
+    );
+    let optional: serde_json::Map<String, Value> = (0..25)
+        .map(|i| (format!("p{i}"), json!({"type":"string"})))
+        .collect();
+    fails(
+        ANTHROPIC_STRICT,
+        anthropic(closed(Value::Object(optional), &[])),
+        "24 optional",
+    );
+    fails(
+        Dialect::Anthropic { strict: false },
+        anthropic(json!({"type":"object"})),
+        "`strict`",
+    );
+}
+
+#[test]
+fn gemini_rules() {
+    fails(
+        Dialect::Gemini,
+        gemini(
+            json!({"type":"object","properties":{"n":{"$ref":"#/$defs/N"}},"$defs":{"N":{"type":"string"}}}),
+        ),
+        "`$ref`",
+    );
+    fails(
+        Dialect::Gemini,
+        gemini(json!({"type":"object","properties":{"n":{"const":"x"}}})),
+        "`const`",
+    );
+    fails(
+        Dialect::Gemini,
+        gemini(json!({"type":"object","properties":{"n":{"type":"integer","enum":[1,2]}}})),
+        "not strings",
+    );
+    fails(
+        Dialect::Gemini,
+        gemini(json!({"type":"object","properties":{"n":{"type":"integer","exclusiveMinimum":0}}})),
+        "`exclusiveMinimum`",
+    );
+    fails(
+        Dialect::Gemini,
+        gemini(json!({"type":"object","properties":{"n":{"type":"string","format":"email"}}})),
+        "format `email`",
+    );
+    fails(
+        Dialect::Gemini,
+        gemini(json!({"type":"object","properties":{"page-size":{"type":"integer"}}})),
+        "property name",
+    );
+    fails(
+        Dialect::Gemini,
+        gemini(
+            json!({"type":"object","properties":{"n":{"description":"x","anyOf":[{"type":"string"},{"type":"integer"}]}}}),
+        ),
+        "not alone",
+    );
+    fails(
+        Dialect::Gemini,
+        json!({"name":"t","description":"d","parameters":{},"parametersJsonSchema":{"type":"object"}}),
+        "exclusive",
+    );
+    fails(
+        Dialect::Gemini,
+        gemini(
+            json!({"type":"object","properties":{"n":{"type":"array","items":{},"uniqueItems":true}}}),
+        ),
+        "`uniqueItems`",
+    );
+}
+
+#[test]
+fn gemini_legacy_rules() {
+    fails(
+        Dialect::GeminiLegacy,
+        legacy(json!({"type":"OBJECT","properties":{},"additionalProperties":false})),
+        "`additionalProperties`",
+    );
+    fails(
+        Dialect::GeminiLegacy,
+        legacy(json!({"type":"OBJECT","properties":{"n":{"type":["STRING","NULL"]}}})),
+        "type array",
+    );
+    fails(
+        Dialect::GeminiLegacy,
+        legacy(json!({"type":"object","properties":{}})),
+        "root type is not OBJECT",
+    );
+    fails(
+        Dialect::GeminiLegacy,
+        legacy(json!({"type":"OBJECT","properties":{"n":{"type":"string"}}})),
+        "not uppercase",
+    );
+    fails(
+        Dialect::GeminiLegacy,
+        legacy(json!({"$schema":"x","type":"OBJECT","properties":{}})),
+        "`$schema`",
+    );
+}
+
+#[test]
+fn mcp_rules() {
+    let tool = |input: Value, extra: Value| {
+        let mut t = json!({"name":"t","description":"d","inputSchema":input});
+        for (k, v) in extra.as_object().unwrap() {
+            t[k] = v.clone();
+        }
+        t
+    };
+    passes(
+        Dialect::Mcp,
+        tool(
+            json!({"type":"object","oneOf":[{"required":["a"]},{"required":["b"]}]}),
+            json!({}),
+        ),
+    );
+    fails(
+        Dialect::Mcp,
+        tool(json!({"type":"string"}), json!({})),
+        "root type",
+    );
+    fails(
+        Dialect::Mcp,
+        tool(
+            json!({"type":"object"}),
+            json!({"outputSchema":{"type":"string"}}),
+        ),
+        "outputSchema",
+    );
+    fails(
+        Dialect::Mcp,
+        tool(
+            json!({"type":"object"}),
+            json!({"annotations":{"readOnlyHint":"yes"}}),
+        ),
+        "not a boolean",
+    );
+    fails(
+        Dialect::Mcp,
+        tool(
+            json!({"type":"object","properties":{"n":{"$ref":"https://example.com/n.json"}}}),
+            json!({}),
+        ),
+        "not local",
+    );
+    fails(
+        Dialect::Mcp,
+        json!({"name":"a b","description":"d","inputSchema":{"type":"object"}}),
+        "tool name",
+    );
+}

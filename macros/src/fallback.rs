@@ -51,6 +51,13 @@ pub(crate) fn emit(tool: &ToolFn, error: syn::Error) -> TokenStream {
             ) -> ::toolgate::BoxFuture<'__a, ::toolgate::Outcome> {
                 ::core::unreachable!(#unreachable)
             }
+
+            fn __check(
+                &self,
+                _: ::toolgate::RawArgs<'_>,
+            ) -> ::core::result::Result<(), ::toolgate::Rejection> {
+                ::core::unreachable!(#unreachable)
+            }
         }
     }
 }

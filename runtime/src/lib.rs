@@ -69,6 +69,8 @@ mod schema;
 mod semantic;
 mod stored;
 mod structural;
+#[cfg(feature = "testing")]
+pub mod testing;
 mod tool;
 mod toolbox;
 

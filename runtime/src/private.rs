@@ -6,7 +6,7 @@ pub use schemars;
 pub use serde;
 pub use std::sync::OnceLock;
 
-pub use crate::tool::{BoxFuture, IntoOutcome, Invocation};
+pub use crate::tool::{BoxFuture, IntoOutcome, Invocation, check};
 
 use crate::{Effect, ToolDef, schema};
 

@@ -36,6 +36,20 @@ pub trait Tool<S>: Send + Sync + 'static {
     /// only: the toolbox is the one caller.
     #[doc(hidden)]
     fn __call<'a>(&'a self, invocation: Invocation<'a, S>) -> BoxFuture<'a, Outcome>;
+
+    /// Gates 2–3 alone, for testing aids. Generated code only.
+    #[doc(hidden)]
+    fn __check(&self, raw: RawArgs<'_>) -> Result<(), crate::Rejection>;
+}
+
+/// Gates 2–3 on arguments that passed gate 1, without running anything.
+#[doc(hidden)]
+pub fn check<A>(raw: RawArgs<'_>, def: &ToolDef) -> Result<(), crate::Rejection>
+where
+    A: DeserializeOwned + garde::Validate<Context = ()>,
+{
+    let parsed = structural::parse::<A>(raw, def.schema())?;
+    semantic::validate(parsed, def).map(drop)
 }
 
 /// One admitted call, handed to a tool's generated wrapper.

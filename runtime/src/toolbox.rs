@@ -208,6 +208,20 @@ impl<S: Send + Sync + 'static> Toolbox<S> {
         }
     }
 
+    /// Gates 1–3 for `name`, without admission, resources or the body: what
+    /// the published schema promises, as the server decides it. For tests
+    /// (`toolgate::testing`); `None` if no tool has the name.
+    #[cfg(feature = "testing")]
+    pub(crate) fn check_arguments(
+        &self,
+        name: &str,
+        bytes: &[u8],
+    ) -> Option<Result<(), Rejection>> {
+        let entry = self.tools.get(name)?;
+        let limits = entry.limits.unwrap_or(self.limits);
+        Some(bounded::scan(bytes, &limits).and_then(|raw| entry.tool.__check(raw)))
+    }
+
     async fn run(&self, ctx: &ToolContext, entry: &Entry<S>, bytes: &[u8]) -> Outcome {
         let def = entry.tool.definition();
         let limits = entry.limits.unwrap_or(self.limits);

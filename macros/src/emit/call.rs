@@ -145,6 +145,13 @@ pub(crate) fn emit(tool: &ToolFn) -> TokenStream {
                     #finish
                 })
             }
+
+            fn __check(
+                &self,
+                raw: ::toolgate::RawArgs<'_>,
+            ) -> ::core::result::Result<(), ::toolgate::Rejection> {
+                ::toolgate::__private::check::<#args>(raw, #marker::definition())
+            }
         }
 
         const _: () = {

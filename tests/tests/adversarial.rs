@@ -1,0 +1,185 @@
+//! `toolgate::testing` on every example tool: the generated attack cases
+//! are all refused with an expected code, and no side effect happens.
+
+mod common;
+
+use common::block_on;
+use serde_json::json;
+use toolgate::testing::{self, Attacks};
+use toolgate::{Code, ToolContext, Toolbox};
+use toolgate_examples::{export, hotel, invoice, refund};
+
+fn ctx(actor: &str, scope: &str, tool: &str) -> ToolContext {
+    ToolContext::new(actor, "tenant_a", "req_attack")
+        .with_scopes([scope])
+        .allow_tools([tool])
+}
+
+#[test]
+fn book_hotel_refuses_every_attack() {
+    let mut toolbox = Toolbox::new(hotel::Hotels::demo());
+    toolbox.register(hotel::BookHotel).unwrap();
+    let attacks = testing::attacks(
+        hotel::BookHotel::definition(),
+        r#"{"hotel_id":"h_seaview1","nights":2}"#,
+    )
+    .unwrap();
+    assert!(attacks.len() > 40, "{}", attacks.len());
+    let ctx = ctx("u", "bookings:write", "book_hotel");
+    block_on(testing::assert_all_rejected(
+        &toolbox,
+        &ctx,
+        &attacks,
+        |h| h.bookings().len(),
+    ));
+}
+
+#[test]
+fn schedule_export_refuses_every_attack() {
+    let mut toolbox = Toolbox::new(export::Accounts::demo());
+    toolbox.register(export::ScheduleExport).unwrap();
+    let attacks = Attacks::new(
+        export::ScheduleExport::definition(),
+        r#"{"account_ref":"acct_42","format":"csv","columns":["id","status"]}"#,
+    )
+    .unwrap()
+    .cross_tenant("/account_ref", json!("acct_7"))
+    .build();
+    let ctx = ctx("analyst_1", "exports:write", "schedule_export");
+    block_on(testing::assert_all_rejected(
+        &toolbox,
+        &ctx,
+        &attacks,
+        |a| a.queued().len(),
+    ));
+}
+
+#[test]
+fn issue_refund_refuses_every_attack() {
+    let mut toolbox = Toolbox::new(refund::Shop::demo());
+    toolbox.register(refund::IssueRefund).unwrap();
+    let attacks = Attacks::new(
+        refund::IssueRefund::definition(),
+        r#"{"order":"ord_1001","amount_cents":100}"#,
+    )
+    .unwrap()
+    .cross_tenant("/order", json!("ord_2001"))
+    .build();
+    let ctx = ctx("agent", "refunds:write", "issue_refund");
+    block_on(testing::assert_all_rejected(
+        &toolbox,
+        &ctx,
+        &attacks,
+        |s| s.refunds().len(),
+    ));
+}
+
+#[test]
+fn refund_invoice_refuses_every_attack() {
+    let mut toolbox = Toolbox::new(invoice::Billing::demo());
+    toolbox.register(invoice::RefundInvoice).unwrap();
+    let attacks = Attacks::new(
+        invoice::RefundInvoice::definition(),
+        r#"{"invoice_id":"inv_88","amount_cents":100,"reason":{"kind":"goodwill","approver_id":"usr_lena"}}"#,
+    )
+    .unwrap()
+    .cross_tenant("/invoice_id", json!("inv_90"))
+    .build();
+    let ctx = ctx("agent", "billing:refund", "refund_invoice");
+    block_on(testing::assert_all_rejected(
+        &toolbox,
+        &ctx,
+        &attacks,
+        |b| b.refunds().len(),
+    ));
+}
+
+#[test]
+fn the_generator_covers_each_kind_of_attack() {
+    let attacks = Attacks::new(
+        invoice::RefundInvoice::definition(),
+        r#"{"invoice_id":"inv_88","amount_cents":100,"reason":{"kind":"goodwill","approver_id":"usr_lena"}}"#,
+    )
+    .unwrap()
+    .cross_tenant("/invoice_id", json!("inv_90"))
+    .build();
+    let names: Vec<&str> = attacks.iter().map(|a| a.name.as_str()).collect();
+    for expected in [
+        "/invoice_id removed",
+        "/reason/approver_id removed",
+        "unknown field price",
+        "unknown field tenant_id",
+        "unknown field admin",
+        "unknown field __proto__",
+        "/amount_cents: a string",
+        "/amount_cents: null",
+        "/amount_cents: 0 (below the minimum)",
+        "/amount_cents: 50001 (above the maximum)",
+        "/amount_cents: beyond 64 bits",
+        "/amount_cents: a float for an integer",
+        "/invoice_id: \"\" (pattern breaker)",
+        "/reason/kind: \"__not_one_of_them__\" (not in the enum)",
+        "duplicate key amount_cents",
+        "depth bomb",
+        "1 MiB of arguments",
+        "root []",
+        "trailing garbage",
+        "invalid UTF-8",
+        "a lone surrogate",
+        "another tenant's object at /invoice_id",
+    ] {
+        assert!(
+            names.contains(&expected),
+            "missing {expected:?} in {names:#?}"
+        );
+    }
+    let beyond = attacks
+        .iter()
+        .find(|a| a.name == "/amount_cents: beyond 64 bits")
+        .unwrap();
+    assert!(
+        String::from_utf8_lossy(&beyond.arguments)
+            .contains("\"amount_cents\":18446744073709551616")
+    );
+    assert!(
+        attacks
+            .iter()
+            .all(|a| !a.expected.is_empty() && !a.expected.contains(&Code::Internal))
+    );
+}
+
+#[test]
+fn the_assertion_fails_when_an_attack_gets_through() {
+    // A tool that validates nothing: the harness must catch it.
+    #[toolgate::tool(effect = write)]
+    /// Accept anything.
+    fn lax(spy: &common::tools::Spy, note: Option<String>) -> Result<(), toolgate::ToolError> {
+        spy.calls.lock().unwrap().push(note.unwrap_or_default());
+        Ok(())
+    }
+    let mut toolbox = Toolbox::new(common::tools::Spy::default());
+    toolbox.register(Lax).unwrap();
+    let mut attacks = testing::attacks(Lax::definition(), r#"{"note":"hi"}"#).unwrap();
+    // An "attack" that is in fact a valid call.
+    attacks.push(testing::Attack {
+        tool: "lax",
+        name: "a valid call".into(),
+        arguments: br#"{"note":null}"#.to_vec(),
+        expected: vec![Code::InvalidValue],
+    });
+    let ctx = ToolContext::new("u", "t", "r").allow_tools(["lax"]);
+    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        block_on(testing::assert_all_rejected(
+            &toolbox,
+            &ctx,
+            &attacks,
+            |s| s.count(),
+        ))
+    }));
+    let message = *result.unwrap_err().downcast::<String>().unwrap();
+    assert!(message.contains("a valid call: not rejected"), "{message}");
+    assert!(
+        message.contains("the side effect happened: 0 before, 1 after"),
+        "{message}"
+    );
+}

@@ -39,7 +39,7 @@ impl Effect {
 pub struct ToolDef {
     pub(crate) name: &'static str,
     pub(crate) version: u32,
-    pub(crate) description: &'static str,
+    pub(crate) description: std::borrow::Cow<'static, str>,
     pub(crate) scope: Option<&'static str>,
     pub(crate) effect: Effect,
     pub(crate) schema: Value,
@@ -62,10 +62,11 @@ impl ToolDef {
         self.version
     }
 
-    /// The description shown to the model (the function's doc comment unless
-    /// the attribute gives one).
-    pub fn description(&self) -> &'static str {
-        self.description
+    /// The description shown to the model: the function's doc comment
+    /// unless the attribute gives one, followed by what the schema cannot
+    /// say (see [`KNOWN_DIFFERENCES`](crate::KNOWN_DIFFERENCES)).
+    pub fn description(&self) -> &str {
+        &self.description
     }
 
     /// The scope a caller must hold, if any.

@@ -95,3 +95,20 @@ pub use tool::{BoxFuture, Tool};
 pub use toolbox::{RegisterError, Toolbox};
 
 pub use toolgate_macros::tool;
+
+/// Where the server and the published JSON Schema disagree, and why it
+/// cannot be helped: rules JSON Schema cannot express. The differential
+/// test (`tests/tests/differential.rs`) excludes exactly these, by name.
+///
+/// `integral-float` concerns fields: every tool with an integer field says
+/// "Write whole numbers without a decimal point." at the end of its
+/// description. The other two concern the document, not a field, and are
+/// documented with [`Limits`]; generated instances (small, parsed values)
+/// cannot show them.
+///
+/// | rule | the schema says | the server does |
+/// |---|---|---|
+/// | `integral-float` | `2.0` is an integer (draft 2020-12 compares numbers by value) | refuses `2.0` where an integer is expected, as serde does |
+/// | `gate-1-limits` | nothing about size, depth, node count or string length | refuses documents past the [`Limits`] |
+/// | `duplicate-keys` | nothing: a validator sees the parsed value, last key winning | refuses any repeated key |
+pub const KNOWN_DIFFERENCES: [&str; 3] = ["integral-float", "gate-1-limits", "duplicate-keys"];

@@ -29,7 +29,7 @@ pub fn define<A: schemars::JsonSchema>(meta: Meta) -> ToolDef {
     ToolDef {
         name: meta.name,
         version: meta.version,
-        description: meta.description,
+        description: schema::described(meta.description, &schema),
         scope: meta.scope,
         effect: meta.effect,
         schema,

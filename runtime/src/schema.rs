@@ -21,6 +21,37 @@ pub(crate) fn canonical<A: JsonSchema>() -> Value {
     value
 }
 
+/// The tool's description, followed by the rules of the server that the
+/// schema cannot state (each is listed in [`crate::KNOWN_DIFFERENCES`]).
+pub(crate) fn described(
+    description: &'static str,
+    schema: &Value,
+) -> std::borrow::Cow<'static, str> {
+    if has_integers(schema) {
+        std::borrow::Cow::Owned(format!("{description} {WHOLE_NUMBERS}"))
+    } else {
+        std::borrow::Cow::Borrowed(description)
+    }
+}
+
+/// JSON Schema counts `2.0` as an integer; serde, and so the server, does not.
+pub(crate) const WHOLE_NUMBERS: &str = "Write whole numbers without a decimal point.";
+
+fn has_integers(node: &Value) -> bool {
+    match node {
+        Value::Object(map) => {
+            let integer = |t: &Value| t == "integer";
+            map.get("type").is_some_and(|t| {
+                integer(t) || t.as_array().is_some_and(|ts| ts.iter().any(integer))
+            }) || map
+                .iter()
+                .any(|(k, v)| k != "enum" && k != "const" && has_integers(v))
+        }
+        Value::Array(items) => items.iter().any(has_integers),
+        _ => false,
+    }
+}
+
 /// The schema of a tool's result as it is serialized, if it is an object.
 pub(crate) fn output<T: JsonSchema>() -> Option<Value> {
     let generator = SchemaSettings::draft2020_12()

@@ -8,3 +8,5 @@ pub mod conformance;
 #[cfg(doctest)]
 #[doc = include_str!("../../README.md")]
 pub struct ReadmeExamples;
+
+pub mod instances;

@@ -40,5 +40,8 @@ fn main() {
     let schema = Export::definition().schema();
     assert!(schema["properties"]["accountRef"].is_object());
     assert!(schema["properties"]["type"].is_object());
-    assert_eq!(Export::definition().description(), "Export rows of the caller's account.");
+    assert_eq!(
+        Export::definition().description(),
+        "Export rows of the caller's account. Write whole numbers without a decimal point."
+    );
 }

@@ -10,6 +10,8 @@
 //! a hostile document costs what the limits allow, not what the attacker sent:
 //! a document over the byte limit is refused before its first byte is read.
 
+use smallvec::SmallVec;
+
 use crate::pointer::{self, Segment};
 use crate::{Code, Limits, Rejection};
 
@@ -40,24 +42,47 @@ pub(crate) fn scan<'a>(input: &'a [u8], limits: &Limits) -> Result<RawArgs<'a>, 
             ),
         ));
     }
-    let Ok(json) = core::str::from_utf8(input) else {
-        return Err(malformed("", "the text is not valid UTF-8"));
-    };
     let mut scanner = Scanner {
         bytes: input,
         pos: 0,
         limits,
         nodes: 0,
-        frames: Vec::new(),
+        frames: SmallVec::new(),
+        keys: SmallVec::new(),
         // A key takes at least four bytes of text (`"":0,` less one), so this
-        // is the most keys the document can hold: one allocation, bounded by
-        // the node limit.
-        keys: Vec::with_capacity(limits.nodes().min(input.len() / 4)),
+        // is the most keys the document can hold.
+        max_keys: limits.nodes().min(input.len() / 4),
         arena: Vec::new(),
     };
     scanner.document()?;
+    // UTF-8 is checked last, over a document the scan accepted: refusing a
+    // hostile document never reads past what the limits allow.
+    let Ok(json) = core::str::from_utf8(input) else {
+        return Err(malformed("", "the text is not valid UTF-8"));
+    };
     Ok(RawArgs { json })
 }
+
+/// Bytes that end a run of plain string content: control characters, the
+/// quote and the backslash.
+static STOPS_STRING: [bool; 256] = {
+    let mut table = [false; 256];
+    let mut b = 0;
+    while b < 0x20 {
+        table[b] = true;
+        b += 1;
+    }
+    table[b'"' as usize] = true;
+    table[b'\\' as usize] = true;
+    table
+};
+
+/// New keys are compared with the object's earlier keys as they arrive
+/// while the object has at most this many; past it, the object's keys are
+/// sorted and compared when it closes. Either way a document is refused
+/// after reading no more than the limits allow, and a run of repeats of an
+/// early key stops at the first repeat.
+const EARLY_KEYS: usize = 16;
 
 fn malformed(path: impl Into<String>, reason: &str) -> Rejection {
     Rejection::new(
@@ -107,8 +132,13 @@ struct Scanner<'a, 'l> {
     pos: usize,
     limits: &'l Limits,
     nodes: usize,
-    frames: Vec<Frame>,
-    keys: Vec<Key>,
+    /// Open containers; the default depth fits without allocating.
+    frames: SmallVec<[Frame; 16]>,
+    /// Keys of the open objects; a typical call's fit without allocating.
+    keys: SmallVec<[Key; 32]>,
+    /// When `keys` outgrows its inline space it takes this many at once,
+    /// so a wide object costs one allocation, not a doubling series.
+    max_keys: usize,
     arena: Vec<u8>,
 }
 
@@ -248,7 +278,21 @@ impl Scanner<'_, '_> {
             return Err(malformed(self.pointer(), "object keys must be strings"));
         }
         let key = self.string_key()?;
+        let start = self.frames.last().map_or(0, |f| f.keys_start);
+        let earlier = self.keys.get(start..).unwrap_or_default();
+        if earlier.len() < EARLY_KEYS {
+            let new = key_bytes(self.bytes, &self.arena, key);
+            if earlier
+                .iter()
+                .any(|k| key_bytes(self.bytes, &self.arena, *k) == new)
+            {
+                return Err(self.duplicate(new));
+            }
+        }
         let index = self.keys.len();
+        if index == self.keys.capacity() && !self.keys.spilled() {
+            self.keys.reserve_exact(self.max_keys.saturating_sub(index));
+        }
         self.keys.push(key);
         if let Some(frame) = self.frames.last_mut() {
             frame.current = index;
@@ -261,34 +305,26 @@ impl Scanner<'_, '_> {
         Ok(())
     }
 
-    /// Checks the object's keys for duplicates, then closes it.
+    /// Checks a wide object's keys for duplicates, then closes it.
     fn close_object(&mut self) -> Result<(), Rejection> {
         let start = self.frames.last().map_or(0, |f| f.keys_start);
         let (bytes, arena) = (self.bytes, &self.arena);
         let resolve = |key: &Key| key_bytes(bytes, arena, *key);
         let mut duplicate = None;
-        if let Some(keys) = self.keys.get_mut(start..) {
+        if let Some(keys) = self.keys.get_mut(start..).filter(|k| k.len() > EARLY_KEYS) {
             keys.sort_unstable_by(|a, b| resolve(a).cmp(resolve(b)));
-            duplicate = keys
-                .windows(2)
-                .find_map(|w| match w {
-                    [a, b] if resolve(a) == resolve(b) => Some(*a),
-                    _ => None,
-                })
-                .map(|k| String::from_utf8_lossy(resolve(&k)).into_owned());
+            duplicate = keys.windows(2).find_map(|w| match w {
+                [a, b] if resolve(a) == resolve(b) => Some(*a),
+                _ => None,
+            });
         }
         if let Some(key) = duplicate {
-            // Point at the object that repeats the key, not into it.
-            let mut at = self.pointer_segments();
-            at.pop();
-            let message = if pointer::is_echoable(&key) {
-                format!(
-                    "the key \"{key}\" appears more than once in one object; send each key once"
-                )
-            } else {
-                "a key appears more than once in one object; send each key once".to_owned()
-            };
-            return Err(Rejection::new(Code::DuplicateKey, message).at(self.render(&at)));
+            // The object is still open: its pointer is the frames' keys
+            // without its own current one.
+            if let Some(frame) = self.frames.last_mut() {
+                frame.current = NO_KEY;
+            }
+            return Err(self.duplicate(key_bytes(self.bytes, &self.arena, key)));
         }
         self.keys.truncate(start);
         if self.keys.is_empty() {
@@ -296,6 +332,17 @@ impl Scanner<'_, '_> {
         }
         self.frames.pop();
         Ok(())
+    }
+
+    /// `DUPLICATE_KEY` at the object being read (whose current key is unset).
+    fn duplicate(&self, key: &[u8]) -> Rejection {
+        let key = String::from_utf8_lossy(key);
+        let message = if pointer::is_echoable(&key) {
+            format!("the key \"{key}\" appears more than once in one object; send each key once")
+        } else {
+            "a key appears more than once in one object; send each key once".to_owned()
+        };
+        Rejection::new(Code::DuplicateKey, message).at(self.pointer())
     }
 
     fn string(&mut self) -> Result<(), Rejection> {
@@ -330,6 +377,14 @@ impl Scanner<'_, '_> {
         let max_end = start.saturating_add(self.limits.string_bytes());
         let mut escaped = false;
         loop {
+            // Skip plain text in one tight loop; stop at a quote, a
+            // backslash, a control character, or the per-string limit.
+            let window_end = self.bytes.len().min(max_end.saturating_add(1));
+            let window = self.bytes.get(self.pos..window_end).unwrap_or_default();
+            self.pos += window
+                .iter()
+                .position(|&b| STOPS_STRING[usize::from(b)])
+                .unwrap_or(window.len());
             if self.pos > max_end {
                 return Err(Rejection::new(
                     Code::StringTooLong,
@@ -466,10 +521,12 @@ impl Scanner<'_, '_> {
         }
     }
 
+    #[inline]
     fn peek(&self) -> Option<u8> {
         self.bytes.get(self.pos).copied()
     }
 
+    #[inline]
     fn skip_ws(&mut self) {
         while matches!(self.peek(), Some(b' ' | b'\t' | b'\n' | b'\r')) {
             self.pos += 1;

@@ -132,6 +132,11 @@ where
     A: Validate<Context = ()>,
 {
     let args = parsed.into_inner();
+    // Valid arguments need no codes: the coded messages are asked for only
+    // to explain a failure.
+    if args.validate().is_ok() {
+        return Ok(Valid(args));
+    }
     let report = match garde::i18n::with_i18n(Coded, || args.validate()) {
         Ok(()) => return Ok(Valid(args)),
         Err(report) => report,

@@ -34,6 +34,11 @@ pub(crate) fn parse<A: DeserializeOwned>(
     raw: RawArgs<'_>,
     schema: &Value,
 ) -> Result<Parsed<A>, Rejection> {
+    // The common case pays only for serde. Tracking the path costs an
+    // allocation per key, so it runs again only to explain a failure.
+    if let Ok(args) = serde_json::from_str::<A>(raw.as_str()) {
+        return Ok(Parsed(args));
+    }
     let mut de = serde_json::Deserializer::from_str(raw.as_str());
     match serde_path_to_error::deserialize::<_, A>(&mut de) {
         Ok(args) => Ok(Parsed(args)),

@@ -1,0 +1,273 @@
+//! The boundary's cost, side by side in one run:
+//!
+//! 1. `toolgate`: gates 1–3 (`testing::check_arguments`: bounded scan,
+//!    serde into the closed struct, garde), and the whole call (gates 0–7
+//!    with in-memory resolvers and bodies);
+//! 2. `floor`: `serde_json::from_slice` into the same struct, then
+//!    `garde::Validate::validate`: no limits, no paths;
+//! 3. `jsonschema`: what many users write instead, the jsonschema crate's
+//!    compiled validator on the same schema, then serde into the struct.
+//!
+//! Then hostile payloads, each at two sizes. Allocations are counted by a
+//! global allocator and printed once per case before timing.
+//!
+//! `cargo bench -p toolgate-tests --bench boundary`
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::future::Future;
+use std::hint::black_box;
+use std::pin::pin;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::task::{Context, Poll, Waker};
+
+use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
+use garde::Validate;
+use serde::de::DeserializeOwned;
+use toolgate::testing::check_arguments;
+use toolgate::{Limits, ToolContext, Toolbox};
+use toolgate_examples::{export, hotel, invoice};
+
+struct Counting;
+
+static ALLOCATIONS: AtomicUsize = AtomicUsize::new(0);
+static BYTES: AtomicUsize = AtomicUsize::new(0);
+
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
+        BYTES.fetch_add(layout.size(), Ordering::Relaxed);
+        unsafe { System.alloc(layout) }
+    }
+
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        unsafe { System.dealloc(ptr, layout) }
+    }
+
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
+        BYTES.fetch_add(new_size, Ordering::Relaxed);
+        unsafe { System.realloc(ptr, layout, new_size) }
+    }
+}
+
+#[global_allocator]
+static GLOBAL: Counting = Counting;
+
+/// (allocations, bytes) for one run of `f`.
+fn allocations(f: impl FnOnce()) -> (usize, usize) {
+    let (a, b) = (
+        ALLOCATIONS.load(Ordering::Relaxed),
+        BYTES.load(Ordering::Relaxed),
+    );
+    f();
+    (
+        ALLOCATIONS.load(Ordering::Relaxed) - a,
+        BYTES.load(Ordering::Relaxed) - b,
+    )
+}
+
+fn now<F: Future>(future: F) -> F::Output {
+    match pin!(future)
+        .as_mut()
+        .poll(&mut Context::from_waker(Waker::noop()))
+    {
+        Poll::Ready(output) => output,
+        Poll::Pending => panic!("an in-memory call waited"),
+    }
+}
+
+fn floor<A: DeserializeOwned + Validate<Context = ()>>(bytes: &[u8]) -> bool {
+    match serde_json::from_slice::<A>(bytes) {
+        Ok(args) => args.validate().is_ok(),
+        Err(_) => false,
+    }
+}
+
+fn with_jsonschema<A: DeserializeOwned>(validator: &jsonschema::Validator, bytes: &[u8]) -> bool {
+    let Ok(value) = serde_json::from_slice::<serde_json::Value>(bytes) else {
+        return false;
+    };
+    if !validator.is_valid(&value) {
+        return false;
+    }
+    serde_json::from_value::<A>(value).is_ok()
+}
+
+fn shape<S, A>(
+    c: &mut Criterion,
+    toolbox: &Toolbox<S>,
+    ctx: &ToolContext,
+    tool: &'static str,
+    args: &'static str,
+) where
+    S: Send + Sync + 'static,
+    A: DeserializeOwned + Validate<Context = ()>,
+{
+    let bytes = args.as_bytes();
+    let validator = jsonschema::validator_for(toolbox.definition(tool).unwrap().schema()).unwrap();
+    assert!(check_arguments(toolbox, tool, bytes).unwrap().is_ok());
+    assert!(floor::<A>(bytes));
+    assert!(with_jsonschema::<A>(&validator, bytes));
+    assert!(now(toolbox.call(ctx, tool, bytes)).value().is_some());
+
+    for (name, run) in [
+        (
+            "toolgate gates 1-3",
+            &(|| assert!(check_arguments(toolbox, tool, bytes).unwrap().is_ok())) as &dyn Fn(),
+        ),
+        ("floor serde+garde", &|| assert!(floor::<A>(bytes))),
+        ("jsonschema then serde", &|| {
+            assert!(with_jsonschema::<A>(&validator, bytes))
+        }),
+    ] {
+        let (count, size) = allocations(run);
+        println!("allocations {tool} / {name}: {count} ({size} bytes)");
+    }
+
+    let mut group = c.benchmark_group(format!("valid call/{tool}"));
+    group.bench_function("toolgate gates 1-3", |b| {
+        b.iter(|| check_arguments(toolbox, tool, black_box(bytes)))
+    });
+    group.bench_function("floor serde+garde", |b| {
+        b.iter(|| floor::<A>(black_box(bytes)))
+    });
+    group.bench_function("jsonschema then serde", |b| {
+        b.iter(|| with_jsonschema::<A>(&validator, black_box(bytes)))
+    });
+    group.bench_function("toolgate whole call", |b| {
+        b.iter(|| now(toolbox.call(ctx, tool, black_box(bytes))))
+    });
+    group.finish();
+}
+
+fn valid_calls(c: &mut Criterion) {
+    let mut hotels = Toolbox::new(hotel::Hotels::demo());
+    hotels.register(hotel::BookHotel).unwrap();
+    let ctx = ToolContext::new("analyst_1", "tenant_a", "req_bench")
+        .with_scopes(["bookings:write", "exports:write", "billing:refund"])
+        .allow_all_tools();
+    shape::<_, hotel::BookHotelArgs>(
+        c,
+        &hotels,
+        &ctx,
+        "book_hotel",
+        r#"{"hotel_id":"h_seaview1","nights":3}"#,
+    );
+
+    let mut accounts = Toolbox::new(export::Accounts::demo());
+    accounts.register(export::ScheduleExport).unwrap();
+    shape::<_, export::ScheduleExportArgs>(
+        c,
+        &accounts,
+        &ctx,
+        "schedule_export",
+        r#"{"account_ref":"acct_42","format":"jsonl","columns":["id","status","created_at"]}"#,
+    );
+
+    let mut billing = Toolbox::new(invoice::Billing::demo());
+    billing.register(invoice::RefundInvoice).unwrap();
+    shape::<_, invoice::RefundInvoiceArgs>(
+        c,
+        &billing,
+        &ctx,
+        "refund_invoice",
+        r#"{"invoice_id":"inv_88","amount_cents":4500,"reason":{"kind":"goodwill","approver_id":"usr_lena"}}"#,
+    );
+}
+
+const MIB: usize = 1024 * 1024;
+
+fn flat_object(bytes: usize) -> Vec<u8> {
+    let mut doc = b"{\"hotel_id\":\"h_seaview1\"".to_vec();
+    let mut i = 0u64;
+    while doc.len() < bytes {
+        doc.extend_from_slice(format!(",\"k{i}\":{i}").as_bytes());
+        i += 1;
+    }
+    doc.push(b'}');
+    doc
+}
+
+fn depth_bomb(bytes: usize) -> Vec<u8> {
+    let half = (bytes - 16) / 2;
+    [
+        b"{\"nights\":".to_vec(),
+        vec![b'['; half],
+        vec![b']'; half],
+        b"}".to_vec(),
+    ]
+    .concat()
+}
+
+fn long_string(bytes: usize) -> Vec<u8> {
+    [
+        b"{\"hotel_id\":\"".to_vec(),
+        vec![b'x'; bytes],
+        b"\"}".to_vec(),
+    ]
+    .concat()
+}
+
+fn numbers(bytes: usize) -> Vec<u8> {
+    let mut doc = b"{\"nights\":[1".to_vec();
+    while doc.len() < bytes {
+        doc.extend_from_slice(b",12345");
+    }
+    doc.extend_from_slice(b"]}");
+    doc
+}
+
+fn duplicate_keys(count: usize) -> Vec<u8> {
+    let mut doc = b"{\"hotel_id\":\"h_seaview1\"".to_vec();
+    for _ in 0..count {
+        doc.extend_from_slice(b",\"nights\":1");
+    }
+    doc.push(b'}');
+    doc
+}
+
+fn hostile(c: &mut Criterion) {
+    let mut hotels = Toolbox::new(hotel::Hotels::demo());
+    hotels.register(hotel::BookHotel).unwrap();
+    let cases: [(&str, Vec<u8>, Vec<u8>); 5] = [
+        (
+            "flat object 300k keys",
+            flat_object(MIB),
+            flat_object(10 * MIB),
+        ),
+        ("depth bomb", depth_bomb(MIB / 4), depth_bomb(MIB)),
+        ("string", long_string(MIB), long_string(5 * MIB)),
+        ("array of numbers", numbers(MIB / 4), numbers(MIB)),
+        ("duplicate keys", duplicate_keys(100), duplicate_keys(1000)),
+    ];
+    // The same payloads against a byte limit raised past them all: the
+    // depth, node and string limits must still stop the scan early.
+    let mut raised =
+        Toolbox::new(hotel::Hotels::demo()).with_limits(Limits::default().max_bytes(64 * MIB));
+    raised.register(hotel::BookHotel).unwrap();
+    for (limit, toolbox) in [("default limits", &hotels), ("64 MiB byte limit", &raised)] {
+        let mut group = c.benchmark_group(format!("hostile/{limit}"));
+        for (name, small, large) in &cases {
+            for payload in [small, large] {
+                let size = payload.len();
+                let code = check_arguments(toolbox, "book_hotel", payload)
+                    .unwrap()
+                    .unwrap_err()
+                    .code();
+                let (count, bytes) = allocations(|| {
+                    let _ = check_arguments(toolbox, "book_hotel", payload);
+                });
+                println!(
+                    "refusing {name} ({size} bytes) under {limit}: {code}, {count} allocations, {bytes} bytes"
+                );
+                group.bench_with_input(BenchmarkId::new(*name, size), payload, |b, p| {
+                    b.iter(|| check_arguments(toolbox, "book_hotel", black_box(p)))
+                });
+            }
+        }
+        group.finish();
+    }
+}
+
+criterion_group!(benches, valid_calls, hostile);
+criterion_main!(benches);

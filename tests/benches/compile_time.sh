@@ -1,0 +1,151 @@
+#!/usr/bin/env bash
+# What a proc-macro costs the user on every build: 100 tools written with
+# toolgate's #[tool], and the same 100 tools written with rmcp's #[tool]
+# macros (the official MCP Rust SDK), built side by side.
+#
+#   bash tests/benches/compile_time.sh            # 100 tools, results on stdout
+#   TOOLS=20 WORK=/tmp/ct bash tests/benches/compile_time.sh
+#
+# For each crate it reports: a cold build (dependencies included), a build
+# of the crate alone (dependencies already built), an incremental rebuild
+# after editing one tool's body, and, where a nightly toolchain is
+# installed, the size of the macro-expanded code per tool.
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+TOOLS=${TOOLS:-100}
+WORK=${WORK:-$(mktemp -d)}
+TOOLCHAIN=${TOOLCHAIN:-1.95.0}
+mkdir -p "$WORK"
+
+toolgate_crate() {
+  local dir="$WORK/with-toolgate"
+  mkdir -p "$dir/src"
+  cat > "$dir/Cargo.toml" <<TOML
+[package]
+name = "with-toolgate"
+version = "0.0.0"
+edition = "2024"
+publish = false
+
+[dependencies]
+toolgate = { path = "$ROOT/runtime" }
+garde = { version = "0.23", features = ["derive"] }
+
+[workspace]
+TOML
+  {
+    echo "use toolgate::{tool, ToolError};"
+    for i in $(seq 0 $((TOOLS - 1))); do
+      cat <<RS
+
+/// Tool number $i: greets someone a number of times.
+#[tool(effect = read)]
+pub fn tool_$i(
+    /// Who to greet.
+    #[garde(length(min = 1, max = 64))]
+    name: String,
+    /// How many times.
+    #[garde(range(min = 1, max = 100))]
+    times: u32,
+) -> Result<String, ToolError> {
+    Ok(format!("{name} x{times} from tool $i"))
+}
+RS
+    done
+  } > "$dir/src/lib.rs"
+}
+
+rmcp_crate() {
+  local dir="$WORK/with-rmcp"
+  mkdir -p "$dir/src"
+  cat > "$dir/Cargo.toml" <<TOML
+[package]
+name = "with-rmcp"
+version = "0.0.0"
+edition = "2024"
+publish = false
+
+[dependencies]
+rmcp = { version = "3", features = ["server", "macros"] }
+serde = { version = "1", features = ["derive"] }
+schemars = "1"
+
+[workspace]
+TOML
+  {
+    echo "use rmcp::handler::server::wrapper::Parameters;"
+    echo "use rmcp::model::{CallToolResult, Content};"
+    echo "use rmcp::{tool, tool_router, ErrorData};"
+    for i in $(seq 0 $((TOOLS - 1))); do
+      cat <<RS
+
+/// The arguments of tool $i.
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+pub struct Tool${i}Args {
+    /// Who to greet.
+    #[schemars(length(min = 1, max = 64))]
+    pub name: String,
+    /// How many times.
+    #[schemars(range(min = 1, max = 100))]
+    pub times: u32,
+}
+RS
+    done
+    echo
+    echo "#[derive(Clone)]"
+    echo "pub struct Server;"
+    echo
+    echo "#[tool_router(server_handler)]"
+    echo "impl Server {"
+    for i in $(seq 0 $((TOOLS - 1))); do
+      cat <<RS
+    /// Tool number $i: greets someone a number of times.
+    #[tool(description = "Tool number $i: greets someone a number of times.")]
+    async fn tool_$i(&self, Parameters(args): Parameters<Tool${i}Args>) -> Result<CallToolResult, ErrorData> {
+        Ok(CallToolResult::success(vec![Content::text(format!("{} x{} from tool $i", args.name, args.times))]))
+    }
+
+RS
+    done
+    echo "}"
+  } > "$dir/src/lib.rs"
+}
+
+seconds() {
+  local start end
+  start=$(date +%s.%N)
+  "$@" > /dev/null 2>&1
+  end=$(date +%s.%N)
+  echo "$end - $start" | bc
+}
+
+measure() {
+  local name=$1 crate=$2 dir="$WORK/$1"
+  (
+    cd "$dir"
+    rm -rf target
+    cargo +"$TOOLCHAIN" fetch -q
+    local cold alone incremental expanded="n/a"
+    cold=$(seconds cargo +"$TOOLCHAIN" build --offline)
+    cargo +"$TOOLCHAIN" clean --offline -p "$crate" > /dev/null 2>&1
+    alone=$(seconds cargo +"$TOOLCHAIN" build --offline)
+    # Edit one tool's body, as a developer would.
+    sed -i "0,/from tool 7\"/s//from tool 7!\"/" src/lib.rs
+    incremental=$(seconds cargo +"$TOOLCHAIN" build --offline)
+    sed -i "0,/from tool 7!\"/s//from tool 7\"/" src/lib.rs
+    if cargo +nightly --version > /dev/null 2>&1; then
+      local bytes
+      bytes=$(cargo +nightly rustc --offline --profile=check -q -- -Zunpretty=expanded 2> /dev/null | wc -c)
+      expanded=$((bytes / TOOLS))
+    fi
+    printf '%-14s cold %6.1f s   crate alone %6.1f s   one tool edited %6.1f s   expanded %s bytes/tool\n' \
+      "$name" "$cold" "$alone" "$incremental" "$expanded"
+  )
+}
+
+toolgate_crate
+rmcp_crate
+echo "$TOOLS tools, $(nproc) cores, $(cargo +"$TOOLCHAIN" --version)"
+measure with-toolgate with-toolgate
+measure with-rmcp with-rmcp

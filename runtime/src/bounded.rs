@@ -65,6 +65,7 @@ pub(crate) fn scan<'a>(input: &'a [u8], limits: &Limits) -> Result<RawArgs<'a>, 
 
 /// Bytes that end a run of plain string content: control characters, the
 /// quote and the backslash.
+#[allow(clippy::indexing_slicing)] // evaluated at compile time, every index below 256
 static STOPS_STRING: [bool; 256] = {
     let mut table = [false; 256];
     let mut b = 0;

@@ -384,7 +384,7 @@ impl Scanner<'_, '_> {
             let window = self.bytes.get(self.pos..window_end).unwrap_or_default();
             self.pos += window
                 .iter()
-                .position(|&b| STOPS_STRING[usize::from(b)])
+                .position(|&b| STOPS_STRING.get(usize::from(b)).copied().unwrap_or(true))
                 .unwrap_or(window.len());
             if self.pos > max_end {
                 return Err(Rejection::new(

@@ -75,7 +75,7 @@ schemars = "1"
 TOML
   {
     echo "use rmcp::handler::server::wrapper::Parameters;"
-    echo "use rmcp::model::{CallToolResult, Content};"
+    echo "use rmcp::model::{CallToolResult, ContentBlock};"
     echo "use rmcp::{tool, tool_router, ErrorData};"
     for i in $(seq 0 $((TOOLS - 1))); do
       cat <<RS
@@ -103,7 +103,7 @@ RS
     /// Tool number $i: greets someone a number of times.
     #[tool(description = "Tool number $i: greets someone a number of times.")]
     async fn tool_$i(&self, Parameters(args): Parameters<Tool${i}Args>) -> Result<CallToolResult, ErrorData> {
-        Ok(CallToolResult::success(vec![Content::text(format!("{} x{} from tool $i", args.name, args.times))]))
+        Ok(CallToolResult::success(vec![ContentBlock::text(format!("{} x{} from tool $i", args.name, args.times))]))
     }
 
 RS

@@ -1,10 +1,10 @@
 //! The `#[tool]` attribute of [toolgate](https://docs.rs/toolgate). Use it
 //! through `toolgate::tool`; its documentation lives there.
 //!
-//! The expansion runs in three phases, one module each: [`model`] reads the
+//! The expansion runs in three phases, one module each: `model` reads the
 //! function and attribute into a typed model (every node keeps its span),
-//! [`check`] applies every rule and collects every error, and [`emit`] writes
-//! the generated items. On any error, [`fallback`] emits the user's function
+//! `check` applies every rule and collects every error, and `emit` writes
+//! the generated items. On any error, `fallback` emits the user's function
 //! unchanged next to the errors, so one mistake does not bury the rest.
 
 mod attr;

@@ -39,6 +39,7 @@ pub(crate) fn for_value(code: Code, path: &str, schema: &Value) -> String {
         Code::WrongType => Some(format!("must be {}", kind(schema, node_at(schema, path)?))),
         Code::InvalidValue => all_choices(schema, path)
             .or_else(|| choices(n))
+            .map(|values| one_of(&values))
             .or_else(|| Some(format!("must be {}", describe(schema, n)))),
         _ => None,
     });
@@ -118,8 +119,8 @@ pub(crate) fn rules_of(keywords: &serde_json::Map<String, Value>) -> Vec<String>
 
 /// A short description of what a subschema accepts: its type and rules.
 fn describe(root: &Value, node: &Value) -> String {
-    if let Some(c) = choices(node) {
-        return c.trim_start_matches("must be ").to_owned();
+    if let Some(values) = choices(node) {
+        return format!("one of: {}", values.join(", "));
     }
     let mut out = kind(root, node);
     for rule in [range(node), length(node)].into_iter().flatten() {
@@ -189,38 +190,41 @@ fn non_null<'s>(root: &'s Value, node: &'s Value) -> &'s Value {
     }
 }
 
-fn choices(node: &Value) -> Option<String> {
-    let values: Vec<String> = match (node.get("enum"), node.get("const")) {
-        (Some(Value::Array(values)), _) => values.iter().map(plain).collect(),
-        (_, Some(value)) => vec![plain(value)],
+/// The values an enum, a constant, or a union of constants allows.
+fn choices(node: &Value) -> Option<Vec<String>> {
+    match (node.get("enum"), node.get("const")) {
+        (Some(Value::Array(values)), _) => Some(values.iter().map(plain).collect()),
+        (_, Some(value)) => Some(vec![plain(value)]),
         _ => {
             // An enum of unit variants with docs: `oneOf` of `const`s.
-            let b = branches(node)?;
-            b.iter()
+            branches(node)?
+                .iter()
                 .map(|x| x.get("const").or_else(|| x.get("enum")?.get(0)).map(plain))
-                .collect::<Option<Vec<_>>>()?
+                .collect()
         }
-    };
-    Some(format!("must be one of: {}", values.join(", ")))
+    }
+}
+
+fn one_of(values: &[String]) -> String {
+    format!("must be one of: {}", values.join(", "))
 }
 
 /// The allowed values across every branch that has this field: the tag of
 /// a tagged union takes one value per branch.
-fn all_choices(schema: &Value, path: &str) -> Option<String> {
+fn all_choices(schema: &Value, path: &str) -> Option<Vec<String>> {
     let nodes = crate::schema::nodes_at(schema, path);
     if nodes.len() < 2 {
         return None;
     }
     let mut values: Vec<String> = Vec::new();
     for node in nodes {
-        let listed = choices(node)?;
-        for value in listed.trim_start_matches("must be one of: ").split(", ") {
-            if !values.iter().any(|v| v == value) {
-                values.push(value.to_owned());
+        for value in choices(node)? {
+            if !values.contains(&value) {
+                values.push(value);
             }
         }
     }
-    Some(format!("must be one of: {}", values.join(", ")))
+    Some(values)
 }
 
 fn plain(value: &Value) -> String {

@@ -7,7 +7,7 @@ use syn::{Expr, ExprLit, Ident, Lit, LitInt, LitStr, Meta, Token};
 
 use crate::errors::Errors;
 
-pub(crate) const KEYS: &str = "name, version, description, scope, effect, check";
+pub(crate) const KEYS: &str = "name, version, description, scope, effect, check, business_fields";
 
 /// What the attribute said, each value with its span.
 #[derive(Default)]
@@ -20,6 +20,9 @@ pub(crate) struct ToolAttrs {
     /// An expression over the parameters, run after authorization and
     /// before the body: `check = export_allowed(&account, &columns)`.
     pub(crate) check: Option<Expr>,
+    /// Field names that look like trusted context but are the tool's own
+    /// business data: `business_fields = ["user_id"]` for an admin tool.
+    pub(crate) business_fields: Vec<LitStr>,
     /// The attribute's arguments, for errors about a missing key.
     pub(crate) span: Option<Span>,
 }
@@ -60,7 +63,8 @@ pub(crate) fn parse(tokens: TokenStream, errors: &mut Errors) -> ToolAttrs {
             Meta::NameValue(nv) => &nv.value,
             _ => {
                 match key.as_str() {
-                    "name" | "version" | "description" | "scope" | "effect" | "check" => {
+                    "name" | "version" | "description" | "scope" | "effect" | "check"
+                    | "business_fields" => {
                         errors.at(&meta, format_args!("`{key}` needs a value: `{key} = …`"))
                     }
                     _ => errors.at(
@@ -104,6 +108,19 @@ pub(crate) fn parse(tokens: TokenStream, errors: &mut Errors) -> ToolAttrs {
                 set(&mut attrs.effect, ident);
             }
             "check" => set(&mut attrs.check, Some(value.clone())),
+            "business_fields" => match value {
+                Expr::Array(array) => {
+                    for element in &array.elems {
+                        if let Some(lit) = string(element, "business_fields", errors) {
+                            attrs.business_fields.push(lit);
+                        }
+                    }
+                }
+                other => errors.at(
+                    other,
+                    "`business_fields` is a list of field names, like `business_fields = [\"user_id\"]`",
+                ),
+            },
             _ => errors.at(
                 meta.path(),
                 format_args!("unknown #[tool] key `{key}`; expected one of: {KEYS}"),

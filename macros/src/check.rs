@@ -7,21 +7,32 @@ use crate::errors::Errors;
 use crate::model::{ToolFn, fn_span};
 
 /// Names a model must never choose: they are facts of the authenticated
-/// request, read from `ToolContext`.
+/// request, read from `ToolContext`. Compared after [`normalized`], so
+/// `tenantId`, `Tenant-ID` and `"ACTOR_ID "` are caught too. The runtime
+/// keeps the same list for names inside nested types.
 pub(crate) const TRUSTED_NAMES: [&str; 12] = [
-    "tenant_id",
+    "tenantid",
     "tenant",
-    "actor_id",
+    "actorid",
     "actor",
-    "user_id",
-    "org_id",
-    "organization_id",
+    "userid",
+    "orgid",
+    "organizationid",
     "scopes",
     "role",
     "roles",
-    "is_admin",
-    "request_id",
+    "isadmin",
+    "requestid",
 ];
+
+/// A name as the trusted-name rule compares it: lower case, without `_`,
+/// `-` and white space.
+pub(crate) fn normalized(name: &str) -> String {
+    name.chars()
+        .filter(|c| !matches!(c, '_' | '-') && !c.is_whitespace())
+        .flat_map(char::to_lowercase)
+        .collect()
+}
 
 pub(crate) fn check(tool: &ToolFn, errors: &mut Errors) {
     name(tool, errors);
@@ -155,9 +166,15 @@ fn arguments(tool: &ToolFn, errors: &mut Errors) {
     for arg in tool.fields() {
         let wire = arg.wire_name();
         let field = syn::ext::IdentExt::unraw(&arg.ident).to_string();
+        let allowed = |name: &str| {
+            tool.attrs
+                .business_fields
+                .iter()
+                .any(|b| normalized(&b.value()) == normalized(name))
+        };
         if let Some(trusted) = [&wire, &field]
             .into_iter()
-            .find(|n| TRUSTED_NAMES.contains(&n.to_ascii_lowercase().as_str()))
+            .find(|n| TRUSTED_NAMES.contains(&normalized(n).as_str()) && !allowed(n))
         {
             let at = arg
                 .rename
@@ -166,7 +183,7 @@ fn arguments(tool: &ToolFn, errors: &mut Errors) {
             errors.at_span(
                 at,
                 format_args!(
-                    "`{trusted}` names trusted context, which the model must never choose: read it from `ctx: &ToolContext` (actor, tenant, scopes, request id) instead of taking it as an argument"
+                    "`{trusted}` names trusted context, which the model must never choose: read it from `ctx: &ToolContext` (actor, tenant, scopes, request id) instead of taking it as an argument; if it is the tool's own business data (an admin tool looking up another user), say so with `#[tool(business_fields = [\"{trusted}\"])]`"
                 ),
             );
         }

@@ -22,12 +22,26 @@ use crate::{Code, Limits, Rejection};
 #[derive(Clone, Copy, Debug)]
 pub struct RawArgs<'a> {
     json: &'a str,
+    /// Whether the document holds an array: serde reads a struct from one
+    /// positionally, so gate 2 then checks the shape against the schema.
+    arrays: bool,
+    /// Whether the document holds the number `-0`, which JSON Schema reads
+    /// as the integer 0 and serde_json as a float.
+    negative_zero: bool,
 }
 
 impl<'a> RawArgs<'a> {
     /// The checked JSON text.
     pub fn as_str(&self) -> &'a str {
         self.json
+    }
+
+    pub(crate) fn has_arrays(&self) -> bool {
+        self.arrays
+    }
+
+    pub(crate) fn has_negative_zero(&self) -> bool {
+        self.negative_zero
     }
 }
 
@@ -53,6 +67,8 @@ pub(crate) fn scan<'a>(input: &'a [u8], limits: &Limits) -> Result<RawArgs<'a>, 
         // is the most keys the document can hold.
         max_keys: limits.nodes().min(input.len() / 4),
         arena: Vec::new(),
+        arrays: false,
+        negative_zero: false,
     };
     scanner.document()?;
     // UTF-8 is checked last, over a document the scan accepted: refusing a
@@ -60,7 +76,11 @@ pub(crate) fn scan<'a>(input: &'a [u8], limits: &Limits) -> Result<RawArgs<'a>, 
     let Ok(json) = core::str::from_utf8(input) else {
         return Err(malformed("", "the text is not valid UTF-8"));
     };
-    Ok(RawArgs { json })
+    Ok(RawArgs {
+        json,
+        arrays: scanner.arrays,
+        negative_zero: scanner.negative_zero,
+    })
 }
 
 /// Bytes that end a run of plain string content: control characters, the
@@ -141,6 +161,8 @@ struct Scanner<'a, 'l> {
     /// so a wide object costs one allocation, not a doubling series.
     max_keys: usize,
     arena: Vec<u8>,
+    arrays: bool,
+    negative_zero: bool,
 }
 
 impl Scanner<'_, '_> {
@@ -262,6 +284,7 @@ impl Scanner<'_, '_> {
             .at(self.pointer()));
         }
         self.pos += 1;
+        self.arrays |= kind == Kind::Array;
         self.frames.push(Frame {
             kind,
             keys_start: self.keys.len(),
@@ -475,9 +498,11 @@ impl Scanner<'_, '_> {
     }
 
     fn number(&mut self) -> Result<(), Rejection> {
-        if self.peek() == Some(b'-') {
+        let negative = self.peek() == Some(b'-');
+        if negative {
             self.pos += 1;
         }
+        let start = self.pos;
         match self.peek() {
             Some(b'0') => self.pos += 1,
             Some(b'1'..=b'9') => self.digits(),
@@ -499,6 +524,9 @@ impl Scanner<'_, '_> {
                 return Err(self.bad_number());
             }
             self.digits();
+        }
+        if negative && self.pos == start + 1 && self.bytes.get(start) == Some(&b'0') {
+            self.negative_zero = true;
         }
         Ok(())
     }

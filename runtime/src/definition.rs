@@ -47,6 +47,11 @@ pub struct ToolDef {
     pub(crate) output_schema: Option<Value>,
     /// `(rust name, wire name)` of renamed top-level fields.
     pub(crate) renames: &'static [(&'static str, &'static str)],
+    /// The schema's structural keywords, compiled for gate 2.
+    pub(crate) shape: crate::shape::Shape,
+    /// Names the tool declared as its own data although they look like
+    /// trusted context (`#[tool(business_fields = [...])]`).
+    pub(crate) business_fields: &'static [&'static str],
 }
 
 impl ToolDef {

@@ -67,6 +67,7 @@ mod rejection;
 mod resource;
 mod schema;
 mod semantic;
+mod shape;
 mod stored;
 mod structural;
 #[cfg(feature = "testing")]

@@ -59,6 +59,10 @@ pub(crate) fn for_value(code: Code, path: &str, schema: &Value) -> String {
 /// The message for a required field that is absent.
 pub(crate) fn missing(path: &str, schema: &Value) -> String {
     let who = label(path);
+    // A tag: each variant allows one value; the model may send any of them.
+    if let Some(values) = all_choices(schema, path) {
+        return format!("{who} is required: one of: {}", values.join(", "));
+    }
     match node_at(schema, path) {
         Some(node) => format!(
             "{who} is required: {}",

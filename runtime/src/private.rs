@@ -18,6 +18,7 @@ pub struct Meta {
     pub scope: Option<&'static str>,
     pub effect: Effect,
     pub renames: &'static [(&'static str, &'static str)],
+    pub business_fields: &'static [&'static str],
     /// The result's schema, found by [`Output`].
     pub output_schema: Option<serde_json::Value>,
 }
@@ -26,7 +27,10 @@ pub struct Meta {
 pub fn define<A: schemars::JsonSchema>(meta: Meta) -> ToolDef {
     let schema = schema::canonical::<A>();
     let fingerprint = schema::fingerprint(&schema);
+    let shape = crate::shape::Shape::new(&schema);
     ToolDef {
+        shape,
+        business_fields: meta.business_fields,
         name: meta.name,
         version: meta.version,
         description: schema::described(meta.description, &schema),
@@ -78,9 +82,9 @@ pub fn state_must_be_shareable<T: ?Sized + SharedState>() {}
 /// Calls `model_argument_is_not_a_resource` on a probe: the trait method
 /// (fine) unless the type is a resource, when the inherent method wins and
 /// its bound fails with the message below.
-pub struct Probe<T, S>(core::marker::PhantomData<(T, S)>);
+pub struct Probe<T: ?Sized, S>(core::marker::PhantomData<(*const T, S)>);
 
-impl<T, S> Probe<T, S> {
+impl<T: ?Sized, S> Probe<T, S> {
     #[allow(clippy::new_without_default)]
     pub fn new() -> Self {
         Probe(core::marker::PhantomData)
@@ -91,7 +95,7 @@ pub trait NotAResource {
     fn model_argument_is_not_a_resource(&self) {}
 }
 
-impl<T, S> NotAResource for Probe<T, S> {}
+impl<T: ?Sized, S> NotAResource for Probe<T, S> {}
 
 impl<T: crate::Resource<S>, S> Probe<T, S> {
     pub fn model_argument_is_not_a_resource(&self)
@@ -131,5 +135,32 @@ impl<T> NoOutputSchema for Output<T> {}
 impl<T: schemars::JsonSchema> Output<T> {
     pub fn schema(&self) -> Option<serde_json::Value> {
         schema::output::<T>()
+    }
+}
+
+/// The generated argument struct: its garde rules, and the rules of every
+/// model argument whose type has rules of its own, which gate 3 runs
+/// whether or not the parameter says `#[garde(dive)]`.
+pub trait Arguments: serde::de::DeserializeOwned + garde::Validate<Context = ()> {
+    /// Validates the nested types of the fields that do not dive.
+    fn validate_nested(&self, report: &mut garde::Report);
+}
+
+/// `Nested(&field).validate_into(…)`: the inherent method (the type's own
+/// rules) when the field's type implements `garde::Validate`, the trait
+/// method (nothing to check) otherwise. `Option`, `Vec`, maps, arrays,
+/// boxes and tuples of a validated type implement it through garde.
+pub struct Nested<'a, T>(pub &'a T);
+
+pub trait NotNested {
+    fn validate_into(&self, _field: &'static str, _report: &mut garde::Report) {}
+}
+
+impl<T> NotNested for Nested<'_, T> {}
+
+impl<T: garde::Validate<Context = ()>> Nested<'_, T> {
+    pub fn validate_into(&self, field: &'static str, report: &mut garde::Report) {
+        self.0
+            .validate_into(&(), &mut || garde::Path::new(field), report);
     }
 }

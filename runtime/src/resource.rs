@@ -3,6 +3,7 @@
 
 use core::fmt;
 use core::future::Future;
+use core::marker::PhantomData;
 use core::ops::Deref;
 use std::borrow::Cow;
 use std::error::Error as StdError;
@@ -161,28 +162,40 @@ impl<R> Deref for Resolved<R> {
 }
 
 /// A resource that was resolved inside the caller's tenant and then
-/// authorized for this tool: the only form in which a model-named object
+/// authorized for tool `T`: the only form in which a model-named object
 /// reaches a tool body.
+///
+/// Write `Authorized<Order>` in a tool's signature; `#[tool]` fills in `T`,
+/// the tool's marker type, so an authorization made for one tool cannot be
+/// handed to another tool's function: a read tool's `Authorized<Order,
+/// GetOrder>` is not the refund tool's `Authorized<Order, IssueRefund>`.
+/// The default `T = ()` is a type no authorization is ever made for.
 ///
 /// It cannot be built, cloned, defaulted or deserialized by user code.
 ///
 /// ```compile_fail
 /// # struct Order;
-/// let authorized = toolgate::Authorized { resource: Order }; // private: only toolgate authorizes
+/// let authorized = toolgate::Authorized { resource: Order, tool: core::marker::PhantomData::<()> }; // private: only toolgate authorizes
 /// ```
-#[derive(Debug)]
-pub struct Authorized<R> {
+pub struct Authorized<R, T = ()> {
     resource: R,
+    tool: PhantomData<fn() -> T>,
 }
 
-impl<R> Authorized<R> {
+impl<R: fmt::Debug, T> fmt::Debug for Authorized<R, T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_tuple("Authorized").field(&self.resource).finish()
+    }
+}
+
+impl<R, T> Authorized<R, T> {
     /// The authorized object.
     pub fn into_inner(self) -> R {
         self.resource
     }
 }
 
-impl<R> Deref for Authorized<R> {
+impl<R, T> Deref for Authorized<R, T> {
     type Target = R;
 
     fn deref(&self) -> &R {
@@ -249,7 +262,7 @@ pub(crate) async fn authorize<T, R, S>(
     tool: &str,
     field: &str,
     reference: &R::Ref,
-) -> Result<Authorized<R>, crate::Rejection>
+) -> Result<Authorized<R, T>, crate::Rejection>
 where
     R: Authorize<T, S>,
 {
@@ -268,6 +281,7 @@ where
     match R::authorize(ctx, state, &resolved).await {
         Ok(()) => Ok(Authorized {
             resource: resolved.resource,
+            tool: PhantomData,
         }),
         Err(denied) => Err(refuse(Gate::Authorize, denied.reason())),
     }

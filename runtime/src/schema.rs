@@ -18,7 +18,100 @@ pub(crate) fn canonical<A: JsonSchema>() -> Value {
         root.remove("title");
         root.remove("description");
     }
+    tighten(&mut value);
     value
+}
+
+/// Makes the schema state what serde enforces without saying so.
+///
+/// - An integer's range exists in schemars' output only as `format:
+///   uint32` and the like, which validators ignore and every dialect drops:
+///   each integer states its type's range as `minimum`/`maximum`,
+///   intersected with the rules' own bounds.
+/// - An integer map key is read as a JSON number: `^\d+$` would admit `007`,
+///   which the server refuses; the pattern says what the server reads.
+fn tighten(node: &mut Value) {
+    match node {
+        Value::Object(map) => {
+            if let Some((lo, hi)) = map
+                .get("format")
+                .and_then(Value::as_str)
+                .and_then(integer_range)
+                && map.get("type").is_some_and(|t| {
+                    t == "integer"
+                        || t.as_array()
+                            .is_some_and(|ts| ts.iter().any(|t| t == "integer"))
+                })
+            {
+                narrow(map, "minimum", lo, true);
+                narrow(map, "maximum", hi, false);
+            }
+            if let Some(Value::Object(patterns)) = map.get_mut("patternProperties") {
+                for (from, to) in INTEGER_KEYS {
+                    if let Some(schema) = patterns.remove(from) {
+                        patterns.insert(to.to_owned(), schema);
+                    }
+                }
+            }
+            for child in map.values_mut() {
+                tighten(child);
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(tighten),
+        _ => {}
+    }
+}
+
+/// schemars' integer key patterns, and what serde_json reads as a key.
+const INTEGER_KEYS: [(&str, &str); 2] = [
+    (r"^\d+$", "^(0|[1-9][0-9]*)$"),
+    (r"^-?\d+$", "^(0|-?[1-9][0-9]*)$"),
+];
+
+/// Sets `key` to `bound` unless the schema already states a bound at least
+/// as tight (a `lower` bound that is higher, an upper one that is lower).
+fn narrow(map: &mut serde_json::Map<String, Value>, key: &str, bound: i128, lower: bool) {
+    let keep = map.get(key).is_some_and(|current| {
+        match current
+            .as_i64()
+            .map(i128::from)
+            .or_else(|| current.as_u64().map(i128::from))
+        {
+            Some(c) if lower => c >= bound,
+            Some(c) => c <= bound,
+            // A fractional bound on an integer: compare by value.
+            None => current.as_f64().is_some_and(|c| {
+                #[allow(clippy::cast_precision_loss)]
+                let b = bound as f64;
+                if lower { c >= b } else { c <= b }
+            }),
+        }
+    });
+    if !keep {
+        let value = match (i64::try_from(bound), u64::try_from(bound)) {
+            (Ok(n), _) => Value::from(n),
+            (_, Ok(n)) => Value::from(n),
+            _ => return,
+        };
+        map.insert(key.to_owned(), value);
+    }
+}
+
+/// The values serde_json can read into an integer of this `format`.
+/// 128-bit integers are read from JSON numbers that fit 64 bits.
+fn integer_range(format: &str) -> Option<(i128, i128)> {
+    Some(match format {
+        "int8" => (i8::MIN.into(), i8::MAX.into()),
+        "int16" => (i16::MIN.into(), i16::MAX.into()),
+        "int32" => (i32::MIN.into(), i32::MAX.into()),
+        "int64" | "int" => (i64::MIN.into(), i64::MAX.into()),
+        "int128" => (i64::MIN.into(), u64::MAX.into()),
+        "uint8" => (0, u8::MAX.into()),
+        "uint16" => (0, u16::MAX.into()),
+        "uint32" => (0, u32::MAX.into()),
+        "uint64" | "uint" | "uint128" => (0, u64::MAX.into()),
+        _ => return None,
+    })
 }
 
 /// The tool's description, followed by the rules of the server that the
@@ -50,6 +143,80 @@ fn has_integers(node: &Value) -> bool {
         Value::Array(items) => items.iter().any(has_integers),
         _ => false,
     }
+}
+
+/// Names a model must never choose, compared after [`normalized`]. The
+/// macro refuses them on a tool's parameters (its own copy of this list);
+/// registration refuses them anywhere in the schema.
+pub(crate) const TRUSTED_NAMES: [&str; 12] = [
+    "tenantid",
+    "tenant",
+    "actorid",
+    "actor",
+    "userid",
+    "orgid",
+    "organizationid",
+    "scopes",
+    "role",
+    "roles",
+    "isadmin",
+    "requestid",
+];
+
+/// Lower case, without `_`, `-` and white space: `Tenant-ID ` → `tenantid`.
+pub(crate) fn normalized(name: &str) -> String {
+    name.chars()
+        .filter(|c| !matches!(c, '_' | '-') && !c.is_whitespace())
+        .flat_map(char::to_lowercase)
+        .collect()
+}
+
+/// The first property anywhere in `schema` (nested types and `$defs`
+/// included) named like trusted context and not declared business data:
+/// its name and the JSON Pointer of its place in the schema.
+pub(crate) fn trusted_name(schema: &Value, business: &[&str]) -> Option<(String, String)> {
+    fn walk(node: &Value, at: &mut Vec<String>, business: &[&str]) -> Option<(String, String)> {
+        match node {
+            Value::Object(map) => {
+                if let Some(Value::Object(properties)) = map.get("properties") {
+                    for name in properties.keys() {
+                        let n = normalized(name);
+                        if TRUSTED_NAMES.contains(&n.as_str())
+                            && !business.iter().any(|b| normalized(b) == n)
+                        {
+                            at.extend(["properties".to_owned(), name.clone()]);
+                            // For the developer, not the model: every segment as it is.
+                            let pointer = at
+                                .iter()
+                                .map(|s| format!("/{}", s.replace('~', "~0").replace('/', "~1")))
+                                .collect();
+                            return Some((name.clone(), pointer));
+                        }
+                    }
+                }
+                for (key, child) in map {
+                    at.push(key.clone());
+                    if let Some(found) = walk(child, at, business) {
+                        return Some(found);
+                    }
+                    at.pop();
+                }
+                None
+            }
+            Value::Array(items) => {
+                for (i, child) in items.iter().enumerate() {
+                    at.push(i.to_string());
+                    if let Some(found) = walk(child, at, business) {
+                        return Some(found);
+                    }
+                    at.pop();
+                }
+                None
+            }
+            _ => None,
+        }
+    }
+    walk(schema, &mut Vec::new(), business)
 }
 
 /// The schema of a tool's result as it is serialized, if it is an object.
@@ -189,27 +356,41 @@ pub(crate) fn node_at<'s>(root: &'s Value, pointer: &str) -> Option<&'s Value> {
 pub(crate) fn nodes_at<'s>(root: &'s Value, pointer: &str) -> Vec<&'s Value> {
     let mut nodes: Vec<&Value> = resolve(root, root).into_iter().collect();
     for segment in pointer::segments(pointer) {
-        nodes = nodes
-            .into_iter()
-            .flat_map(|n| steps(root, n, &segment))
-            .collect();
+        let mut next: Vec<&Value> = Vec::new();
+        for node in nodes {
+            for child in steps(root, node, &segment) {
+                // Each subschema once: branches of recursive unions lead to
+                // the same definitions, and repeating them would multiply
+                // the work at every level.
+                if !next.iter().any(|n| core::ptr::eq(*n, child)) {
+                    next.push(child);
+                }
+            }
+        }
+        nodes = next;
     }
     nodes
 }
 
 fn steps<'s>(root: &'s Value, node: &'s Value, segment: &str) -> Vec<&'s Value> {
+    steps_within(root, node, segment, 8)
+}
+
+/// Unions of unions are followed `depth` levels down: a union that refers
+/// to itself would otherwise never end.
+fn steps_within<'s>(root: &'s Value, node: &'s Value, segment: &str, depth: u8) -> Vec<&'s Value> {
     let branches: Vec<&Value> = ["anyOf", "oneOf"]
         .iter()
         .filter_map(|key| node.get(*key).and_then(Value::as_array))
         .flatten()
         .filter_map(|branch| resolve(root, branch))
         .collect();
-    if branches.is_empty() {
+    if branches.is_empty() || depth == 0 {
         return step(root, node, segment).into_iter().collect();
     }
     branches
         .into_iter()
-        .flat_map(|b| steps(root, b, segment))
+        .flat_map(|b| steps_within(root, b, segment, depth - 1))
         .collect()
 }
 

@@ -3,7 +3,6 @@
 use std::borrow::Cow;
 use std::fmt::Display;
 
-use garde::Validate;
 use garde::i18n::{I18n, InvalidCreditCard, InvalidEmail, InvalidPhoneNumber, InvalidUrl, IpKind};
 use serde_json::Value;
 
@@ -129,18 +128,26 @@ impl I18n for Coded {
 /// Runs gate 3. The first failing rule, in field order, is reported.
 pub(crate) fn validate<A>(parsed: Parsed<A>, def: &ToolDef) -> Result<Valid<A>, Rejection>
 where
-    A: Validate<Context = ()>,
+    A: crate::__private::Arguments,
 {
     let args = parsed.into_inner();
+    let all_rules = |args: &A| {
+        let mut report = match args.validate() {
+            Ok(()) => garde::Report::new(),
+            Err(report) => report,
+        };
+        args.validate_nested(&mut report);
+        report
+    };
     // Valid arguments need no codes: the coded messages are asked for only
     // to explain a failure.
-    if args.validate().is_ok() {
+    if all_rules(&args).is_empty() {
         return Ok(Valid(args));
     }
-    let report = match garde::i18n::with_i18n(Coded, || args.validate()) {
-        Ok(()) => return Ok(Valid(args)),
-        Err(report) => report,
-    };
+    let report = garde::i18n::with_i18n(Coded, || all_rules(&args));
+    if report.is_empty() {
+        return Ok(Valid(args));
+    }
     let Some((path, error)) = report.iter().next() else {
         return Ok(Valid(args));
     };

@@ -3,8 +3,10 @@
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
+use std::borrow::Cow;
+
 use crate::pointer::{self, Segment};
-use crate::{Code, RawArgs, Rejection, message};
+use crate::{Code, RawArgs, Rejection, ToolDef, message};
 
 /// Arguments that deserialized into the tool's closed struct: every required
 /// field present, no unknown field, every value of the right type and within
@@ -32,14 +34,26 @@ impl<A> Parsed<A> {
 /// Runs gate 2 over arguments that passed gate 1.
 pub(crate) fn parse<A: DeserializeOwned>(
     raw: RawArgs<'_>,
-    schema: &Value,
+    def: &ToolDef,
 ) -> Result<Parsed<A>, Rejection> {
+    let schema = def.schema();
+    let text = if raw.has_negative_zero() {
+        without_negative_zero(raw.as_str())
+    } else {
+        Cow::Borrowed(raw.as_str())
+    };
     // The common case pays only for serde. Tracking the path costs an
     // allocation per key, so it runs again only to explain a failure.
-    if let Ok(args) = serde_json::from_str::<A>(raw.as_str()) {
+    if let Ok(args) = serde_json::from_str::<A>(&text) {
+        // serde accepts shapes the schema refuses (an array read as a
+        // struct, extra keys beside a unit variant's tag): the schema rules.
+        def.shape.check(&text, raw.has_arrays(), schema)?;
         return Ok(Parsed(args));
     }
-    let mut de = serde_json::Deserializer::from_str(raw.as_str());
+    // Refused. Where the schema's structure refuses too, its answer names
+    // the place exactly; serde's path stops at the first enum it buffered.
+    def.shape.explain(&text, schema)?;
+    let mut de = serde_json::Deserializer::from_str(&text);
     match serde_path_to_error::deserialize::<_, A>(&mut de) {
         Ok(args) => Ok(Parsed(args)),
         Err(error) => {
@@ -118,6 +132,36 @@ fn reject(segments: &[Segment<'_>], serde_message: &str, schema: &Value) -> Reje
     // For a number outside the Rust type, the schema's bounds (the type's,
     // or narrower rules) say what is allowed.
     Rejection::new(code, message::for_value(code, &path, schema)).at(path)
+}
+
+/// JSON Schema reads the number `-0` as the integer 0; serde_json reads it
+/// as a float, which no integer field accepts. Each `-0` becomes ` 0`: the
+/// same length, so every offset and path stays as the model sent it.
+fn without_negative_zero(json: &str) -> Cow<'_, str> {
+    let bytes = json.as_bytes();
+    let mut out = bytes.to_vec();
+    let mut i = 0;
+    let mut in_string = false;
+    while let Some(&b) = bytes.get(i) {
+        if in_string {
+            match b {
+                b'\\' => i += 1,
+                b'"' => in_string = false,
+                _ => {}
+            }
+        } else if b == b'"' {
+            in_string = true;
+        } else if b == b'-'
+            && bytes.get(i + 1) == Some(&b'0')
+            && !matches!(bytes.get(i + 2), Some(b'.' | b'e' | b'E' | b'0'..=b'9'))
+            && let Some(minus) = out.get_mut(i)
+        {
+            *minus = b' ';
+        }
+        i += 1;
+    }
+    // Only an ASCII byte outside strings changed.
+    String::from_utf8(out).map_or(Cow::Borrowed(json), Cow::Owned)
 }
 
 fn is_huge(number: Option<&str>) -> bool {

@@ -4,12 +4,11 @@ use core::future::Future;
 use core::pin::Pin;
 
 use serde::Serialize;
-use serde::de::DeserializeOwned;
 
 use crate::audit::{self, Gate};
 use crate::error::Repr;
 use crate::outcome::Failure;
-use crate::resource::{self, Authorize, Authorized};
+use crate::resource::{self, Authorize, Authorized, ToolInfo};
 use crate::semantic::Valid;
 use crate::{Outcome, RawArgs, ToolContext, ToolDef, ToolError, semantic, structural};
 
@@ -46,9 +45,9 @@ pub trait Tool<S>: Send + Sync + 'static {
 #[doc(hidden)]
 pub fn check<A>(raw: RawArgs<'_>, def: &ToolDef) -> Result<(), crate::Rejection>
 where
-    A: DeserializeOwned + garde::Validate<Context = ()>,
+    A: crate::__private::Arguments,
 {
-    let parsed = structural::parse::<A>(raw, def.schema())?;
+    let parsed = structural::parse::<A>(raw, def)?;
     semantic::validate(parsed, def).map(drop)
 }
 
@@ -75,10 +74,9 @@ impl<'a, S> Invocation<'a, S> {
     /// Gates 2 and 3: serde into the closed struct, then its rules.
     pub fn validate<A>(&self) -> Result<Valid<A>, Outcome>
     where
-        A: DeserializeOwned + garde::Validate<Context = ()>,
+        A: crate::__private::Arguments,
     {
-        let schema = self.def.schema();
-        let parsed = structural::parse::<A>(self.raw, schema).map_err(|r| {
+        let parsed = structural::parse::<A>(self.raw, self.def).map_err(|r| {
             audit::rejected(self.ctx, self.def.name(), Gate::Structure, &r);
             Outcome::Rejected(r)
         })?;
@@ -94,11 +92,22 @@ impl<'a, S> Invocation<'a, S> {
         &self,
         field: &'static str,
         reference: &R::Ref,
-    ) -> Result<Authorized<R>, Outcome>
+    ) -> Result<Authorized<R, T>, Outcome>
     where
+        T: ToolInfo,
         R: Authorize<T, S>,
         S: Sync,
     {
+        // An authorization is for the tool being called, and for no other.
+        if T::NAME != self.def.name() {
+            audit::denied(
+                self.ctx,
+                self.def.name(),
+                Gate::Authorize,
+                "authorization asked for another tool",
+            );
+            return Err(Outcome::Rejected(crate::Rejection::not_permitted()));
+        }
         resource::authorize::<T, R, S>(self.ctx, self.state, self.def.name(), field, reference)
             .await
             .map_err(Outcome::Rejected)

@@ -61,6 +61,18 @@ struct Entry<S> {
 pub enum RegisterError {
     /// Another tool already has this name.
     DuplicateName(&'static str),
+    /// A field inside a nested argument type is named like trusted context
+    /// (`tenant_id`, `actorId`, …), which the model must never choose. The
+    /// macro refuses such names on the function's own parameters; this is
+    /// the same rule for the types they contain.
+    TrustedName {
+        /// The tool.
+        tool: &'static str,
+        /// The field's name, as the schema publishes it.
+        field: String,
+        /// Where in the tool's schema it is (a JSON Pointer).
+        at: String,
+    },
 }
 
 impl fmt::Display for RegisterError {
@@ -72,6 +84,10 @@ impl fmt::Display for RegisterError {
                     "a tool named `{name}` is already registered in this toolbox"
                 )
             }
+            RegisterError::TrustedName { tool, field, at } => write!(
+                f,
+                "tool `{tool}`: the field `{field}` (schema {at}) names trusted context, which the model must never choose; read it from `ToolContext`, or if it is the tool's own business data, say so with `#[tool(business_fields = [\"{field}\"])]`"
+            ),
         }
     }
 }
@@ -115,7 +131,15 @@ impl<S: Send + Sync + 'static> Toolbox<S> {
         tool: Box<dyn Tool<S>>,
         limits: Option<Limits>,
     ) -> Result<&mut Self, RegisterError> {
-        let name = tool.definition().name();
+        let def = tool.definition();
+        let name = def.name();
+        if let Some((field, at)) = crate::schema::trusted_name(def.schema(), def.business_fields) {
+            return Err(RegisterError::TrustedName {
+                tool: name,
+                field,
+                at,
+            });
+        }
         if self.tools.contains_key(name) {
             return Err(RegisterError::DuplicateName(name));
         }

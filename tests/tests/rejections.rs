@@ -237,7 +237,7 @@ fn numbers_outside_the_rust_type_are_out_of_range() {
         &rejection("add", r#"{"a":1,"b":-1}"#),
         Code::OutOfRange,
         "/b",
-        "b must be at least 0",
+        "b must be between 0 and 18446744073709551615",
     );
     assert_eq!(
         rejection("add", r#"{"a":9223372036854775808,"b":1}"#).code(),

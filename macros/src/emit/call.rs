@@ -98,12 +98,22 @@ pub(crate) fn emit(tool: &ToolFn) -> TokenStream {
     // or return type that caused it.
     let arg_checks = tool.model_args().map(|arg| {
         let ty = &arg.ty;
+        // The type and every type inside it: `Vec<Order>`, `Option<Order>`,
+        // `[Order; 2]` and `(u8, Order)` are whole orders sent by the model
+        // as surely as `Order` is.
+        let mut parts = Vec::new();
+        components(ty, &mut parts);
         let not_a_resource = tool.state().map(|state| {
-            quote_spanned! {ty.span()=>
+            let probes = parts.iter().map(|part| {
+                quote_spanned! {part.span()=>
+                    ::toolgate::__private::Probe::<#part, #state>::new().model_argument_is_not_a_resource();
+                }
+            });
+            quote! {
                 {
                     #[allow(unused_imports)]
                     use ::toolgate::__private::NotAResource as _;
-                    ::toolgate::__private::Probe::<#ty, #state>::new().model_argument_is_not_a_resource();
+                    #(#probes)*
                 }
             }
         });
@@ -161,5 +171,34 @@ pub(crate) fn emit(tool: &ToolFn) -> TokenStream {
                 #state_check
             }
         };
+    }
+}
+
+/// `ty` and the types it is made of, outermost first, each once.
+fn components<'t>(ty: &'t syn::Type, out: &mut Vec<&'t syn::Type>) {
+    let key = quote!(#ty).to_string();
+    if out.iter().any(|seen| quote!(#seen).to_string() == key) {
+        return;
+    }
+    out.push(ty);
+    match ty {
+        syn::Type::Path(path) => {
+            for segment in &path.path.segments {
+                if let syn::PathArguments::AngleBracketed(args) = &segment.arguments {
+                    for arg in &args.args {
+                        if let syn::GenericArgument::Type(inner) = arg {
+                            components(inner, out);
+                        }
+                    }
+                }
+            }
+        }
+        syn::Type::Array(array) => components(&array.elem, out),
+        syn::Type::Slice(slice) => components(&slice.elem, out),
+        syn::Type::Reference(reference) => components(&reference.elem, out),
+        syn::Type::Paren(paren) => components(&paren.elem, out),
+        syn::Type::Group(group) => components(&group.elem, out),
+        syn::Type::Tuple(tuple) => tuple.elems.iter().for_each(|e| components(e, out)),
+        _ => {}
     }
 }

@@ -40,6 +40,7 @@ pub(crate) fn emit(tool: &ToolFn) -> TokenStream {
         let wire = a.wire_name();
         quote!((#rust, #wire))
     });
+    let business = tool.attrs.business_fields.iter();
     let output_schema = match ok_type(&tool.func.sig.output) {
         Some(ty) => quote!({
             #[allow(unused_imports)]
@@ -72,6 +73,7 @@ pub(crate) fn emit(tool: &ToolFn) -> TokenStream {
                         scope: #scope,
                         effect: ::toolgate::Effect::#effect,
                         renames: &[#(#renames),*],
+                        business_fields: &[#(#business),*],
                         output_schema: #output_schema,
                     })
                 })

@@ -11,7 +11,7 @@ use quote::{format_ident, quote};
 use crate::model::{ToolFn, pascal};
 
 pub(crate) fn emit(tool: &ToolFn) -> TokenStream {
-    let func = &tool.func;
+    let func = bind_authorizations(tool);
     let args = args::emit(tool);
     let marker = marker::emit(tool);
     let call = call::emit(tool);
@@ -20,6 +20,39 @@ pub(crate) fn emit(tool: &ToolFn) -> TokenStream {
         #args
         #marker
         #call
+    }
+}
+
+/// The function as written, with each `Authorized<R>` parameter bound to
+/// this tool: `Authorized<R, BookHotel>`. An authorization made for one tool
+/// then has a type no other tool's function accepts.
+fn bind_authorizations(tool: &ToolFn) -> syn::ItemFn {
+    let mut func = tool.func.clone();
+    let marker = marker_ident(tool);
+    for (input, param) in func.sig.inputs.iter_mut().zip(&tool.params) {
+        if let (syn::FnArg::Typed(typed), crate::model::Param::Resource(_)) = (input, param) {
+            bind(&mut typed.ty, &marker);
+        }
+    }
+    func
+}
+
+/// Adds the tool as the second argument of `Authorized<R>`, inside an
+/// `Option` too.
+fn bind(ty: &mut syn::Type, marker: &Ident) {
+    let syn::Type::Path(path) = ty else { return };
+    let Some(last) = path.path.segments.last_mut() else {
+        return;
+    };
+    let syn::PathArguments::AngleBracketed(args) = &mut last.arguments else {
+        return;
+    };
+    if last.ident == "Option" {
+        if let Some(syn::GenericArgument::Type(inner)) = args.args.first_mut() {
+            bind(inner, marker);
+        }
+    } else if last.ident == "Authorized" && args.args.len() == 1 {
+        args.args.push(syn::parse_quote!(#marker));
     }
 }
 

@@ -1,0 +1,991 @@
+//! Gate 2's guard: the document has the shape the published schema states.
+//!
+//! serde's derived `Deserialize` is laxer than the schema toolgate publishes
+//! in a few places, and none of them can be switched off: a struct or a
+//! struct variant also reads a JSON array positionally (`"window": [30]`),
+//! a unit variant of an internally or adjacently tagged enum ignores the
+//! other keys of its object (`{"kind":"dot","radius":5}`), and values that
+//! serde buffers for tagged and untagged enums are read by serde's own
+//! deserializer, out of reach of any wrapper. So once serde has accepted a
+//! call, this walk checks the document against the schema's structural
+//! keywords: `type`, `properties`, `additionalProperties`,
+//! `patternProperties`, `required`, `items`, `prefixItems`, `enum`, `const`,
+//! `anyOf`, `oneOf`, `allOf` and `$ref`.
+//!
+//! The walk never refuses what the schema accepts: it reads `oneOf` as
+//! `anyOf` and ignores every other keyword, so it can only be more lenient
+//! than the schema, and serde and garde still apply everything else. Each
+//! value is read once, against the set of subschemas that may describe it,
+//! so the cost is linear in the document times the schema's size. The common
+//! document pays nothing for it: the walk runs only when the document holds
+//! an array or the schema has a union, an enum or a key pattern.
+
+use std::collections::HashMap;
+
+use regex::Regex;
+use serde_json::Value;
+use smallvec::SmallVec;
+
+use crate::pointer::{self, Segment};
+use crate::{Code, Rejection, message};
+
+type Id = u32;
+
+/// JSON kinds, as bits.
+const NULL: u8 = 1;
+const BOOLEAN: u8 = 2;
+const INTEGER: u8 = 4;
+/// A number with a fraction.
+const FRACTION: u8 = 8;
+const STRING: u8 = 16;
+const ARRAY: u8 = 32;
+const OBJECT: u8 = 64;
+const ANY: u8 = 127;
+
+/// The structural part of a canonical schema, compiled for the walk.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Shape {
+    nodes: Vec<Node>,
+    root: Option<Id>,
+    /// The schema has a union, an enum or a key pattern: walk every call,
+    /// not only those that hold an array.
+    always: bool,
+}
+
+/// Derived from the schema, which a definition compares already.
+impl PartialEq for Shape {
+    fn eq(&self, _: &Self) -> bool {
+        true
+    }
+}
+
+#[derive(Clone, Debug)]
+struct Node {
+    kinds: u8,
+    properties: Vec<(Box<str>, Child)>,
+    required: Vec<Box<str>>,
+    patterns: Vec<(Regex, Child)>,
+    additional: Child,
+    prefix: Vec<Child>,
+    items: Child,
+    /// Each list of `enum` (or the one value of `const`) the value must be in.
+    choices: Vec<Vec<Value>>,
+    /// Each `anyOf`/`oneOf`: at least one branch must accept.
+    any_of: Vec<Vec<Id>>,
+    all_of: Vec<Id>,
+}
+
+impl Default for Node {
+    fn default() -> Self {
+        Node {
+            kinds: ANY,
+            properties: Vec::new(),
+            required: Vec::new(),
+            patterns: Vec::new(),
+            additional: Child::Any,
+            prefix: Vec::new(),
+            items: Child::Any,
+            choices: Vec::new(),
+            any_of: Vec::new(),
+            all_of: Vec::new(),
+        }
+    }
+}
+
+/// What describes a member of an object or an array.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Child {
+    Any,
+    Never,
+    Node(Id),
+}
+
+impl Shape {
+    /// Compiles the structural keywords of `schema`.
+    pub(crate) fn new(schema: &Value) -> Shape {
+        let mut builder = Builder {
+            root: schema,
+            nodes: Vec::new(),
+            refs: HashMap::new(),
+            always: false,
+        };
+        let root = builder.child(schema);
+        Shape {
+            root: match root {
+                Child::Node(id) => Some(id),
+                Child::Any | Child::Never => None,
+            },
+            nodes: builder.nodes,
+            always: builder.always,
+        }
+    }
+
+    /// Checks a document that serde accepted. `arrays`: whether it holds
+    /// one (gate 1 knows); without one, and without unions, enums or key
+    /// patterns in the schema, serde's verdict is the schema's.
+    pub(crate) fn check(&self, json: &str, arrays: bool, schema: &Value) -> Result<(), Rejection> {
+        if !arrays && !self.always {
+            return Ok(());
+        }
+        self.explain(json, schema)
+    }
+
+    /// Checks a document whatever it holds: after serde refused it, a
+    /// refusal of the schema's own says where, even inside enums whose
+    /// contents serde reads from a buffer with no path.
+    pub(crate) fn explain(&self, json: &str, schema: &Value) -> Result<(), Rejection> {
+        let Some(root) = self.root else { return Ok(()) };
+        let mut walk = Walk::new(self, json.as_bytes(), false);
+        if walk.value(&[root]).first().is_none_or(|v| v.ok) {
+            return Ok(());
+        }
+        // Refused: walk again, this time keeping why each subschema refused.
+        let mut walk = Walk::new(self, json.as_bytes(), true);
+        let verdicts = walk.value(&[root]);
+        let verdict = verdicts.first().cloned().unwrap_or_default();
+        Err(walk.rejection(&verdict, schema))
+    }
+}
+
+struct Builder<'s> {
+    root: &'s Value,
+    nodes: Vec<Node>,
+    refs: HashMap<&'s str, Id>,
+    always: bool,
+}
+
+impl<'s> Builder<'s> {
+    fn child(&mut self, schema: &'s Value) -> Child {
+        match schema {
+            Value::Bool(false) => Child::Never,
+            Value::Object(map) => {
+                if let Some(reference) = map.get("$ref").and_then(Value::as_str)
+                    && map.keys().all(|k| k == "$ref" || is_annotation(k))
+                {
+                    return self.reference(reference);
+                }
+                let node = self.node(schema);
+                if is_trivial(&node) {
+                    Child::Any
+                } else {
+                    let id = self.push(node);
+                    Child::Node(id)
+                }
+            }
+            _ => Child::Any,
+        }
+    }
+
+    fn push(&mut self, node: Node) -> Id {
+        let id = Id::try_from(self.nodes.len()).unwrap_or(Id::MAX);
+        self.nodes.push(node);
+        id
+    }
+
+    /// A local `$ref`, compiled once however often (and however
+    /// recursively) it is used.
+    fn reference(&mut self, reference: &'s str) -> Child {
+        if let Some(id) = self.refs.get(reference) {
+            return Child::Node(*id);
+        }
+        let Some(target) = reference
+            .strip_prefix('#')
+            .and_then(|p| self.root.pointer(p))
+        else {
+            return Child::Any;
+        };
+        let id = self.push(Node::default());
+        self.refs.insert(reference, id);
+        let node = match target {
+            Value::Bool(false) => Node {
+                kinds: 0,
+                ..Node::default()
+            },
+            _ => self.node(target),
+        };
+        if let Some(slot) = self.nodes.get_mut(id as usize) {
+            *slot = node;
+        }
+        Child::Node(id)
+    }
+
+    fn node(&mut self, schema: &'s Value) -> Node {
+        let mut node = Node::default();
+        let Value::Object(map) = schema else {
+            return node;
+        };
+        if let Some(kinds) = map.get("type").and_then(kinds_of) {
+            node.kinds = kinds;
+        }
+        if let Some(Value::Object(properties)) = map.get("properties") {
+            node.properties = properties
+                .iter()
+                .map(|(name, s)| (name.as_str().into(), self.child(s)))
+                .collect();
+        }
+        if let Some(Value::Array(required)) = map.get("required") {
+            for name in required.iter().filter_map(Value::as_str) {
+                if !node.required.iter().any(|r| &**r == name) {
+                    node.required.push(name.into());
+                }
+            }
+        }
+        if let Some(Value::Object(patterns)) = map.get("patternProperties") {
+            self.always = true;
+            for (pattern, s) in patterns {
+                match Regex::new(pattern) {
+                    Ok(regex) => {
+                        let child = self.child(s);
+                        node.patterns.push((regex, child));
+                    }
+                    // A pattern this walk cannot read admits every key.
+                    Err(_) => {
+                        node.patterns.clear();
+                        node.additional = Child::Any;
+                        break;
+                    }
+                }
+            }
+        }
+        if let Some(additional) = map.get("additionalProperties") {
+            node.additional = self.child(additional);
+        }
+        if let Some(Value::Array(prefix)) = map.get("prefixItems") {
+            node.prefix = prefix.iter().map(|s| self.child(s)).collect();
+        }
+        if let Some(items) = map.get("items") {
+            node.items = self.child(items);
+        }
+        if let Some(Value::Array(values)) = map.get("enum") {
+            self.always = true;
+            node.choices.push(values.clone());
+        }
+        if let Some(value) = map.get("const") {
+            self.always = true;
+            node.choices.push(vec![value.clone()]);
+        }
+        for key in ["anyOf", "oneOf"] {
+            if let Some(Value::Array(branches)) = map.get(key) {
+                self.always = true;
+                let mut group = Vec::new();
+                let mut open = false;
+                for branch in branches {
+                    match self.child(branch) {
+                        Child::Node(id) => group.push(id),
+                        Child::Any => open = true,
+                        Child::Never => {}
+                    }
+                }
+                // A branch that accepts everything makes the union accept
+                // everything; none at all accepts nothing.
+                if !open {
+                    if group.is_empty() {
+                        node.kinds = 0;
+                    } else {
+                        node.any_of.push(group);
+                    }
+                }
+            }
+        }
+        if let Some(Value::Array(all)) = map.get("allOf") {
+            for part in all {
+                match self.child(part) {
+                    Child::Node(id) => node.all_of.push(id),
+                    Child::Any => {}
+                    Child::Never => node.kinds = 0,
+                }
+            }
+        }
+        if let Some(reference) = map.get("$ref").and_then(Value::as_str) {
+            match self.reference(reference) {
+                Child::Node(id) => node.all_of.push(id),
+                Child::Any => {}
+                Child::Never => node.kinds = 0,
+            }
+        }
+        node
+    }
+}
+
+fn is_annotation(key: &str) -> bool {
+    matches!(
+        key,
+        "description" | "title" | "examples" | "$comment" | "default" | "deprecated"
+    )
+}
+
+fn is_trivial(node: &Node) -> bool {
+    node.kinds == ANY
+        && node.properties.is_empty()
+        && node.required.is_empty()
+        && node.patterns.is_empty()
+        && node.additional == Child::Any
+        && node.prefix.is_empty()
+        && node.items == Child::Any
+        && node.choices.is_empty()
+        && node.any_of.is_empty()
+        && node.all_of.is_empty()
+}
+
+fn kinds_of(types: &Value) -> Option<u8> {
+    let one = |t: &str| match t {
+        "null" => NULL,
+        "boolean" => BOOLEAN,
+        "integer" => INTEGER,
+        "number" => INTEGER | FRACTION,
+        "string" => STRING,
+        "array" => ARRAY,
+        "object" => OBJECT,
+        _ => ANY,
+    };
+    match types {
+        Value::String(t) => Some(one(t)),
+        Value::Array(ts) => Some(
+            ts.iter()
+                .filter_map(Value::as_str)
+                .map(one)
+                .fold(0, |a, b| a | b),
+        ),
+        _ => None,
+    }
+}
+
+/// Why a subschema refused a value. A tag that names another variant is a
+/// `Choice`: the least telling reason, reported only when no branch of a
+/// union got further.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Rank {
+    Choice,
+    Shape,
+}
+
+#[derive(Clone)]
+struct Failure {
+    rank: Rank,
+    code: Code,
+    path: Vec<Step>,
+    /// For an unknown member: its name, last in `path`.
+    unknown: bool,
+}
+
+#[derive(Clone)]
+enum Step {
+    Key(String),
+    Index(usize),
+}
+
+/// One subschema's verdict on a value, and (on the explaining walk) why.
+#[derive(Clone, Default)]
+struct Verdict {
+    ok: bool,
+    why: Vec<Failure>,
+}
+
+impl Verdict {
+    const fn yes() -> Self {
+        Verdict {
+            ok: true,
+            why: Vec::new(),
+        }
+    }
+}
+
+type Verdicts = SmallVec<[Verdict; 4]>;
+
+struct Walk<'a> {
+    shape: &'a Shape,
+    bytes: &'a [u8],
+    pos: usize,
+    /// Keep the path and each subschema's reasons (the second walk only).
+    explain: bool,
+    path: Vec<Step>,
+}
+
+impl<'a> Walk<'a> {
+    fn new(shape: &'a Shape, bytes: &'a [u8], explain: bool) -> Self {
+        Walk {
+            shape,
+            bytes,
+            pos: 0,
+            explain,
+            path: Vec::new(),
+        }
+    }
+
+    fn node(&self, id: Id) -> &'a Node {
+        let nodes: &'a [Node] = &self.shape.nodes;
+        // Every id was issued for a node of this shape.
+        match nodes.get(id as usize) {
+            Some(node) => node,
+            None => &ANY_NODE,
+        }
+    }
+
+    /// Refuses `verdict`, saying why if this walk explains.
+    fn refuse(&self, verdict: &mut Verdict, rank: Rank, code: Code, unknown: bool) {
+        verdict.ok = false;
+        if self.explain {
+            verdict.why.push(Failure {
+                rank,
+                code,
+                path: self.path.clone(),
+                unknown,
+            });
+        }
+    }
+
+    /// Reads one value and gives each subschema of `set` its verdict.
+    fn value(&mut self, set: &[Id]) -> Verdicts {
+        // Every subschema the verdicts depend on: the set and the branches
+        // of its unions, each read against the value at once.
+        let mut atoms: SmallVec<[Id; 8]> = SmallVec::new();
+        for id in set {
+            if !atoms.contains(id) {
+                atoms.push(*id);
+            }
+        }
+        let mut i = 0;
+        while let Some(&id) = atoms.get(i) {
+            let node = self.node(id);
+            for member in node.any_of.iter().flatten().chain(&node.all_of) {
+                if !atoms.contains(member) {
+                    atoms.push(*member);
+                }
+            }
+            i += 1;
+        }
+        let local = self.local(&atoms);
+        let mut memo: SmallVec<[Option<Verdict>; 8]> = SmallVec::from_elem(None, atoms.len());
+        let mut verdicts: Verdicts = set
+            .iter()
+            .map(|id| accepts(self.shape, *id, &atoms, &local, &mut memo))
+            .collect();
+        if self.explain {
+            for verdict in &mut verdicts {
+                if !verdict.ok && verdict.why.is_empty() {
+                    verdict.why.push(Failure {
+                        rank: Rank::Choice,
+                        code: Code::InvalidValue,
+                        path: self.path.clone(),
+                        unknown: false,
+                    });
+                }
+            }
+        }
+        verdicts
+    }
+
+    /// Reads one value against each atom's own keywords (not its unions).
+    fn local(&mut self, atoms: &[Id]) -> Verdicts {
+        self.skip_ws();
+        let start = self.pos;
+        let all = || SmallVec::from_elem(Verdict::yes(), atoms.len());
+        let (kind, mut verdicts) = match self.peek() {
+            Some(b'{') => (OBJECT, self.object(atoms)),
+            Some(b'[') => (ARRAY, self.array(atoms)),
+            Some(b'"') => {
+                self.skip_string();
+                (STRING, all())
+            }
+            Some(b't') => {
+                self.pos += 4;
+                (BOOLEAN, all())
+            }
+            Some(b'f') => {
+                self.pos += 5;
+                (BOOLEAN, all())
+            }
+            Some(b'n') => {
+                self.pos += 4;
+                (NULL, all())
+            }
+            _ => (self.number(), all()),
+        };
+        let mut text: Option<Value> = None;
+        for (verdict, id) in verdicts.iter_mut().zip(atoms) {
+            let node = self.node(*id);
+            if node.kinds & kind == 0 {
+                // The members' reasons do not matter: the kind is wrong.
+                verdict.why.clear();
+                let rank = if node.choices.is_empty() {
+                    Rank::Shape
+                } else {
+                    Rank::Choice
+                };
+                self.refuse(verdict, rank, Code::WrongType, false);
+                continue;
+            }
+            if node.choices.is_empty() || !verdict.ok {
+                continue;
+            }
+            let value = match &text {
+                Some(value) => value,
+                None => {
+                    let raw = self.bytes.get(start..self.pos).unwrap_or_default();
+                    text.insert(serde_json::from_slice(raw).unwrap_or(Value::Null))
+                }
+            };
+            if !node
+                .choices
+                .iter()
+                .all(|values| values.iter().any(|v| same(v, value)))
+            {
+                self.refuse(verdict, Rank::Choice, Code::InvalidValue, false);
+            }
+        }
+        verdicts
+    }
+
+    fn object(&mut self, atoms: &[Id]) -> Verdicts {
+        self.pos += 1;
+        let mut verdicts: Verdicts = atoms
+            .iter()
+            .map(|id| Verdict {
+                ok: self.node(*id).kinds & OBJECT != 0,
+                why: Vec::new(),
+            })
+            .collect();
+        let mut found: SmallVec<[usize; 8]> = SmallVec::from_elem(0, atoms.len());
+        let mut seen: Vec<String> = Vec::new();
+        loop {
+            self.skip_ws();
+            if self.peek() == Some(b'}') {
+                self.pos += 1;
+                break;
+            }
+            let key = self.key();
+            if self.explain {
+                seen.push(key.clone().into_owned());
+                self.path.push(Step::Key(key.clone().into_owned()));
+            }
+            let mut children: SmallVec<[Child; 8]> = SmallVec::new();
+            for ((verdict, id), found) in verdicts.iter_mut().zip(atoms).zip(found.iter_mut()) {
+                let node = self.node(*id);
+                let child = if !self.reads(verdict, node, OBJECT) {
+                    Child::Any
+                } else if let Some((_, child)) = node.properties.iter().find(|(n, _)| **n == *key) {
+                    if node.required.iter().any(|r| **r == *key) {
+                        *found += 1;
+                    }
+                    *child
+                } else if let Some((_, child)) =
+                    node.patterns.iter().find(|(r, _)| r.is_match(&key))
+                {
+                    *child
+                } else {
+                    node.additional
+                };
+                if child == Child::Never {
+                    self.refuse(verdict, Rank::Shape, Code::UnknownField, true);
+                }
+                children.push(child);
+            }
+            self.member(&mut verdicts, &children);
+            if self.explain {
+                self.path.pop();
+            }
+            self.skip_ws();
+            if self.peek() == Some(b',') {
+                self.pos += 1;
+            }
+        }
+        for ((verdict, id), found) in verdicts.iter_mut().zip(atoms).zip(&found) {
+            let node = self.node(*id);
+            if self.reads(verdict, node, OBJECT) && *found < node.required.len() {
+                let missing = node
+                    .required
+                    .iter()
+                    .find(|r| !seen.iter().any(|s| **s == ***r));
+                if let (true, Some(missing)) = (self.explain, missing) {
+                    // A missing tag says no more than a wrong one.
+                    let tag = node.properties.iter().any(|(name, child)| {
+                        **name == **missing
+                            && matches!(child, Child::Node(id) if !self.node(*id).choices.is_empty())
+                    });
+                    let rank = if tag { Rank::Choice } else { Rank::Shape };
+                    self.path.push(Step::Key(missing.to_string()));
+                    self.refuse(verdict, rank, Code::MissingField, false);
+                    self.path.pop();
+                } else {
+                    verdict.ok = false;
+                }
+            }
+        }
+        verdicts
+    }
+
+    fn array(&mut self, atoms: &[Id]) -> Verdicts {
+        self.pos += 1;
+        let mut verdicts: Verdicts = atoms
+            .iter()
+            .map(|id| Verdict {
+                ok: self.node(*id).kinds & ARRAY != 0,
+                why: Vec::new(),
+            })
+            .collect();
+        let mut index = 0;
+        loop {
+            self.skip_ws();
+            if self.peek() == Some(b']') {
+                self.pos += 1;
+                break;
+            }
+            if self.explain {
+                self.path.push(Step::Index(index));
+            }
+            let mut children: SmallVec<[Child; 8]> = SmallVec::new();
+            for (verdict, id) in verdicts.iter_mut().zip(atoms) {
+                let node = self.node(*id);
+                let child = if !self.reads(verdict, node, ARRAY) {
+                    Child::Any
+                } else {
+                    node.prefix.get(index).copied().unwrap_or(node.items)
+                };
+                if child == Child::Never {
+                    self.refuse(verdict, Rank::Shape, Code::InvalidLength, false);
+                }
+                children.push(child);
+            }
+            self.member(&mut verdicts, &children);
+            if self.explain {
+                self.path.pop();
+            }
+            index += 1;
+            self.skip_ws();
+            if self.peek() == Some(b',') {
+                self.pos += 1;
+            }
+        }
+        verdicts
+    }
+
+    /// Whether an atom's members are still worth reading: it takes this
+    /// kind and has not refused yet, or this walk explains and wants every
+    /// reason (a variant refused for an unknown key may also have a tag
+    /// that names another variant, which makes it the wrong branch to blame).
+    fn reads(&self, verdict: &Verdict, node: &Node, kind: u8) -> bool {
+        node.kinds & kind != 0 && (verdict.ok || self.explain)
+    }
+
+    /// Reads one member against the subschema each live atom gives it.
+    fn member(&mut self, verdicts: &mut Verdicts, children: &[Child]) {
+        let mut set: SmallVec<[Id; 8]> = SmallVec::new();
+        for child in children {
+            if let Child::Node(id) = child
+                && !set.contains(id)
+            {
+                set.push(*id);
+            }
+        }
+        if set.is_empty() {
+            self.skip_value();
+            return;
+        }
+        let members = self.value(&set);
+        for (verdict, child) in verdicts.iter_mut().zip(children) {
+            if let Child::Node(id) = child
+                && let Some(member) = set
+                    .iter()
+                    .position(|s| s == id)
+                    .and_then(|i| members.get(i))
+                && !member.ok
+            {
+                verdict.ok = false;
+                verdict.why.extend(member.why.iter().cloned());
+            }
+        }
+    }
+
+    /// The refusal to report: the first reason that is not a tag naming
+    /// another variant, or else the first reason.
+    fn rejection(&self, verdict: &Verdict, schema: &Value) -> Rejection {
+        let failure = verdict
+            .why
+            .iter()
+            .find(|f| f.rank == Rank::Shape)
+            .or_else(|| verdict.why.first());
+        let Some(failure) = failure else {
+            return Rejection::new(
+                Code::InvalidValue,
+                message::for_value(Code::InvalidValue, "", schema),
+            );
+        };
+        if failure.unknown
+            && let Some((Step::Key(field), parent)) = failure.path.split_last()
+        {
+            let parent_at = pointer::build(segments(parent));
+            let text = message::unknown(&parent_at, Some(field), schema);
+            let at = if pointer::is_echoable(field) {
+                pointer::build(segments(&failure.path))
+            } else {
+                parent_at
+            };
+            return Rejection::new(Code::UnknownField, text).at(at);
+        }
+        let at = pointer::build(segments(&failure.path));
+        let text = match failure.code {
+            Code::MissingField => message::missing(&at, schema),
+            code => message::for_value(code, &at, schema),
+        };
+        Rejection::new(failure.code, text).at(at)
+    }
+
+    // --- reading the document; gate 1 has proven it well formed ---
+
+    fn peek(&self) -> Option<u8> {
+        self.bytes.get(self.pos).copied()
+    }
+
+    fn skip_ws(&mut self) {
+        while matches!(self.peek(), Some(b' ' | b'\t' | b'\n' | b'\r')) {
+            self.pos += 1;
+        }
+    }
+
+    /// Reads `"key":` and returns the key, decoded.
+    fn key(&mut self) -> std::borrow::Cow<'a, str> {
+        let start = self.pos;
+        let escaped = self.skip_string();
+        let raw = self.bytes.get(start..self.pos).unwrap_or_default();
+        let key = if escaped {
+            std::borrow::Cow::Owned(serde_json::from_slice::<String>(raw).unwrap_or_default())
+        } else {
+            let inner = raw.get(1..raw.len().saturating_sub(1)).unwrap_or_default();
+            std::borrow::Cow::Borrowed(core::str::from_utf8(inner).unwrap_or_default())
+        };
+        self.skip_ws();
+        if self.peek() == Some(b':') {
+            self.pos += 1;
+        }
+        key
+    }
+
+    /// Skips a string; says whether it has escapes.
+    fn skip_string(&mut self) -> bool {
+        self.pos += 1;
+        let mut escaped = false;
+        while let Some(b) = self.peek() {
+            self.pos += 1;
+            match b {
+                b'"' => break,
+                b'\\' => {
+                    escaped = true;
+                    self.pos += 1;
+                }
+                _ => {}
+            }
+        }
+        escaped
+    }
+
+    /// Reads a number: an integer, or a fraction unless its value is whole.
+    fn number(&mut self) -> u8 {
+        let start = self.pos;
+        let mut plain = true;
+        while let Some(b) = self.peek() {
+            match b {
+                b'0'..=b'9' | b'-' | b'+' => {}
+                b'.' | b'e' | b'E' => plain = false,
+                _ => break,
+            }
+            self.pos += 1;
+        }
+        if plain {
+            return INTEGER;
+        }
+        let text = core::str::from_utf8(self.bytes.get(start..self.pos).unwrap_or_default())
+            .unwrap_or_default();
+        match text.parse::<f64>() {
+            Ok(n) if n.is_finite() && n.fract() == 0.0 => INTEGER,
+            Ok(n) if n.is_finite() => FRACTION,
+            // Past f64: whichever the schema wants; serde decides.
+            _ => INTEGER | FRACTION,
+        }
+    }
+
+    fn skip_value(&mut self) {
+        self.skip_ws();
+        let mut depth = 0usize;
+        loop {
+            match self.peek() {
+                None => return,
+                Some(b'"') => {
+                    self.skip_string();
+                }
+                Some(b'{' | b'[') => {
+                    depth += 1;
+                    self.pos += 1;
+                }
+                Some(b'}' | b']') => {
+                    depth = depth.saturating_sub(1);
+                    self.pos += 1;
+                }
+                Some(b',' | b':' | b' ' | b'\t' | b'\n' | b'\r') if depth > 0 => self.pos += 1,
+                Some(_) if depth > 0 => self.pos += 1,
+                Some(_) => {
+                    // A scalar at the top: read to its end.
+                    while let Some(b) = self.peek() {
+                        if matches!(b, b',' | b'}' | b']' | b' ' | b'\t' | b'\n' | b'\r') {
+                            break;
+                        }
+                        self.pos += 1;
+                    }
+                    return;
+                }
+            }
+            if depth == 0 {
+                return;
+            }
+        }
+    }
+}
+
+fn segments(steps: &[Step]) -> Vec<Segment<'_>> {
+    steps
+        .iter()
+        .map(|s| match s {
+            Step::Key(k) => Segment::Key(k),
+            Step::Index(i) => Segment::Index(*i),
+        })
+        .collect()
+}
+
+static ANY_NODE: std::sync::LazyLock<Node> = std::sync::LazyLock::new(Node::default);
+
+/// Subschema `id`'s verdict on the value, from each atom's own verdict and
+/// its unions. A failing union explains itself by its best branch: the
+/// first whose tag (if it has one) matched and that got furthest. A union
+/// that refers back to itself without reading anything is taken to accept:
+/// the walk may only be more lenient than the schema.
+fn accepts(
+    shape: &Shape,
+    id: Id,
+    atoms: &[Id],
+    local: &[Verdict],
+    memo: &mut [Option<Verdict>],
+) -> Verdict {
+    let Some(index) = atoms.iter().position(|a| *a == id) else {
+        return Verdict::yes();
+    };
+    if let Some(Some(known)) = memo.get(index) {
+        return known.clone();
+    }
+    if let Some(slot) = memo.get_mut(index) {
+        *slot = Some(Verdict::yes());
+    }
+    let Some(node) = shape.nodes.get(id as usize) else {
+        return Verdict::yes();
+    };
+    let mut verdict = local.get(index).cloned().unwrap_or_else(Verdict::yes);
+    if verdict.ok {
+        for part in &node.all_of {
+            let part = accepts(shape, *part, atoms, local, memo);
+            if !part.ok {
+                verdict = part;
+                break;
+            }
+        }
+    }
+    if verdict.ok {
+        for group in &node.any_of {
+            let mut best: Option<Verdict> = None;
+            for branch in group {
+                let branch = accepts(shape, *branch, atoms, local, memo);
+                if branch.ok {
+                    best = None;
+                    break;
+                }
+                // A branch whose tag matched, and then one that got
+                // furthest into the value, tells the model what to fix.
+                let telling = |v: &Verdict| {
+                    (
+                        v.why.iter().all(|f| f.rank == Rank::Shape),
+                        v.why.iter().map(|f| f.path.len()).max().unwrap_or(0),
+                    )
+                };
+                if best.as_ref().is_none_or(|b| telling(&branch) > telling(b)) {
+                    best = Some(branch);
+                }
+            }
+            if let Some(mut failed) = best {
+                // No branch's tag matched: the tag is the reason, not what
+                // some variant would have wanted beside it.
+                if failed.why.iter().any(|f| f.rank == Rank::Choice) {
+                    failed.why.retain(|f| f.rank == Rank::Choice);
+                    failed.why.truncate(1);
+                }
+                verdict = failed;
+                break;
+            }
+        }
+    }
+    if let Some(slot) = memo.get_mut(index) {
+        *slot = Some(verdict.clone());
+    }
+    verdict
+}
+
+/// JSON Schema's equality: numbers by value, `1` equals `1.0`.
+fn same(a: &Value, b: &Value) -> bool {
+    match (a, b) {
+        (Value::Number(x), Value::Number(y)) => {
+            match (x.as_i64(), y.as_i64(), x.as_u64(), y.as_u64()) {
+                (Some(x), Some(y), _, _) => x == y,
+                (_, _, Some(x), Some(y)) => x == y,
+                _ => x.as_f64() == y.as_f64(),
+            }
+        }
+        (Value::Array(x), Value::Array(y)) => {
+            x.len() == y.len() && x.iter().zip(y).all(|(x, y)| same(x, y))
+        }
+        (Value::Object(x), Value::Object(y)) => {
+            x.len() == y.len() && x.iter().all(|(k, v)| y.get(k).is_some_and(|w| same(v, w)))
+        }
+        _ => a == b,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn check(schema: &Value, doc: &str) -> Result<(), Code> {
+        Shape::new(schema)
+            .check(doc, true, schema)
+            .map_err(|r| r.code())
+    }
+
+    #[test]
+    fn an_object_is_never_an_array() {
+        let schema = json!({"type":"object","properties":{"w":{"$ref":"#/$defs/W"}},"$defs":{"W":{"type":"object","properties":{"d":{"type":"integer"}},"required":["d"]}}});
+        assert_eq!(check(&schema, r#"{"w":{"d":1}}"#), Ok(()));
+        assert_eq!(check(&schema, r#"{"w":[1]}"#), Err(Code::WrongType));
+    }
+
+    #[test]
+    fn a_tag_selects_a_closed_branch() {
+        let schema = json!({"oneOf":[
+            {"type":"object","properties":{"kind":{"const":"dot"}},"required":["kind"],"additionalProperties":false},
+            {"type":"object","properties":{"kind":{"const":"circle"},"radius":{"type":"integer"}},"required":["kind","radius"],"additionalProperties":false}
+        ]});
+        assert_eq!(check(&schema, r#"{"kind":"dot"}"#), Ok(()));
+        assert_eq!(check(&schema, r#"{"kind":"circle","radius":2}"#), Ok(()));
+        assert_eq!(
+            check(&schema, r#"{"kind":"dot","radius":5}"#),
+            Err(Code::UnknownField)
+        );
+        assert_eq!(
+            check(&schema, r#"{"radius":5,"kind":"dot"}"#),
+            Err(Code::UnknownField)
+        );
+    }
+
+    #[test]
+    fn whole_numbers_are_integers() {
+        let schema = json!({"type":"object","properties":{"n":{"type":"integer"}},"anyOf":[{}]});
+        assert_eq!(check(&schema, r#"{"n":-0}"#), Ok(()));
+        assert_eq!(check(&schema, r#"{"n":1.0}"#), Ok(()));
+        assert_eq!(check(&schema, r#"{"n":1.5}"#), Err(Code::WrongType));
+    }
+}

@@ -1,0 +1,474 @@
+//! The server accepts exactly what the published schema says, in the places
+//! where serde's derived `Deserialize` is laxer than the schema or where a
+//! rule existed on one side only: objects sent as arrays, unit variants with
+//! extra keys, integer ranges, `-0`, nested rules without `dive`, and
+//! trusted-context names inside nested types.
+
+mod common;
+
+use std::collections::{BTreeMap, HashMap};
+
+use common::block_on;
+use common::tools::{Add, ExportRows, ListThings, SendNote, Spy, StoreTree};
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::{Value, json};
+use toolgate::{Code, Outcome, RegisterError, ToolContext, ToolError, Toolbox, tool};
+use toolgate_examples::invoice::{Billing, RefundInvoice};
+
+fn call<S: Send + Sync + 'static>(toolbox: &Toolbox<S>, tool: &str, args: &str) -> Outcome {
+    let ctx = ToolContext::new("u", "tenant_a", "r")
+        .allow_all_tools()
+        .with_scopes(["exports:read", "billing:refund"]);
+    block_on(toolbox.call(&ctx, tool, args))
+}
+
+fn code(outcome: &Outcome) -> Option<(Code, String)> {
+    outcome.rejection().map(|r| (r.code(), r.path().to_owned()))
+}
+
+fn spy_box() -> Toolbox<Spy> {
+    let mut toolbox = Toolbox::new(Spy::default());
+    toolbox
+        .register(ExportRows)
+        .unwrap()
+        .register(SendNote)
+        .unwrap()
+        .register(StoreTree)
+        .unwrap()
+        .register(ListThings)
+        .unwrap()
+        .register(Add)
+        .unwrap();
+    toolbox
+}
+
+// --- 1. an object is never read from an array ---
+
+#[test]
+fn a_nested_struct_sent_as_an_array_is_refused() {
+    let toolbox = spy_box();
+    let cases = [
+        (
+            "export_rows",
+            r#"{"accountRef":"acct_42","format":"csv","window":[7,null],"columns":["id"],"dry_run":true}"#,
+            "/window",
+        ),
+        ("send_note", r#"{"to":["a@b.c"],"text":"hi"}"#, "/to"),
+        ("store_tree", r#"{"root":["a",[]]}"#, "/root"),
+        (
+            "store_tree",
+            r#"{"root":{"name":"a","children":[["b",[]]]}}"#,
+            "/root/children/0",
+        ),
+        ("list_things", r#"{"paging":[3]}"#, "/paging"),
+    ];
+    for (tool, args, path) in cases {
+        let outcome = call(&toolbox, tool, args);
+        assert_eq!(
+            code(&outcome),
+            Some((Code::WrongType, path.to_owned())),
+            "{tool} {args}: {outcome:?}"
+        );
+    }
+    assert_eq!(toolbox.state().count(), 0);
+    // The same calls with objects run.
+    let outcome = call(
+        &toolbox,
+        "send_note",
+        r#"{"to":{"mail":"a@b.c"},"text":"hi"}"#,
+    );
+    assert!(outcome.value().is_some(), "{outcome:?}");
+}
+
+#[test]
+fn refund_invoice_reason_as_an_array_does_not_refund() {
+    let mut toolbox = Toolbox::new(Billing::demo());
+    toolbox.register(RefundInvoice).unwrap();
+    let outcome = call(
+        &toolbox,
+        "refund_invoice",
+        r#"{"invoice_id":"inv_88","amount_cents":100,"reason":["duplicate"]}"#,
+    );
+    let rejection = outcome.rejection().expect("refused");
+    assert_eq!(rejection.path(), "/reason", "{outcome:?}");
+    assert_eq!(toolbox.state().refunds().len(), 0);
+}
+
+// Shapes inside enums, which serde reads from a buffer no wrapper sees.
+
+#[derive(Debug, Deserialize, JsonSchema, garde::Validate)]
+#[serde(deny_unknown_fields)]
+pub struct Point {
+    #[garde(range(min = -100, max = 100))]
+    pub x: i32,
+    #[garde(range(min = -100, max = 100))]
+    pub y: i32,
+}
+
+#[derive(Debug, Deserialize, JsonSchema, garde::Validate)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+pub enum Internal {
+    Dot,
+    Circle {
+        #[garde(dive)]
+        center: Point,
+        #[garde(range(min = 1, max = 10))]
+        radius: u32,
+    },
+}
+
+#[derive(Debug, Deserialize, JsonSchema, garde::Validate)]
+#[serde(
+    tag = "t",
+    content = "c",
+    rename_all = "snake_case",
+    deny_unknown_fields
+)]
+pub enum Adjacent {
+    Stop,
+    Go(#[garde(range(max = 10))] u8),
+    Move {
+        #[garde(dive)]
+        to: Point,
+    },
+}
+
+#[derive(Debug, Deserialize, JsonSchema, garde::Validate)]
+#[serde(rename_all = "snake_case", deny_unknown_fields)]
+pub enum External {
+    Off,
+    At(#[garde(dive)] Point),
+}
+
+#[derive(Debug, Deserialize, JsonSchema, garde::Validate)]
+#[serde(untagged)]
+pub enum Untagged {
+    Point(#[garde(dive)] Point),
+    Label(#[garde(length(chars, max = 5))] String),
+}
+
+/// Draw shapes of every enum representation.
+#[tool(effect = write)]
+pub fn draw(
+    spy: &Spy,
+    internal: Internal,
+    adjacent: Adjacent,
+    external: External,
+    untagged: Untagged,
+) -> Result<(), ToolError> {
+    spy.calls.lock().unwrap().push(format!(
+        "{internal:?} {adjacent:?} {external:?} {untagged:?}"
+    ));
+    Ok(())
+}
+
+fn draw_box() -> Toolbox<Spy> {
+    let mut toolbox = Toolbox::new(Spy::default());
+    toolbox.register(Draw).unwrap();
+    toolbox
+}
+
+fn draw_call(toolbox: &Toolbox<Spy>, patch: Value) -> Outcome {
+    let mut args = json!({
+        "internal": {"kind": "circle", "center": {"x": 1, "y": 2}, "radius": 3},
+        "adjacent": {"t": "move", "c": {"to": {"x": 1, "y": 2}}},
+        "external": {"at": {"x": 1, "y": 2}},
+        "untagged": {"x": 1, "y": 2},
+    });
+    for (k, v) in patch.as_object().unwrap() {
+        args[k] = v.clone();
+    }
+    call(toolbox, "draw", &args.to_string())
+}
+
+#[test]
+fn every_enum_representation_accepts_its_schema() {
+    let toolbox = draw_box();
+    for patch in [
+        json!({}),
+        json!({"internal": {"kind": "dot"}}),
+        json!({"adjacent": {"t": "stop"}}),
+        json!({"adjacent": {"t": "go", "c": 3}}),
+        json!({"external": "off"}),
+        json!({"untagged": "label"}),
+    ] {
+        let outcome = draw_call(&toolbox, patch.clone());
+        assert!(outcome.value().is_some(), "{patch}: {outcome:?}");
+    }
+}
+
+#[test]
+fn structs_inside_enums_are_never_arrays() {
+    let toolbox = draw_box();
+    for (patch, path) in [
+        (
+            json!({"internal": {"kind": "circle", "center": [1, 2], "radius": 3}}),
+            "/internal/center",
+        ),
+        (
+            json!({"adjacent": {"t": "move", "c": [{"x": 1, "y": 2}]}}),
+            "/adjacent/c",
+        ),
+        (
+            json!({"adjacent": {"t": "move", "c": {"to": [1, 2]}}}),
+            "/adjacent/c/to",
+        ),
+        (json!({"external": {"at": [1, 2]}}), "/external/at"),
+    ] {
+        let outcome = draw_call(&toolbox, patch.clone());
+        let (code, at) = code(&outcome).unwrap_or_else(|| panic!("{patch} ran"));
+        assert_eq!(code, Code::WrongType, "{patch}: {outcome:?}");
+        assert_eq!(at, path, "{patch}: {outcome:?}");
+    }
+    // An untagged union of a struct and a string: an array is neither.
+    let outcome = draw_call(&toolbox, json!({"untagged": [1, 2]}));
+    assert!(outcome.rejection().is_some(), "{outcome:?}");
+    assert_eq!(toolbox.state().count(), 0);
+}
+
+// --- 8. unit variants are closed ---
+
+#[test]
+fn unit_variants_take_no_other_keys() {
+    let toolbox = draw_box();
+    let outcome = draw_call(&toolbox, json!({"internal": {"kind": "dot", "radius": 5}}));
+    assert_eq!(
+        code(&outcome),
+        Some((Code::UnknownField, "/internal/radius".to_owned())),
+        "{outcome:?}"
+    );
+    let outcome = draw_call(&toolbox, json!({"internal": {"radius": 5, "kind": "dot"}}));
+    assert_eq!(
+        code(&outcome).map(|c| c.0),
+        Some(Code::UnknownField),
+        "{outcome:?}"
+    );
+    let outcome = draw_call(&toolbox, json!({"adjacent": {"t": "stop", "c": null}}));
+    assert_eq!(
+        code(&outcome),
+        Some((Code::UnknownField, "/adjacent/c".to_owned())),
+        "{outcome:?}"
+    );
+    let outcome = draw_call(&toolbox, json!({"external": {"off": null}}));
+    assert!(outcome.rejection().is_some(), "{outcome:?}");
+    assert_eq!(toolbox.state().count(), 0);
+}
+
+// --- 2. integer ranges are in the schema ---
+
+#[test]
+fn integer_types_publish_their_range() {
+    let schema = Add::definition().schema();
+    assert_eq!(schema["properties"]["a"]["minimum"], json!(i64::MIN));
+    assert_eq!(schema["properties"]["a"]["maximum"], json!(i64::MAX));
+    assert_eq!(schema["properties"]["b"]["minimum"], json!(0));
+    assert_eq!(schema["properties"]["b"]["maximum"], json!(u64::MAX));
+    // A rule's narrower bound wins over the type's.
+    let export = ExportRows::definition().schema();
+    let days = &export["$defs"]["Window"]["properties"]["lastDays"];
+    assert_eq!(
+        (&days["minimum"], &days["maximum"]),
+        (&json!(1), &json!(90))
+    );
+    let limit = &export["properties"]["limit"];
+    assert_eq!(
+        (&limit["minimum"], &limit["maximum"]),
+        (&json!(0), &json!(1_000_000))
+    );
+}
+
+#[test]
+fn a_number_past_the_type_names_the_real_bound() {
+    let toolbox = spy_box();
+    let outcome = call(&toolbox, "add", r#"{"a":1,"b":18446744073709551616}"#);
+    let rejection = outcome.rejection().expect("refused");
+    assert_eq!(rejection.code(), Code::OutOfRange);
+    assert!(
+        rejection.safe_message().contains("18446744073709551615"),
+        "{rejection:?}"
+    );
+}
+
+// --- 3. -0 is the integer 0 ---
+
+#[test]
+fn negative_zero_is_zero() {
+    let toolbox = spy_box();
+    let outcome = call(&toolbox, "add", r#"{"a":-0,"b":-0}"#);
+    assert_eq!(outcome.value(), Some(&json!(0)), "{outcome:?}");
+    let outcome = call(&toolbox, "add", r#"{"a":-0 ,"b":1}"#);
+    assert_eq!(outcome.value(), Some(&json!(1)), "{outcome:?}");
+    // Inside a string it stays text.
+    let outcome = call(
+        &toolbox,
+        "send_note",
+        r#"{"to":{"mail":"-0@x.y"},"text":"-0"}"#,
+    );
+    assert!(outcome.value().is_some(), "{outcome:?}");
+    let calls = toolbox.state().calls.lock().unwrap().clone();
+    assert!(
+        calls
+            .iter()
+            .any(|c| c.contains("\"-0@x.y\"") && c.ends_with(": -0")),
+        "{calls:?}"
+    );
+    // A fraction is still not an integer.
+    let outcome = call(&toolbox, "add", r#"{"a":-0.0,"b":1}"#);
+    assert_eq!(
+        code(&outcome).map(|c| c.0),
+        Some(Code::WrongType),
+        "{outcome:?}"
+    );
+}
+
+// --- 5. nested rules always run ---
+
+#[derive(Debug, Deserialize, JsonSchema, garde::Validate)]
+#[serde(deny_unknown_fields)]
+pub struct Days {
+    #[garde(range(min = 1, max = 90))]
+    pub days: u32,
+}
+
+/// Take windows in every container, none of them marked `dive`.
+#[tool(effect = read)]
+pub fn windows(
+    one: Days,
+    maybe: Option<Days>,
+    many: Vec<Days>,
+    named: HashMap<String, Days>,
+    pair: [Days; 2],
+) -> Result<u32, ToolError> {
+    let _ = (&maybe, &named);
+    Ok(one.days + many.len() as u32 + pair[0].days)
+}
+
+#[test]
+fn rules_of_nested_types_run_without_dive() {
+    let mut toolbox = Toolbox::new(());
+    toolbox.register(Windows).unwrap();
+    let base = json!({
+        "one": {"days": 1},
+        "maybe": {"days": 2},
+        "many": [{"days": 3}],
+        "named": {"a": {"days": 4}},
+        "pair": [{"days": 5}, {"days": 6}],
+    });
+    let outcome = call(&toolbox, "windows", &base.to_string());
+    assert!(outcome.value().is_some(), "{outcome:?}");
+    for (field, value, path) in [
+        ("one", json!({"days": 100000}), "/one/days"),
+        ("maybe", json!({"days": 0}), "/maybe/days"),
+        ("many", json!([{"days": 1}, {"days": 91}]), "/many/1/days"),
+        ("named", json!({"k": {"days": 91}}), "/named/k/days"),
+        ("pair", json!([{"days": 1}, {"days": 91}]), "/pair/1/days"),
+    ] {
+        let mut args = base.clone();
+        args[field] = value;
+        let outcome = call(&toolbox, "windows", &args.to_string());
+        assert_eq!(
+            code(&outcome),
+            Some((Code::OutOfRange, path.to_owned())),
+            "{args}: {outcome:?}"
+        );
+    }
+}
+
+// --- 9. integer map keys ---
+
+/// Count per day number.
+#[tool(effect = read)]
+pub fn per_day(counts: BTreeMap<u32, u8>) -> Result<usize, ToolError> {
+    Ok(counts.len())
+}
+
+#[test]
+fn integer_map_keys_publish_what_the_server_reads() {
+    let schema = PerDay::definition().schema();
+    let patterns = schema["properties"]["counts"]["patternProperties"]
+        .as_object()
+        .expect("integer keys have a pattern");
+    let pattern = patterns.keys().next().unwrap();
+    let regex = regex_lite(pattern);
+    let mut toolbox = Toolbox::new(());
+    toolbox.register(PerDay).unwrap();
+    for key in ["0", "7", "10", "00", "007", "-1", "1.0", "+1", " 1"] {
+        let outcome = call(
+            &toolbox,
+            "per_day",
+            &format!(r#"{{"counts":{{"{key}":1}}}}"#),
+        );
+        assert_eq!(
+            regex(key),
+            outcome.value().is_some(),
+            "key {key:?}: schema pattern {pattern} vs server {outcome:?}"
+        );
+    }
+}
+
+/// The two patterns the schema may use, matched by hand (no regex crate
+/// in this test's dependencies is needed for two fixed patterns).
+fn regex_lite(pattern: &str) -> impl Fn(&str) -> bool {
+    let signed = match pattern {
+        "^(0|[1-9][0-9]*)$" => false,
+        "^(0|-?[1-9][0-9]*)$" => true,
+        other => panic!("unexpected key pattern {other}"),
+    };
+    move |key: &str| {
+        let digits = if signed {
+            key.strip_prefix('-').unwrap_or(key)
+        } else {
+            key
+        };
+        key == "0"
+            || (!digits.is_empty()
+                && digits.bytes().all(|b| b.is_ascii_digit())
+                && !digits.starts_with('0'))
+    }
+}
+
+// --- 14. trusted-context names inside nested types ---
+
+#[derive(Debug, Deserialize, JsonSchema, garde::Validate)]
+#[serde(deny_unknown_fields)]
+pub struct Filter {
+    #[garde(length(max = 40))]
+    pub tenant_id: String,
+}
+
+/// Search with a filter that names a tenant.
+#[tool(effect = read)]
+pub fn search(filter: Filter) -> Result<String, ToolError> {
+    Ok(filter.tenant_id)
+}
+
+#[derive(Debug, Deserialize, JsonSchema, garde::Validate)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct Lookup {
+    #[garde(length(max = 40))]
+    pub user_id: String,
+}
+
+/// Look up another user, as an administrator.
+#[tool(effect = read, business_fields = ["user_id"])]
+pub fn admin_lookup(lookup: Lookup) -> Result<String, ToolError> {
+    Ok(lookup.user_id)
+}
+
+#[test]
+fn trusted_names_in_nested_types_are_refused_at_registration() {
+    let mut toolbox = Toolbox::new(());
+    let error = toolbox.register(Search).unwrap_err();
+    match &error {
+        RegisterError::TrustedName { tool, field, at } => {
+            assert_eq!(*tool, "search");
+            assert_eq!(field, "tenant_id");
+            assert_eq!(at, "/$defs/Filter/properties/tenant_id");
+        }
+        other => panic!("{other:?}"),
+    }
+    assert!(error.to_string().contains("business_fields"), "{error}");
+    // Declared business data registers, however it is spelled on the wire.
+    toolbox.register(AdminLookup).unwrap();
+}

@@ -99,16 +99,15 @@ pub fn check(dialect: Dialect, tool: &Value) -> Vec<String> {
             openai_limits(schema, &mut v)
         }
         Dialect::Anthropic { strict: true } => {
-            let properties = schema
-                .get("properties")
-                .and_then(Value::as_object)
-                .map_or(0, Map::len);
-            let required = schema
-                .get("required")
-                .and_then(Value::as_array)
-                .map_or(0, Vec::len);
-            if properties.saturating_sub(required) > 24 {
+            let (optional, unions) = anthropic_parameters(schema);
+            if optional > 24 {
                 v.add("more than 24 optional parameters");
+            }
+            if unions > 16 {
+                v.add("more than 16 union-typed parameters");
+            }
+            if let Some(name) = first_cycle(schema) {
+                v.add(format!("`{name}` is recursive"));
             }
         }
         Dialect::Mcp => mcp_extras(tool, &mut v),
@@ -189,8 +188,11 @@ fn envelope(dialect: Dialect, tool: &Value) -> Result<(&str, &str, &Value), Stri
             }
             (tool, "parameters")
         }
+        // Non-strict: no `strict` key at all, since some endpoints refuse
+        // `"strict": false`.
         Dialect::Anthropic { strict } => {
-            if tool.get("strict") != Some(&Value::Bool(strict)) {
+            let expected = strict.then_some(&Value::Bool(true));
+            if tool.get("strict") != expected {
                 return Err("`strict` is missing or wrong".into());
             }
             (tool, "input_schema")
@@ -356,6 +358,9 @@ fn allowed(dialect: Dialect) -> &'static [&'static str] {
 }
 
 fn walk(dialect: Dialect, root: &Value, node: &Value, at: &str, v: &mut Violations) {
+    if node == &Value::Bool(true) && is_strict(dialect) {
+        v.add(format!("{at}: the schema `true` takes any value"));
+    }
     let Some(map) = node.as_object() else { return };
     if dialect == Dialect::Mcp {
         if let Some(Value::String(r)) = map.get("$ref")
@@ -425,12 +430,7 @@ fn node_rules(
     at: &str,
     v: &mut Violations,
 ) {
-    let strict = matches!(
-        dialect,
-        Dialect::OpenAiChat { strict: true }
-            | Dialect::OpenAiResponses { strict: true }
-            | Dialect::Anthropic { strict: true }
-    );
+    let strict = is_strict(dialect);
     let openai = matches!(
         dialect,
         Dialect::OpenAiChat { .. } | Dialect::OpenAiResponses { .. }
@@ -442,6 +442,26 @@ fn node_rules(
         || map.contains_key("properties");
     if strict && is_object && map.get("additionalProperties") != Some(&Value::Bool(false)) {
         v.add(format!("{at}: object without additionalProperties: false"));
+    }
+    // Strict decoding needs to know what to generate: a node with nothing
+    // that says its type takes any value. The root's `$defs` holder and
+    // `$defs` themselves are judged on their own.
+    let says_type = [
+        "type",
+        "enum",
+        "const",
+        "anyOf",
+        "allOf",
+        "oneOf",
+        "$ref",
+        "not",
+        "properties",
+        "items",
+    ]
+    .iter()
+    .any(|k| map.contains_key(*k));
+    if strict && !says_type {
+        v.add(format!("{at}: a node without a type takes any value"));
     }
     if matches!(
         dialect,
@@ -590,5 +610,274 @@ fn mcp_extras(tool: &Value, v: &mut Violations) {
         && output.get("type").and_then(Value::as_str) != Some("object")
     {
         v.add("outputSchema root type is not object");
+    }
+}
+
+fn is_strict(dialect: Dialect) -> bool {
+    matches!(
+        dialect,
+        Dialect::OpenAiChat { strict: true }
+            | Dialect::OpenAiResponses { strict: true }
+            | Dialect::Anthropic { strict: true }
+    )
+}
+
+/// Every schema node under `node` (itself included), wherever it sits:
+/// property values, items, branches and definitions.
+fn schema_nodes<'v>(node: &'v Value, out: &mut Vec<&'v Map<String, Value>>) {
+    let Some(map) = node.as_object() else { return };
+    out.push(map);
+    for (key, child) in map {
+        let children: Vec<&Value> = match key.as_str() {
+            "properties" | "$defs" => child
+                .as_object()
+                .map_or(Vec::new(), |m| m.values().collect()),
+            "anyOf" | "oneOf" | "allOf" | "prefixItems" => {
+                child.as_array().map_or(Vec::new(), |a| a.iter().collect())
+            }
+            "items" | "additionalProperties" | "not" | "contains" => vec![child],
+            _ => Vec::new(),
+        };
+        for c in children {
+            schema_nodes(c, out);
+        }
+    }
+}
+
+/// Anthropic's count of optional and of union-typed parameters in one
+/// input schema: every property of every object, `$defs` included.
+fn anthropic_parameters(schema: &Value) -> (usize, usize) {
+    let mut nodes = Vec::new();
+    schema_nodes(schema, &mut nodes);
+    let (mut optional, mut unions) = (0, 0);
+    for node in nodes {
+        let Some(Value::Object(properties)) = node.get("properties") else {
+            continue;
+        };
+        let required: Vec<&str> = node
+            .get("required")
+            .and_then(Value::as_array)
+            .map(|r| r.iter().filter_map(Value::as_str).collect())
+            .unwrap_or_default();
+        optional += properties
+            .keys()
+            .filter(|k| !required.contains(&k.as_str()))
+            .count();
+        for property in properties.values() {
+            let target = match property.get("$ref").and_then(Value::as_str) {
+                Some(r) => r
+                    .strip_prefix('#')
+                    .and_then(|p| schema.pointer(p))
+                    .unwrap_or(property),
+                None => property,
+            };
+            if target.get("anyOf").is_some() || matches!(target.get("type"), Some(Value::Array(_)))
+            {
+                unions += 1;
+            }
+        }
+    }
+    (optional, unions)
+}
+
+/// A definition that reaches itself through `$ref`s, if any.
+fn first_cycle(schema: &Value) -> Option<String> {
+    fn refs(node: &Value, out: &mut Vec<String>) {
+        match node {
+            Value::Object(map) => {
+                for (key, child) in map {
+                    match (key.as_str(), child) {
+                        ("$ref", Value::String(r)) => {
+                            if let Some(name) = r.strip_prefix("#/$defs/") {
+                                out.push(name.to_owned());
+                            }
+                        }
+                        _ => refs(child, out),
+                    }
+                }
+            }
+            Value::Array(items) => items.iter().for_each(|i| refs(i, out)),
+            _ => {}
+        }
+    }
+    let defs = schema.get("$defs")?.as_object()?;
+    for start in defs.keys() {
+        let mut seen: Vec<String> = Vec::new();
+        let mut todo = Vec::new();
+        refs(&defs[start], &mut todo);
+        while let Some(name) = todo.pop() {
+            if &name == start {
+                return Some(name);
+            }
+            if !seen.contains(&name) {
+                seen.push(name.clone());
+                if let Some(def) = defs.get(&name) {
+                    refs(def, &mut todo);
+                }
+            }
+        }
+    }
+    None
+}
+
+/// The rules that hold for the tools of one request together, each tool
+/// in `dialect`'s envelope: Anthropic's limits over all its strict tools
+/// (20 tools, 24 optional parameters, 16 union-typed parameters).
+pub fn check_request(dialect: Dialect, tools: &[Value]) -> Vec<String> {
+    let mut v = Violations(Vec::new());
+    if let Dialect::Anthropic { .. } = dialect {
+        let strict: Vec<&Value> = tools
+            .iter()
+            .filter(|t| t.get("strict") == Some(&Value::Bool(true)))
+            .collect();
+        if strict.len() > 20 {
+            v.add(format!("{} strict tools in one request", strict.len()));
+        }
+        let (optional, unions) = strict
+            .iter()
+            .filter_map(|t| t.get("input_schema"))
+            .map(anthropic_parameters)
+            .fold((0, 0), |(o, u), (a, b)| (o + a, u + b));
+        if optional > 24 {
+            v.add(format!("{optional} optional parameters in one request"));
+        }
+        if unions > 16 {
+            v.add(format!("{unions} union-typed parameters in one request"));
+        }
+    }
+    v.0
+}
+
+/// The phrase by which a description says an object is closed.
+pub const CLOSED: &str = "fields not listed here are rejected";
+
+/// Every place where `tool`, exported to `dialect`, means something other
+/// than `canonical` (the tool's draft 2020-12 schema): a closed object
+/// that is neither closed nor says so, a map that is no longer a map, a
+/// value of any type that was given one.
+pub fn check_meaning(dialect: Dialect, canonical: &Value, tool: &Value) -> Vec<String> {
+    let mut v = Violations(Vec::new());
+    match envelope(dialect, tool) {
+        Ok((_, _, exported)) => {
+            same_meaning(canonical, canonical, exported, exported, "#", 0, &mut v)
+        }
+        Err(problem) => v.add(problem),
+    }
+    v.0
+}
+
+fn same_meaning(
+    canonical_root: &Value,
+    canonical: &Value,
+    exported_root: &Value,
+    exported: &Value,
+    at: &str,
+    depth: usize,
+    v: &mut Violations,
+) {
+    // A recursive type is compared as deep as any example needs.
+    if depth > 16 {
+        return;
+    }
+    let follow = |root: &'_ Value, node: &'_ Value| -> Value {
+        let mut node = node.clone();
+        for _ in 0..8 {
+            let Some(target) = node
+                .get("$ref")
+                .and_then(Value::as_str)
+                .and_then(|r| r.strip_prefix('#'))
+                .and_then(|p| root.pointer(p))
+            else {
+                break;
+            };
+            node = target.clone();
+        }
+        node
+    };
+    let c = follow(canonical_root, canonical);
+    let e = follow(exported_root, exported);
+    let takes_anything = |n: &Value| match n {
+        Value::Bool(b) => *b,
+        Value::Object(m) => ![
+            "type",
+            "enum",
+            "const",
+            "anyOf",
+            "oneOf",
+            "allOf",
+            "$ref",
+            "not",
+            "properties",
+            "items",
+            "nullable",
+        ]
+        .iter()
+        .any(|k| m.contains_key(*k)),
+        _ => false,
+    };
+    if takes_anything(&c) {
+        if !takes_anything(&e) {
+            v.add(format!(
+                "{at}: takes any value in the canonical schema, not here"
+            ));
+        }
+        return;
+    }
+    let additional = |n: &Value| n.get("additionalProperties").cloned();
+    match additional(&c) {
+        Some(Value::Bool(false)) => {
+            let says = e
+                .get("description")
+                .and_then(Value::as_str)
+                .is_some_and(|d| d.contains(CLOSED));
+            if additional(&e) != Some(Value::Bool(false)) && !says {
+                v.add(format!(
+                    "{at}: closed in the canonical schema, neither closed nor said to be here"
+                ));
+            }
+        }
+        Some(values) => {
+            if matches!(additional(&e), None | Some(Value::Bool(false))) {
+                v.add(format!(
+                    "{at}: a map in the canonical schema ({values}), not here"
+                ));
+            }
+        }
+        None => {}
+    }
+    let mut recurse = |c: &Value, e: &Value, at: String| {
+        same_meaning(canonical_root, c, exported_root, e, &at, depth + 1, v)
+    };
+    if let (Some(Value::Object(cp)), Some(Value::Object(ep))) =
+        (c.get("properties"), e.get("properties"))
+    {
+        for (name, schema) in cp {
+            if let Some(exported) = ep.get(name) {
+                recurse(schema, exported, format!("{at}/properties/{name}"));
+            }
+        }
+    }
+    if let (Some(ci), Some(ei)) = (c.get("items"), e.get("items")) {
+        recurse(ci, ei, format!("{at}/items"));
+    }
+    let union = |n: &Value| {
+        ["anyOf", "oneOf"]
+            .iter()
+            .find_map(|k| n.get(*k).and_then(Value::as_array).cloned())
+    };
+    let is_null = |n: &Value| n.get("type").is_some_and(|t| t == "null");
+    match (union(&c), union(&e)) {
+        (Some(cb), Some(eb)) if cb.len() == eb.len() => {
+            for (i, (cb, eb)) in cb.iter().zip(&eb).enumerate() {
+                recurse(cb, eb, format!("{at}/anyOf/{i}"));
+            }
+        }
+        // `anyOf: [X, null]` folded into X (`type` array or `nullable`).
+        (Some(cb), None) if cb.len() == 2 && cb.iter().any(is_null) => {
+            if let Some(inner) = cb.iter().find(|b| !is_null(b)) {
+                recurse(inner, &e, at.to_owned());
+            }
+        }
+        _ => {}
     }
 }

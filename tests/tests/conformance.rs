@@ -2,7 +2,7 @@
 //! its dialect's rules, or it proves nothing when it accepts ours.
 
 use serde_json::{Value, json};
-use toolgate_tests::conformance::{Dialect, check};
+use toolgate_tests::conformance::{CLOSED, Dialect, check, check_meaning, check_request};
 
 const OPENAI_STRICT: Dialect = Dialect::OpenAiChat { strict: true };
 const ANTHROPIC_STRICT: Dialect = Dialect::Anthropic { strict: true };
@@ -51,6 +51,10 @@ fn a_well_formed_tool_passes() {
     passes(
         ANTHROPIC_STRICT,
         anthropic(closed(json!({"n":{"type":"integer"}}), &["n"])),
+    );
+    passes(
+        Dialect::Anthropic { strict: false },
+        json!({"name":"t","description":"d","input_schema":{"type":"object"}}),
     );
     passes(
         Dialect::Gemini,
@@ -339,4 +343,170 @@ fn mcp_rules() {
         json!({"name":"a b","description":"d","inputSchema":{"type":"object"}}),
         "tool name",
     );
+}
+
+#[test]
+fn strict_rules_refuse_a_value_of_any_type() {
+    for (dialect, wrap) in [
+        (OPENAI_STRICT, openai as fn(Value) -> Value),
+        (ANTHROPIC_STRICT, anthropic),
+    ] {
+        fails(
+            dialect,
+            wrap(closed(json!({"n": true}), &["n"])),
+            "takes any value",
+        );
+        fails(
+            dialect,
+            wrap(closed(json!({"n": {"description": "anything"}}), &["n"])),
+            "without a type",
+        );
+        fails(
+            dialect,
+            wrap(closed(
+                json!({"m": {"type": "object", "additionalProperties": {"type": "string"}}}),
+                &["m"],
+            )),
+            "additionalProperties: false",
+        );
+    }
+    // Outside strict mode a value of any type is fine.
+    passes(
+        Dialect::Gemini,
+        gemini(json!({"type":"object","properties":{"n":{"description":"anything"}}})),
+    );
+}
+
+#[test]
+fn anthropic_non_strict_has_no_strict_key() {
+    fails(
+        Dialect::Anthropic { strict: false },
+        json!({"name":"t","description":"d","input_schema":{"type":"object"},"strict":false}),
+        "`strict`",
+    );
+}
+
+#[test]
+fn anthropic_strict_refuses_recursion_and_counts_every_depth() {
+    fails(
+        ANTHROPIC_STRICT,
+        anthropic(json!({
+            "type":"object","properties":{"n":{"$ref":"#/$defs/N"}},"required":["n"],"additionalProperties":false,
+            "$defs":{"N":{"type":"object","properties":{"kids":{"type":"array","items":{"$ref":"#/$defs/N"}}},"required":["kids"],"additionalProperties":false}}
+        })),
+        "`N` is recursive",
+    );
+    // 25 optional parameters, all nested one level down.
+    let optional: serde_json::Map<String, Value> = (0..25)
+        .map(|i| (format!("p{i}"), json!({"type":"string"})))
+        .collect();
+    fails(
+        ANTHROPIC_STRICT,
+        anthropic(closed(
+            json!({"inner": closed(Value::Object(optional), &[])}),
+            &["inner"],
+        )),
+        "24 optional",
+    );
+    let unions: serde_json::Map<String, Value> = (0..17)
+        .map(|i| (format!("u{i}"), json!({"type":["string","null"]})))
+        .collect();
+    let names: Vec<String> = unions.keys().cloned().collect();
+    let names: Vec<&str> = names.iter().map(String::as_str).collect();
+    fails(
+        ANTHROPIC_STRICT,
+        anthropic(closed(Value::Object(unions), &names)),
+        "16 union-typed",
+    );
+}
+
+#[test]
+fn request_rules_count_every_strict_tool_together() {
+    let unions = |n: usize| {
+        let properties: serde_json::Map<String, Value> = (0..n)
+            .map(|i| {
+                (
+                    format!("u{i}"),
+                    json!({"anyOf":[{"type":"string"},{"type":"null"}]}),
+                )
+            })
+            .collect();
+        let names: Vec<String> = properties.keys().cloned().collect();
+        let names: Vec<&str> = names.iter().map(String::as_str).collect();
+        anthropic(closed(Value::Object(properties), &names))
+    };
+    let optional = |n: usize| {
+        let properties: serde_json::Map<String, Value> = (0..n)
+            .map(|i| (format!("p{i}"), json!({"type":"string"})))
+            .collect();
+        anthropic(closed(Value::Object(properties), &[]))
+    };
+    assert!(check_request(ANTHROPIC_STRICT, &[unions(8), unions(8)]).is_empty());
+    let problems = check_request(ANTHROPIC_STRICT, &[unions(8), unions(9)]);
+    assert!(
+        problems.iter().any(|p| p.contains("17 union-typed")),
+        "{problems:?}"
+    );
+    let problems = check_request(ANTHROPIC_STRICT, &[optional(12), optional(13)]);
+    assert!(
+        problems.iter().any(|p| p.contains("25 optional")),
+        "{problems:?}"
+    );
+    let many: Vec<Value> = (0..21).map(|_| optional(0)).collect();
+    let problems = check_request(ANTHROPIC_STRICT, &many);
+    assert!(
+        problems.iter().any(|p| p.contains("21 strict tools")),
+        "{problems:?}"
+    );
+    // Non-strict tools do not count.
+    let loose: Vec<Value> = (0..21)
+        .map(|_| json!({"name":"t","description":"d","input_schema":{"type":"object"}}))
+        .collect();
+    assert!(check_request(Dialect::Anthropic { strict: false }, &loose).is_empty());
+}
+
+#[test]
+fn meaning_rules_compare_the_export_with_the_canonical_schema() {
+    let canonical = json!({
+        "type":"object","additionalProperties":false,"required":["r","m","v"],
+        "properties":{
+            "r":{"$ref":"#/$defs/R"},
+            "m":{"type":"object","additionalProperties":{"type":"integer"}},
+            "v":true
+        },
+        "$defs":{"R":{"type":"object","additionalProperties":false,"properties":{"k":{"type":"string"}}}}
+    });
+    // The legacy form drops `additionalProperties`: each closed object must say so.
+    let said = format!("Server checks: {CLOSED}.");
+    let faithful = legacy(json!({
+        "type":"OBJECT","description":said,
+        "properties":{
+            "r":{"type":"OBJECT","description":said,"properties":{"k":{"type":"STRING"}}},
+            "m":{"type":"OBJECT","additionalProperties":{"type":"INTEGER"}},
+            "v":{}
+        }
+    }));
+    assert_eq!(
+        check_meaning(Dialect::GeminiLegacy, &canonical, &faithful),
+        Vec::<String>::new()
+    );
+    let silent = legacy(json!({
+        "type":"OBJECT","description":said,
+        "properties":{
+            "r":{"type":"OBJECT","properties":{"k":{"type":"STRING"}}},
+            "m":{"type":"OBJECT","properties":{},"additionalProperties":false},
+            "v":{"type":"STRING"}
+        }
+    }));
+    let problems = check_meaning(Dialect::GeminiLegacy, &canonical, &silent);
+    for expected in [
+        "#/properties/r: closed",
+        "#/properties/m: a map",
+        "#/properties/v: takes any value",
+    ] {
+        assert!(
+            problems.iter().any(|p| p.starts_with(expected)),
+            "{expected}: {problems:?}"
+        );
+    }
 }

@@ -4,12 +4,16 @@
 
 mod common;
 
+use std::collections::HashMap;
+
 use common::block_on;
 use common::tools::{Add, Dashed, ExportRows, ListThings, Risky, SendNote, Spy, StoreTree};
-use serde_json::Value;
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::{Value, json};
 use toolgate::providers::{ExportError, Strictness, anthropic, gemini, mcp, openai};
-use toolgate::{ToolContext, ToolDef, Toolbox};
-use toolgate_tests::conformance::{Dialect, check};
+use toolgate::{Outcome, ToolContext, ToolDef, ToolError, Toolbox, tool};
+use toolgate_tests::conformance::{CLOSED, Dialect, check, check_meaning, check_request};
 
 fn strictness(strict: bool) -> Strictness {
     if strict {
@@ -63,7 +67,8 @@ fn every_export_conforms_to_its_dialect() {
     for def in example_tools().into_iter().chain(test_tools()) {
         for dialect in Dialect::ALL {
             let tool = export(dialect, def).unwrap_or_else(|e| panic!("{e}"));
-            let problems = check(dialect, &tool);
+            let mut problems = check(dialect, &tool);
+            problems.extend(check_meaning(dialect, def.schema(), &tool));
             assert!(
                 problems.is_empty(),
                 "{} in {}: {problems:#?}\n{tool:#}",
@@ -211,4 +216,357 @@ fn mcp_output_schema_when_the_result_type_has_one() {
     assert!(refund["outputSchema"]["properties"]["remaining_cents"].is_object());
     // `i128` has a schema but is not an object: MCP requires an object.
     assert!(mcp::tool(Add::definition()).get("outputSchema").is_none());
+}
+
+// Shapes a strict dialect cannot say: keys the model chooses, and a value
+// of any JSON type.
+
+/// Label a document.
+#[tool(effect = write)]
+fn tag_document(
+    /// Label name to label value.
+    labels: HashMap<String, String>,
+) -> Result<usize, ToolError> {
+    Ok(labels.len())
+}
+
+/// Store a JSON document as it is.
+#[tool(effect = write)]
+fn store_document(
+    /// The document.
+    document: Value,
+) -> Result<bool, ToolError> {
+    Ok(document.is_object())
+}
+
+#[derive(Debug, Deserialize, JsonSchema, garde::Validate)]
+#[serde(deny_unknown_fields)]
+struct Note {
+    #[garde(length(min = 1, max = 200))]
+    text: String,
+    /// Anything the caller wants kept with the note.
+    #[garde(skip)]
+    extra: Value,
+}
+
+/// Keep a note.
+#[tool(effect = write)]
+fn keep_note(#[garde(dive)] note: Note) -> Result<usize, ToolError> {
+    Ok(note.text.len() + usize::from(note.extra.is_null()))
+}
+
+const STRICT_DIALECTS: [Dialect; 3] = [
+    Dialect::OpenAiChat { strict: true },
+    Dialect::OpenAiResponses { strict: true },
+    Dialect::Anthropic { strict: true },
+];
+
+#[test]
+fn strict_exports_refuse_a_map_or_any_value_and_name_the_field() {
+    for dialect in STRICT_DIALECTS {
+        let error = export(dialect, TagDocument::definition()).unwrap_err();
+        assert_eq!(error.tool, "tag_document");
+        assert!(
+            error.reason.starts_with("field `labels` is a map"),
+            "{error}"
+        );
+        let error = export(dialect, StoreDocument::definition()).unwrap_err();
+        assert_eq!(error.tool, "store_document");
+        assert!(
+            error
+                .reason
+                .starts_with("field `document` takes any JSON value"),
+            "{error}"
+        );
+        let error = export(dialect, KeepNote::definition()).unwrap_err();
+        assert!(
+            error
+                .reason
+                .starts_with("field `extra` of `Note` takes any JSON value"),
+            "{error}"
+        );
+    }
+}
+
+#[test]
+fn a_map_stays_a_map_where_the_dialect_can_say_it() {
+    let map = json!({"type": "string"});
+    let chat = openai::chat_tool(TagDocument::definition(), Strictness::NonStrict).unwrap();
+    assert_eq!(
+        chat["function"]["parameters"]["properties"]["labels"]["additionalProperties"],
+        map
+    );
+    let claude = anthropic::tool(TagDocument::definition(), Strictness::NonStrict).unwrap();
+    assert_eq!(
+        claude["input_schema"]["properties"]["labels"]["additionalProperties"],
+        map
+    );
+    let gemini = gemini::function_declaration(TagDocument::definition()).unwrap();
+    assert_eq!(
+        gemini["parametersJsonSchema"]["properties"]["labels"]["additionalProperties"],
+        map
+    );
+    // The legacy form has no `additionalProperties` to say what the values are.
+    let error = gemini::legacy_function_declaration(TagDocument::definition()).unwrap_err();
+    assert!(
+        error.reason.starts_with("field `labels` is a map"),
+        "{error}"
+    );
+    // Every export that succeeds means what the canonical schema means.
+    for def in [
+        TagDocument::definition(),
+        StoreDocument::definition(),
+        KeepNote::definition(),
+    ] {
+        for dialect in Dialect::ALL {
+            if let Ok(tool) = export(dialect, def) {
+                let mut problems = check(dialect, &tool);
+                problems.extend(check_meaning(dialect, def.schema(), &tool));
+                assert!(
+                    problems.is_empty(),
+                    "{} in {}: {problems:#?}\n{tool:#}",
+                    def.name(),
+                    dialect.slug()
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn gemini_legacy_states_that_nested_objects_are_closed() {
+    let def = toolgate_examples::invoice::RefundInvoice::definition();
+    let tool = gemini::legacy_function_declaration(def).unwrap();
+    let branches = tool["parameters"]["properties"]["reason"]["anyOf"]
+        .as_array()
+        .unwrap();
+    assert_eq!(branches.len(), 3);
+    for branch in branches {
+        assert!(branch.get("additionalProperties").is_none(), "{branch}");
+        let description = branch["description"].as_str().unwrap();
+        assert!(
+            description.ends_with(&format!("Server checks: {CLOSED}.")),
+            "{description}"
+        );
+    }
+    assert_eq!(
+        check_meaning(Dialect::GeminiLegacy, def.schema(), &tool),
+        Vec::<String>::new()
+    );
+    // The server enforces what the text says: an extra field in a branch.
+    let mut billing = Toolbox::new(toolgate_examples::invoice::Billing::demo());
+    billing
+        .register(toolgate_examples::invoice::RefundInvoice)
+        .unwrap();
+    let ctx = ToolContext::new("u", "t", "r")
+        .allow_all_tools()
+        .with_scopes(["billing:refund"]);
+    let outcome = block_on(billing.call(
+        &ctx,
+        "refund_invoice",
+        r#"{"invoice_id":"inv_88","amount_cents":100,"reason":{"kind":"error","approver_id":"usr_lena"}}"#,
+    ));
+    assert!(outcome.rejection().is_some(), "{outcome:?}");
+    assert!(billing.state().refunds().is_empty());
+}
+
+#[test]
+fn anthropic_strict_refuses_a_recursive_schema() {
+    let error = anthropic::tool(StoreTree::definition(), Strictness::Strict).unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        "tool `store_tree` cannot be exported to anthropic (strict): `Node` is recursive, and this dialect accepts no recursive schema"
+    );
+    assert!(anthropic::tool(StoreTree::definition(), Strictness::NonStrict).is_ok());
+    assert!(openai::chat_tool(StoreTree::definition(), Strictness::Strict).is_ok());
+}
+
+#[test]
+fn anthropic_non_strict_sends_no_strict_key() {
+    let tool = anthropic::tool(Add::definition(), Strictness::NonStrict).unwrap();
+    assert!(tool.get("strict").is_none(), "{tool}");
+    let tools = anthropic::tools(
+        [Add::definition(), Risky::definition()],
+        Strictness::NonStrict,
+    )
+    .unwrap();
+    assert!(tools.iter().all(|t| t.get("strict").is_none()));
+    let tool = anthropic::tool(Add::definition(), Strictness::Strict).unwrap();
+    assert_eq!(tool["strict"], true);
+}
+
+macro_rules! numbered_tools {
+    ($($name:ident),*) => {$(
+        /// Does nothing; one of many.
+        #[tool(effect = read)]
+        fn $name() -> Result<u8, ToolError> {
+            Ok(0)
+        }
+    )*};
+}
+
+numbered_tools!(
+    n01, n02, n03, n04, n05, n06, n07, n08, n09, n10, n11, n12, n13, n14, n15, n16, n17, n18, n19,
+    n20, n21
+);
+
+fn numbered() -> Vec<&'static ToolDef> {
+    vec![
+        N01::definition(),
+        N02::definition(),
+        N03::definition(),
+        N04::definition(),
+        N05::definition(),
+        N06::definition(),
+        N07::definition(),
+        N08::definition(),
+        N09::definition(),
+        N10::definition(),
+        N11::definition(),
+        N12::definition(),
+        N13::definition(),
+        N14::definition(),
+        N15::definition(),
+        N16::definition(),
+        N17::definition(),
+        N18::definition(),
+        N19::definition(),
+        N20::definition(),
+        N21::definition(),
+    ]
+}
+
+/// Thirteen optional fields that cannot be null: no unions.
+#[derive(Debug, Default, Deserialize, JsonSchema, garde::Validate)]
+#[serde(default, deny_unknown_fields)]
+#[garde(allow_unvalidated)]
+struct Filters {
+    a: u8,
+    b: u8,
+    c: u8,
+    d: u8,
+    e: u8,
+    f: u8,
+    g: u8,
+    h: u8,
+    i: u8,
+    j: u8,
+    k: u8,
+    l: u8,
+    m: u8,
+}
+
+/// Search orders.
+#[tool(effect = read)]
+fn search_orders(#[garde(dive)] filters: Filters) -> Result<u8, ToolError> {
+    Ok(filters.a)
+}
+
+/// Search invoices.
+#[tool(effect = read)]
+fn search_invoices(#[garde(dive)] filters: Filters) -> Result<u8, ToolError> {
+    Ok(filters.m)
+}
+
+/// Nine optional fields that may be null: nine unions.
+#[derive(Debug, Deserialize, JsonSchema, garde::Validate)]
+#[serde(deny_unknown_fields)]
+#[garde(allow_unvalidated)]
+struct Choices {
+    a: Option<u8>,
+    b: Option<u8>,
+    c: Option<u8>,
+    d: Option<u8>,
+    e: Option<u8>,
+    f: Option<u8>,
+    g: Option<u8>,
+    h: Option<u8>,
+    i: Option<u8>,
+}
+
+impl Choices {
+    fn picked(&self) -> usize {
+        let all = [
+            self.a, self.b, self.c, self.d, self.e, self.f, self.g, self.h, self.i,
+        ];
+        all.iter().flatten().count()
+    }
+}
+
+/// Pick seats.
+#[tool(effect = read)]
+fn pick_seats(#[garde(dive)] seats: Choices) -> Result<usize, ToolError> {
+    Ok(seats.picked())
+}
+
+/// Pick meals.
+#[tool(effect = read)]
+fn pick_meals(#[garde(dive)] meals: Choices) -> Result<usize, ToolError> {
+    Ok(meals.picked())
+}
+
+#[test]
+fn anthropic_limits_hold_over_the_tools_of_one_request() {
+    let strict = Dialect::Anthropic { strict: true };
+    // 20 strict tools are accepted; the 21st is named.
+    let twenty = anthropic::tools(numbered().into_iter().take(20), Strictness::Strict).unwrap();
+    assert_eq!(twenty.len(), 20);
+    assert_eq!(check_request(strict, &twenty), Vec::<String>::new());
+    let error = anthropic::tools(numbered(), Strictness::Strict).unwrap_err();
+    assert_eq!(error.tool, "n21");
+    assert!(
+        error.reason.contains("20 strict tools per request"),
+        "{error}"
+    );
+    let non_strict = anthropic::tools(numbered(), Strictness::NonStrict).unwrap();
+    assert_eq!(non_strict.len(), 21);
+
+    // Each tool is within the limits on its own, and over them together.
+    for (a, b, limit) in [
+        (
+            SearchOrders::definition(),
+            SearchInvoices::definition(),
+            "24 per request",
+        ),
+        (
+            PickSeats::definition(),
+            PickMeals::definition(),
+            "16 per request",
+        ),
+    ] {
+        let one_by_one = vec![
+            anthropic::tool(a, Strictness::Strict).unwrap(),
+            anthropic::tool(b, Strictness::Strict).unwrap(),
+        ];
+        assert!(
+            !check_request(strict, &one_by_one).is_empty(),
+            "the checker sees the set over the limit"
+        );
+        let error = anthropic::tools([a, b], Strictness::Strict).unwrap_err();
+        assert_eq!(error.tool, b.name());
+        assert!(error.reason.ends_with(limit), "{error}");
+        assert!(anthropic::tools([a, b], Strictness::NonStrict).is_ok());
+        let alone = anthropic::tools([a], Strictness::Strict).unwrap();
+        assert_eq!(check_request(strict, &alone), Vec::<String>::new());
+    }
+}
+
+#[test]
+fn mcp_text_is_the_serialized_structured_content() {
+    let value = json!({"refund_id": "rf_1", "remaining_cents": 900, "note": "a \"quoted\" é"});
+    let result = mcp::call_tool_result(&Outcome::Done(value.clone()));
+    assert_eq!(result["structuredContent"], value);
+    assert_eq!(
+        result["content"][0]["text"].as_str().unwrap(),
+        serde_json::to_string(&result["structuredContent"]).unwrap()
+    );
+    assert_eq!(result["isError"], false);
+    // Without an object result there is no structured content: the text is
+    // the outcome.
+    let result = mcp::call_tool_result(&Outcome::Done(json!(5)));
+    assert!(result.get("structuredContent").is_none());
+    assert_eq!(
+        result["content"][0]["text"],
+        r#"{"status":"done","result":5}"#
+    );
 }

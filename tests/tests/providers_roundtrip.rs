@@ -96,11 +96,20 @@ fn render(provider: Provider, call: &ToolCall<'_>, outcome: &Outcome) -> Value {
             let shown = parse(&result["content"][0]["text"]);
             match outcome {
                 Outcome::Done(value @ Value::Object(_)) => {
-                    assert_eq!(&result["structuredContent"], value)
+                    assert_eq!(&result["structuredContent"], value);
+                    // The text is the structured content, serialized; that
+                    // the call succeeded is `isError: false`.
+                    assert_eq!(
+                        result["content"][0]["text"].as_str().unwrap(),
+                        serde_json::to_string(&result["structuredContent"]).unwrap()
+                    );
+                    json!({"status": "done", "result": shown})
                 }
-                _ => assert!(result.get("structuredContent").is_none()),
+                _ => {
+                    assert!(result.get("structuredContent").is_none());
+                    shown
+                }
             }
-            shown
         }
     }
 }

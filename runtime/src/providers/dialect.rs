@@ -17,6 +17,19 @@ pub(crate) enum Refs {
     InlineAll,
 }
 
+/// What a dialect does with a value whose shape the caller chooses: a map
+/// (`additionalProperties` is a schema: keys the model picks) or a value of
+/// any JSON type (the schema `true`, or a node without a type).
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Open {
+    /// Keep it as the canonical schema says.
+    Keep,
+    /// The dialect cannot say it (strict modes need every object closed and
+    /// every value typed): an export error naming the field, never a closed
+    /// empty object in its place.
+    Refuse,
+}
+
 /// How a dialect writes "this value may also be null".
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Nullable {
@@ -36,10 +49,13 @@ pub(crate) struct Rules {
     pub(crate) nullable: Nullable,
     /// Every property required; optional ones must already admit null.
     pub(crate) all_required: bool,
-    /// `additionalProperties: false` on every object.
+    /// `additionalProperties: false` on every object that lists its fields.
     pub(crate) close_objects: bool,
     /// The dialect rejects `additionalProperties`.
     pub(crate) no_additional_properties: bool,
+    pub(crate) open: Open,
+    /// The dialect accepts a `$ref` that refers to itself, directly or not.
+    pub(crate) recursion: bool,
     pub(crate) one_of_as_any_of: bool,
     /// `anyOf` must stand alone on its node.
     pub(crate) lone_any_of: bool,
@@ -92,33 +108,65 @@ pub(crate) fn export(def: &ToolDef, rules: &Rules) -> Result<Value, ExportError>
         rules,
         tool: def.name(),
         stack: Vec::new(),
+        path: Vec::new(),
+        within: None,
     };
-    let mut out = cx.walk(root, true)?;
+    let mut out = cx.walk(root)?;
     if rules.refs != Refs::InlineAll
         && let (Some(defs), Value::Object(out_map)) =
             (root.get("$defs").and_then(Value::as_object), &mut out)
     {
-        let mut walked = Map::new();
-        for (name, schema) in defs {
-            walked.insert(name.clone(), cx.walk(schema, false)?);
-        }
-        // Keep only the definitions still referenced, directly or through
-        // another kept definition.
+        // Only the definitions still referenced, directly or through
+        // another kept definition: an unused one is neither sent nor judged.
         let mut used = Vec::new();
         references(&Value::Object(out_map.clone()), &mut used);
+        let mut walked = Map::new();
         let mut i = 0;
         while let Some(name) = used.get(i).cloned() {
-            if let Some(def) = walked.get(&name) {
-                references(def, &mut used);
+            if let Some(schema) = defs.get(&name) {
+                cx.within = Some(name.clone());
+                let def = cx.walk(schema)?;
+                references(&def, &mut used);
+                walked.insert(name, def);
             }
             i += 1;
         }
-        walked.retain(|name, _| used.contains(name));
-        if !walked.is_empty() {
-            out_map.insert("$defs".to_owned(), Value::Object(walked));
+        if !rules.recursion
+            && let Some(name) = recursive(&walked)
+        {
+            return Err(cx.error(format!(
+                "`{name}` is recursive, and this dialect accepts no recursive schema"
+            )));
+        }
+        let kept: Map<String, Value> = defs
+            .keys()
+            .filter_map(|name| Some((name.clone(), walked.remove(name)?)))
+            .collect();
+        if !kept.is_empty() {
+            out_map.insert("$defs".to_owned(), Value::Object(kept));
         }
     }
     Ok(out)
+}
+
+/// The first definition that refers back to itself, through any chain of
+/// other definitions.
+fn recursive(defs: &Map<String, Value>) -> Option<&str> {
+    defs.keys().map(String::as_str).find(|&name| {
+        let mut reached = Vec::new();
+        references(&defs[name], &mut reached);
+        let mut i = 0;
+        while let Some(next) = reached.get(i).cloned() {
+            if next == name {
+                return true;
+            }
+            if let Some(def) = defs.get(&next) {
+                references(def, &mut reached);
+            }
+            i += 1;
+        }
+        false
+    })
 }
 
 /// The `$defs` names that `node` refers to, added to `used` once each.
@@ -146,6 +194,11 @@ struct Cx<'a> {
     tool: &'static str,
     /// The `$ref`s being inlined, to find recursion.
     stack: Vec<String>,
+    /// The property names from the schema being walked down to this node,
+    /// `[]` for an array's items: how an error names the field.
+    path: Vec<String>,
+    /// The definition being walked, when it is walked on its own.
+    within: Option<String>,
 }
 
 impl Cx<'_> {
@@ -157,18 +210,44 @@ impl Cx<'_> {
         }
     }
 
-    fn walk(&mut self, node: &Value, is_root: bool) -> Result<Value, ExportError> {
+    /// The field at the current node, as an error names it: `labels`,
+    /// `meta.extra`, `items[]`, or `extra` of the definition `Meta`.
+    fn field(&self) -> String {
+        let path = self.path.join(".").replace(".[]", "[]");
+        match (&self.within, path.is_empty()) {
+            (Some(name), true) => format!("`{name}`"),
+            (Some(name), false) => format!("field `{path}` of `{name}`"),
+            (None, true) => "the arguments".to_owned(),
+            (None, false) => format!("field `{path}`"),
+        }
+    }
+
+    fn walk(&mut self, node: &Value) -> Result<Value, ExportError> {
         match node {
-            Value::Object(map) => self.walk_object(map, is_root),
+            Value::Object(map) => self.walk_object(map),
             other => Ok(other.clone()),
         }
     }
 
-    fn walk_object(
-        &mut self,
-        map: &Map<String, Value>,
-        is_root: bool,
-    ) -> Result<Value, ExportError> {
+    /// Walks the schema of a field (`name`) or of an array's items (`[]`),
+    /// refusing a value of any type where the dialect needs one.
+    fn walk_field(&mut self, name: &str, schema: &Value) -> Result<Value, ExportError> {
+        self.path.push(name.to_owned());
+        let walked = self.walk(schema).and_then(|walked| {
+            if self.rules.open == Open::Refuse && accepts_any_value(&walked) {
+                Err(self.error(format!(
+                    "{} takes any JSON value (such as `serde_json::Value`), and this dialect needs a type for every value; give the field a typed Rust type",
+                    self.field()
+                )))
+            } else {
+                Ok(walked)
+            }
+        });
+        self.path.pop();
+        walked
+    }
+
+    fn walk_object(&mut self, map: &Map<String, Value>) -> Result<Value, ExportError> {
         if let Some(Value::String(reference)) = map.get("$ref") {
             return self.reference(reference, map);
         }
@@ -191,17 +270,20 @@ impl Cx<'_> {
                             return Err(self
                                 .error(format!("property name `{name}` is not accepted: {rule}")));
                         }
-                        properties.insert(name.clone(), self.walk(schema, false)?);
+                        properties.insert(name.clone(), self.walk_field(name, schema)?);
                     }
                     out.insert(key.clone(), Value::Object(properties));
                 }
-                "items" | "additionalProperties" | "not" | "contains" | "propertyNames" => {
-                    out.insert(key.clone(), self.walk(value, false)?);
+                "items" => {
+                    out.insert(key.clone(), self.walk_field("[]", value)?);
+                }
+                "additionalProperties" | "not" | "contains" | "propertyNames" => {
+                    out.insert(key.clone(), self.walk(value)?);
                 }
                 "anyOf" | "oneOf" | "allOf" | "prefixItems" => {
                     let mut branches = Vec::new();
                     for branch in value.as_array().into_iter().flatten() {
-                        branches.push(self.walk(branch, false)?);
+                        branches.push(self.walk(branch)?);
                     }
                     out.insert(key.clone(), Value::Array(branches));
                 }
@@ -254,7 +336,7 @@ impl Cx<'_> {
         }
         let mut notes = message::rules_of(&removed);
         self.unions(&mut out, &mut notes);
-        self.objects(&mut out, is_root, &mut notes)?;
+        self.objects(&mut out, &mut notes)?;
         self.nullable(&mut out);
         if rules.uppercase_types {
             uppercase(&mut out);
@@ -294,7 +376,7 @@ impl Cx<'_> {
             // A bare `$ref` (recursion keeps it bare: siblings cannot be inlined there).
             let mut out = Map::new();
             out.insert("$ref".to_owned(), Value::String(reference.to_owned()));
-            if !inline && let Value::Object(rest) = self.walk_object(&siblings, false)? {
+            if !inline && let Value::Object(rest) = self.walk_object(&siblings)? {
                 out.extend(rest);
             }
             return Ok(Value::Object(out));
@@ -306,11 +388,11 @@ impl Cx<'_> {
             return Err(self.error(format!("`$ref` {reference} does not point into the schema")));
         };
         self.stack.push(reference.to_owned());
-        let inlined = self.walk(target, false);
+        let inlined = self.walk(target);
         self.stack.pop();
         let mut inlined = inlined?;
         if let (Value::Object(out), Value::Object(rest)) =
-            (&mut inlined, self.walk_object(&siblings, false)?)
+            (&mut inlined, self.walk_object(&siblings)?)
         {
             for (key, value) in rest {
                 match (key.as_str(), out.get("description").and_then(Value::as_str)) {
@@ -347,7 +429,6 @@ impl Cx<'_> {
     fn objects(
         &self,
         out: &mut Map<String, Value>,
-        is_root: bool,
         notes: &mut Vec<String>,
     ) -> Result<(), ExportError> {
         let is_object =
@@ -355,11 +436,35 @@ impl Cx<'_> {
         if !is_object {
             return Ok(());
         }
+        // A map names its values' schema in `additionalProperties`; a free
+        // object has neither that nor fields. Closing either would tell the
+        // model to send `{}`.
+        let is_map = out
+            .get("additionalProperties")
+            .is_some_and(|a| a.is_object() || *a == Value::Bool(true))
+            || (!out.contains_key("properties") && !out.contains_key("additionalProperties"));
+        if is_map && self.rules.open == Open::Refuse {
+            return Err(self.error(format!(
+                "{} is a map whose keys the model chooses, and this dialect needs every object to list its fields; give it a struct, or a list of key-value pairs",
+                self.field()
+            )));
+        }
         if self.rules.no_additional_properties {
-            if out.remove("additionalProperties") == Some(Value::Bool(false)) && is_root {
-                notes.push("fields not listed here are rejected".to_owned());
+            match out.remove("additionalProperties") {
+                // Every closed object says so, nested ones too: the model
+                // cannot see it in the schema any more.
+                Some(Value::Bool(false)) => {
+                    notes.push("fields not listed here are rejected".to_owned());
+                }
+                Some(Value::Object(_)) => {
+                    return Err(self.error(format!(
+                        "{} is a map whose values have a schema, and this dialect has no `additionalProperties` to state it; export it with `function_declaration` (`parametersJsonSchema`) instead",
+                        self.field()
+                    )));
+                }
+                _ => {}
             }
-        } else if self.rules.close_objects {
+        } else if self.rules.close_objects && !is_map {
             out.insert("additionalProperties".to_owned(), Value::Bool(false));
         }
         if self.rules.all_required {
@@ -567,6 +672,28 @@ fn push_description_into(out: &mut Map<String, Value>, branches: &mut [Value]) {
 fn uppercase(out: &mut Map<String, Value>) {
     if let Some(Value::String(t)) = out.get_mut("type") {
         *t = t.to_ascii_uppercase();
+    }
+}
+
+/// Whether a walked schema takes any JSON value: `true`, or a node that
+/// says nothing about its type.
+fn accepts_any_value(schema: &Value) -> bool {
+    const TYPING: [&str; 10] = [
+        "type",
+        "enum",
+        "const",
+        "anyOf",
+        "oneOf",
+        "allOf",
+        "$ref",
+        "not",
+        "properties",
+        "items",
+    ];
+    match schema {
+        Value::Bool(any) => *any,
+        Value::Object(map) => !TYPING.iter().any(|k| map.contains_key(*k)),
+        _ => false,
     }
 }
 

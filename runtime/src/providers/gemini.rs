@@ -19,7 +19,7 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 use serde_json::{Value, json};
 
-use super::dialect::{self, Nullable, Refs, Rules};
+use super::dialect::{self, Nullable, Open, Refs, Rules};
 use super::{ExportError, ImportError, ToolCall, raw_arguments};
 use crate::{Outcome, ToolDef};
 
@@ -37,6 +37,9 @@ const JSON_SCHEMA: Rules = Rules {
     all_required: false,
     close_objects: false,
     no_additional_properties: false,
+    open: Open::Keep,
+    // Every `$ref` is inlined; a recursive one is refused there.
+    recursion: false,
     one_of_as_any_of: true,
     lone_any_of: true,
     const_as_enum: true,
@@ -81,8 +84,11 @@ pub fn function_declaration(def: &ToolDef) -> Result<Value, ExportError> {
 }
 
 /// `{"name","description","parameters"}` in the OpenAPI subset: uppercase
-/// types, `nullable`, no `additionalProperties` (closedness is stated in
-/// the description and enforced by the server).
+/// types, `nullable`, no `additionalProperties`. Every closed object, the
+/// nested ones too, states its closedness in its description ("Server
+/// checks: fields not listed here are rejected."), and the server enforces
+/// it. A map whose values have a schema cannot be said here: an
+/// [`ExportError`]; [`function_declaration`] can say it.
 pub fn legacy_function_declaration(def: &ToolDef) -> Result<Value, ExportError> {
     Ok(json!({
         "name": def.name(),

@@ -80,17 +80,42 @@ pub fn call_params(params: &str) -> Result<ToolCall<'_>, ImportError> {
     })
 }
 
-/// `CallToolResult`: the outcome as text content, the result as
-/// `structuredContent` when it is an object, and `isError` for rejections
-/// and failures. A rejection, unknown tools included, is a result the model
-/// reads, never a JSON-RPC error: a protocol error for an unknown name
-/// would tell a caller which tools exist.
+/// `CallToolResult`: `isError` for rejections and failures, and the
+/// outcome as content.
+///
+/// A result that is an object is `structuredContent`, and the text block
+/// is that same object serialized, as the MCP specification recommends for
+/// clients that read only text. Any other outcome (a rejection, a failure,
+/// a result that is not an object) is the outcome object as text.
+///
+/// A rejection, unknown tools included, is a result the model reads, never
+/// a JSON-RPC error: a protocol error for an unknown name would tell a
+/// caller which tools exist.
+///
+/// ```
+/// use serde_json::json;
+/// use toolgate::Outcome;
+/// use toolgate::providers::mcp;
+///
+/// let result = mcp::call_tool_result(&Outcome::Done(json!({"booking": "b_1"})));
+/// assert_eq!(result["structuredContent"], json!({"booking": "b_1"}));
+/// assert_eq!(result["content"][0]["text"], r#"{"booking":"b_1"}"#);
+/// assert_eq!(result["isError"], false);
+/// ```
 pub fn call_tool_result(outcome: &Outcome) -> Value {
+    let structured = match outcome {
+        Outcome::Done(value @ Value::Object(_)) => Some(value),
+        _ => None,
+    };
+    let text = match structured {
+        Some(value) => serde_json::to_string(value).unwrap_or_default(),
+        None => outcome_text(outcome),
+    };
     let mut result = json!({
-        "content": [{"type": "text", "text": outcome_text(outcome)}],
+        "content": [{"type": "text", "text": text}],
         "isError": is_error(outcome),
     });
-    if let (Outcome::Done(value @ Value::Object(_)), Value::Object(map)) = (outcome, &mut result) {
+    if let (Some(value), Value::Object(map)) = (structured, &mut result) {
         map.insert("structuredContent".to_owned(), value.clone());
     }
     result

@@ -7,7 +7,7 @@
 //! |---|---|---|---|
 //! | OpenAI Chat Completions | [`openai::chat_tool`] | [`openai::chat_tool_calls`] | [`openai::chat_tool_message`] |
 //! | OpenAI Responses | [`openai::responses_tool`] | [`openai::responses_function_call`] | [`openai::responses_output`] |
-//! | Anthropic Messages | [`anthropic::tool`] | [`anthropic::tool_use`] | [`anthropic::tool_result`] |
+//! | Anthropic Messages | [`anthropic::tool`], [`anthropic::tools`] (a request's set, with its limits) | [`anthropic::tool_use`] | [`anthropic::tool_result`] |
 //! | Gemini | [`gemini::function_declaration`], [`gemini::legacy_function_declaration`] | [`gemini::function_call`] | [`gemini::function_response`] |
 //! | MCP | [`mcp::tool`] | [`mcp::call_params`] | [`mcp::call_tool_result`] |
 //!
@@ -15,7 +15,9 @@
 //! constraint a dialect cannot express is removed from that dialect's schema
 //! and stated in the description ("Server checks: …"); the server keeps
 //! enforcing it. A schema a dialect cannot represent at all is an
-//! [`ExportError`] naming the tool and the reason.
+//! [`ExportError`] naming the tool, the field and the reason: never a
+//! schema that means something else, such as a map (`HashMap`) closed into
+//! an empty object in a strict dialect.
 
 use std::borrow::Cow;
 use std::fmt;

@@ -18,7 +18,7 @@ use std::borrow::Cow;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use super::dialect::{self, Nullable, Refs, Rules};
+use super::dialect::{self, Nullable, Open, Refs, Rules};
 use super::{ExportError, ImportError, Strictness, ToolCall, outcome_text};
 use crate::{Outcome, ToolDef};
 
@@ -42,6 +42,8 @@ const STRICT: Rules = Rules {
     all_required: true,
     close_objects: true,
     no_additional_properties: false,
+    open: Open::Refuse,
+    recursion: true,
     one_of_as_any_of: true,
     lone_any_of: false,
     const_as_enum: false,
@@ -67,6 +69,7 @@ const STRICT: Rules = Rules {
 const NON_STRICT: Rules = Rules {
     name: "openai",
     all_required: false,
+    open: Open::Keep,
     validation: &[
         "minLength",
         "maxLength",

@@ -5,10 +5,11 @@
 //! never both pass.
 
 use std::collections::HashMap;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
+use tokio::sync::Barrier;
 use toolgate::{
     Authorize, Authorized, Denied, DomainCode, Fault, Resolved, Resource, ToolContext, ToolError,
     tool,
@@ -35,7 +36,7 @@ pub struct Order {
 impl Order {
     /// What is left to refund.
     pub fn refundable_cents(&self) -> u64 {
-        self.paid_cents - self.refunded_cents
+        self.paid_cents.saturating_sub(self.refunded_cents)
     }
 }
 
@@ -62,6 +63,9 @@ pub struct Refund {
 pub struct Shop {
     orders: Mutex<HashMap<(String, String), Order>>,
     ledger: Mutex<Vec<Refund>>,
+    /// Where concurrent refunds wait for each other before committing, in
+    /// tests (see [`Shop::race_at_commit`]).
+    race: Option<Arc<Barrier>>,
 }
 
 impl Shop {
@@ -87,7 +91,24 @@ impl Shop {
                     .collect(),
             ),
             ledger: Mutex::default(),
+            race: None,
         }
+    }
+
+    /// For tests of the race the commit must win: every refund waits just
+    /// before committing until `calls` refunds are there, so all of them
+    /// have passed the early check on the same refundable amount before any
+    /// one commits. Only the check at commit can then keep the total within
+    /// what was paid.
+    ///
+    /// ```
+    /// let shop = toolgate_examples::refund::Shop::demo().race_at_commit(2);
+    /// # let _ = shop;
+    /// ```
+    #[must_use]
+    pub fn race_at_commit(mut self, calls: usize) -> Self {
+        self.race = Some(Arc::new(Barrier::new(calls)));
+        self
     }
 
     /// Every committed refund: the side effect a refused call must never
@@ -99,7 +120,10 @@ impl Shop {
     /// Commits a refund if the order still has `amount` left to refund,
     /// checking and updating under one lock: the early check before the body
     /// can be stale by now.
-    fn commit(&self, tenant: &str, order_id: &str, amount: u64) -> Result<Refund, ToolError> {
+    async fn commit(&self, tenant: &str, order_id: &str, amount: u64) -> Result<Refund, ToolError> {
+        if let Some(race) = &self.race {
+            race.wait().await;
+        }
         let mut orders = self
             .orders
             .lock()
@@ -187,5 +211,5 @@ pub async fn issue_refund(
     #[garde(range(min = 1, max = 50_000))]
     amount_cents: u64,
 ) -> Result<Refund, ToolError> {
-    shop.commit(ctx.tenant(), &order.id, amount_cents)
+    shop.commit(ctx.tenant(), &order.id, amount_cents).await
 }

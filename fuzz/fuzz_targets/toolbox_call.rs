@@ -1,7 +1,14 @@
 //! The whole call path, from a tool name and argument bytes chosen by the
 //! fuzzer: admission, the bounded parse, serde, garde, resources, checks and
-//! bodies of the example tools. No input may panic, and every refusal must
-//! stay in its bounds.
+//! bodies of the example tools. No input may panic, and each outcome must
+//! hold what the boundary promises:
+//!
+//! - the example tools never fail with `INTERNAL`, whatever the arguments;
+//! - a refusal leaves the state as it was (the side-effect count did not
+//!   move), and a completed call moved it by exactly one;
+//! - a refusal stays within its bounds: message length, pointer length and
+//!   shape, serialized size;
+//! - an unknown tool is refused with `NOT_PERMITTED`.
 #![no_main]
 
 use std::future::Future;
@@ -10,54 +17,142 @@ use std::sync::OnceLock;
 use std::task::{Context, Poll, Waker};
 
 use libfuzzer_sys::fuzz_target;
-use toolgate::{MAX_MESSAGE_CHARS, Outcome, ToolContext, Toolbox};
+use toolgate::{Code, MAX_MESSAGE_CHARS, Outcome, ToolContext, Toolbox};
 use toolgate_examples::{export, hotel, invoice, refund};
 
 fn ctx() -> &'static ToolContext {
     static CTX: OnceLock<ToolContext> = OnceLock::new();
     CTX.get_or_init(|| {
         ToolContext::new("analyst_1", "tenant_a", "req_fuzz")
-            .with_scopes(["bookings:write", "exports:write", "refunds:write", "billing:refund"])
+            .with_scopes([
+                "bookings:write",
+                "exports:write",
+                "refunds:write",
+                "billing:refund",
+            ])
             .allow_all_tools()
     })
 }
 
+/// What one call did: its outcome, and the side-effect count before and
+/// after it.
+struct Call {
+    outcome: Outcome,
+    before: usize,
+    after: usize,
+}
+
 /// A fresh toolbox per input, so that state written by one input (a
 /// booking, a refund) cannot accumulate across millions of runs.
-fn call<S: Send + Sync + 'static, T: toolgate::Tool<S>>(state: S, tool: T, name: &str, arguments: &[u8]) -> Outcome {
+fn call<S: Send + Sync + 'static, T: toolgate::Tool<S>>(
+    state: S,
+    tool: T,
+    name: &str,
+    arguments: &[u8],
+    side_effects: impl Fn(&S) -> usize,
+) -> Call {
     let mut toolbox = Toolbox::new(state);
     toolbox.register(tool).expect("one tool");
-    now(toolbox.call(ctx(), name, arguments))
+    let before = side_effects(toolbox.state());
+    let outcome = now(toolbox.call(ctx(), name, arguments));
+    let after = side_effects(toolbox.state());
+    Call {
+        outcome,
+        before,
+        after,
+    }
 }
 
 /// The example tools never wait: one poll completes a call.
 fn now<F: Future>(future: F) -> F::Output {
-    match pin!(future).as_mut().poll(&mut Context::from_waker(Waker::noop())) {
+    match pin!(future)
+        .as_mut()
+        .poll(&mut Context::from_waker(Waker::noop()))
+    {
         Poll::Ready(output) => output,
         Poll::Pending => panic!("an in-memory call waited"),
     }
 }
 
-const NAMES: [&str; 5] = ["book_hotel", "schedule_export", "issue_refund", "refund_invoice", "no_such_tool"];
+const NAMES: [&str; 5] = [
+    "book_hotel",
+    "schedule_export",
+    "issue_refund",
+    "refund_invoice",
+    "no_such_tool",
+];
+
+/// A rejection is a few hundred bytes: a code, a pointer of at most 128
+/// bytes and a message of at most `MAX_MESSAGE_CHARS` characters.
+const MAX_REJECTION_BYTES: usize = 2048;
 
 fuzz_target!(|data: &[u8]| {
-    let Some((&selector, arguments)) = data.split_first() else { return };
-    let name = NAMES[usize::from(selector) % NAMES.len()];
-    let outcome = match name {
-        "book_hotel" => call(hotel::Hotels::demo(), hotel::BookHotel, name, arguments),
-        "schedule_export" => call(export::Accounts::demo(), export::ScheduleExport, name, arguments),
-        "issue_refund" => call(refund::Shop::demo(), refund::IssueRefund, name, arguments),
-        _ => call(invoice::Billing::demo(), invoice::RefundInvoice, name, arguments),
+    let Some((&selector, arguments)) = data.split_first() else {
+        return;
     };
-    if let Outcome::Rejected(rejection) = &outcome {
-        assert!(rejection.safe_message().chars().count() <= MAX_MESSAGE_CHARS);
-        assert!(rejection.path().len() <= 128);
-        assert!(rejection.path().is_empty() || rejection.path().starts_with('/'));
+    let name = NAMES[usize::from(selector) % NAMES.len()];
+    let Call {
+        outcome,
+        before,
+        after,
+    } = match name {
+        "book_hotel" => call(
+            hotel::Hotels::demo(),
+            hotel::BookHotel,
+            name,
+            arguments,
+            |h| h.bookings().len(),
+        ),
+        "schedule_export" => call(
+            export::Accounts::demo(),
+            export::ScheduleExport,
+            name,
+            arguments,
+            |a| a.queued().len(),
+        ),
+        "issue_refund" => call(
+            refund::Shop::demo(),
+            refund::IssueRefund,
+            name,
+            arguments,
+            |s| s.refunds().len(),
+        ),
+        _ => call(
+            invoice::Billing::demo(),
+            invoice::RefundInvoice,
+            name,
+            arguments,
+            |b| b.refunds().len(),
+        ),
+    };
+    let json = outcome.to_json();
+    match &outcome {
+        Outcome::Done(_) => {
+            assert_ne!(name, "no_such_tool", "an unknown tool ran: {json}");
+            assert_eq!(
+                after,
+                before + 1,
+                "{name} completed with {before} side effects before and {after} after"
+            );
+            assert_eq!(json["status"], "done");
+        }
+        Outcome::Rejected(rejection) => {
+            assert_eq!(
+                after, before,
+                "{name} refused a call after changing the state: {json}"
+            );
+            assert_ne!(rejection.code(), Code::Internal, "{name}: {json}");
+            if name == "no_such_tool" {
+                assert_eq!(rejection.code(), Code::NotPermitted, "{json}");
+            }
+            assert!(rejection.safe_message().chars().count() <= MAX_MESSAGE_CHARS);
+            assert!(rejection.path().len() <= 128);
+            assert!(rejection.path().is_empty() || rejection.path().starts_with('/'));
+            assert_eq!(json["status"], "rejected");
+            assert_eq!(json["code"], rejection.code().as_str());
+            let size = json.to_string().len();
+            assert!(size <= MAX_REJECTION_BYTES, "{size} bytes: {json}");
+        }
+        Outcome::Failed(_) => panic!("{name} failed with INTERNAL: {json}"),
     }
-    let _ = serde_json_free(&outcome);
 });
-
-/// The outcome always serializes.
-fn serde_json_free(outcome: &Outcome) -> String {
-    outcome.to_json().to_string()
-}

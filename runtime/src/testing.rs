@@ -9,8 +9,12 @@
 //! bits; floats for integers; duplicate keys; depth bombs; oversize payloads;
 //! non-object roots; trailing garbage; invalid UTF-8; lone surrogates; and,
 //! with [`Attacks::cross_tenant`], references to another tenant's objects.
-//! [`assert_all_rejected`] runs them through a toolbox and fails unless each
-//! is rejected with an expected code and the side effect never happened.
+//!
+//! [`assert_all_rejected`] runs them through a toolbox. It first makes the
+//! valid call and requires it to succeed and to move the side-effect count
+//! you give it: a count that does not see the side effect would prove
+//! nothing. Then it fails unless each attack is rejected with an expected
+//! code and leaves the count where it was, naming every attack that did not.
 //!
 //! ```
 //! use toolgate::testing;
@@ -68,8 +72,34 @@ impl fmt::Display for AttackError {
 
 impl std::error::Error for AttackError {}
 
+/// The valid call an attack suite was derived from, and the attacks.
+///
+/// [`assert_all_rejected`] makes the valid call first: it must succeed and
+/// move the side-effect count, or the count could not show that an attack
+/// got through.
+///
+/// ```
+/// # use toolgate::{tool, ToolError};
+/// # /// Book a hotel.
+/// # #[tool(effect = write)]
+/// # fn book_hotel(#[garde(range(min = 1, max = 30))] nights: u8) -> Result<(), ToolError> { let _ = nights; Ok(()) }
+/// let suite = toolgate::testing::attacks(BookHotel::definition(), r#"{"nights":2}"#)?;
+/// assert_eq!(suite.example, br#"{"nights":2}"#);
+/// assert!(suite.cases.iter().any(|a| a.name == "/nights: 31 (above the maximum)"));
+/// # Ok::<(), toolgate::testing::AttackError>(())
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AttackSuite {
+    /// The tool attacked.
+    pub tool: &'static str,
+    /// The valid call, as given: it must succeed and cause the side effect.
+    pub example: Vec<u8>,
+    /// The hostile calls; add your own with `cases.push`.
+    pub cases: Vec<Attack>,
+}
+
 /// The attack cases for `def`, derived from its schema and one valid call.
-pub fn attacks(def: &ToolDef, example: &str) -> Result<Vec<Attack>, AttackError> {
+pub fn attacks(def: &ToolDef, example: &str) -> Result<AttackSuite, AttackError> {
     Attacks::new(def, example).map(Attacks::build)
 }
 
@@ -78,6 +108,7 @@ pub fn attacks(def: &ToolDef, example: &str) -> Result<Vec<Attack>, AttackError>
 #[derive(Debug)]
 pub struct Attacks<'d> {
     def: &'d ToolDef,
+    text: String,
     example: Map<String, Value>,
     foreign: Vec<(String, Value)>,
 }
@@ -86,9 +117,10 @@ impl<'d> Attacks<'d> {
     /// Starts from `def` and a valid call.
     pub fn new(def: &'d ToolDef, example: &str) -> Result<Self, AttackError> {
         match serde_json::from_str(example) {
-            Ok(Value::Object(example)) => Ok(Attacks {
+            Ok(Value::Object(map)) => Ok(Attacks {
                 def,
-                example,
+                text: example.to_owned(),
+                example: map,
                 foreign: Vec::new(),
             }),
             _ => Err(AttackError(format!(
@@ -106,8 +138,8 @@ impl<'d> Attacks<'d> {
         self
     }
 
-    /// Every case.
-    pub fn build(self) -> Vec<Attack> {
+    /// Every case, with the valid call they were derived from.
+    pub fn build(self) -> AttackSuite {
         let mut out = Cases {
             tool: self.def.name(),
             schema: self.def.schema(),
@@ -126,7 +158,11 @@ impl<'d> Attacks<'d> {
                 );
             }
         }
-        out.cases
+        AttackSuite {
+            tool: self.def.name(),
+            example: self.text.into_bytes(),
+            cases: out.cases,
+        }
     }
 }
 
@@ -666,25 +702,68 @@ pub fn check_arguments<S: Send + Sync + 'static>(
     toolbox.check_arguments(tool, arguments)
 }
 
-/// Runs every attack through `toolbox` as `ctx` and panics, listing every
-/// failure, unless each one is rejected with one of its expected codes and
-/// `side_effects` (a count read from the state: rows written, calls made)
-/// is the same after all of them as before.
+/// Proves that no attack in `suite` reaches the side effect, and panics
+/// with every failure listed otherwise.
+///
+/// `side_effects` reads a count from the state (rows written, calls made)
+/// that grows when the tool's side effect happens. First the suite's valid
+/// call is made as `ctx`: it must succeed and move the count, or the
+/// assertion panics at once, since a count that does not see the side
+/// effect (or a context that cannot call the tool) would let every attack
+/// pass unseen. Then each attack is made in turn, and each must be rejected
+/// with one of its expected codes and leave the count where it was; a
+/// failure names the attack.
+///
+/// ```should_panic
+/// # use toolgate::{tool, ToolContext, ToolError, Toolbox};
+/// # /// Book a hotel.
+/// # #[tool(effect = write)]
+/// # fn book_hotel(#[garde(range(min = 1, max = 30))] nights: u8) -> Result<(), ToolError> { let _ = nights; Ok(()) }
+/// # let mut toolbox = Toolbox::new(());
+/// # toolbox.register(BookHotel).unwrap();
+/// # let ctx = ToolContext::new("u", "t", "r").allow_tools(["book_hotel"]);
+/// # let rt = tokio::runtime::Builder::new_current_thread().build().unwrap();
+/// let suite = toolgate::testing::attacks(BookHotel::definition(), r#"{"nights":2}"#).unwrap();
+/// // A count that never moves proves nothing: this panics.
+/// rt.block_on(toolgate::testing::assert_all_rejected(&toolbox, &ctx, &suite, |_| 0));
+/// ```
 pub async fn assert_all_rejected<S, F>(
     toolbox: &Toolbox<S>,
     ctx: &ToolContext,
-    attacks: &[Attack],
+    suite: &AttackSuite,
     side_effects: F,
 ) where
     S: Send + Sync + 'static,
     F: Fn(&S) -> usize,
 {
     let before = side_effects(toolbox.state());
+    let outcome = toolbox
+        .call(ctx, suite.tool, suite.example.as_slice())
+        .await;
+    let after = side_effects(toolbox.state());
+    if !matches!(outcome, Outcome::Done(_)) {
+        panic!(
+            "the valid call to `{}` did not succeed, so the attacks would prove nothing: {} \
+             answered {}",
+            suite.tool,
+            String::from_utf8_lossy(&suite.example),
+            outcome.to_json()
+        );
+    }
+    if after == before {
+        panic!(
+            "the valid call to `{}` succeeded but the side-effect count stayed at {before}: \
+             the count does not see the side effect, so it cannot show an attack reaching it",
+            suite.tool
+        );
+    }
     let mut failures = Vec::new();
-    for attack in attacks {
+    for attack in &suite.cases {
+        let before = side_effects(toolbox.state());
         let outcome = toolbox
             .call(ctx, attack.tool, attack.arguments.as_slice())
             .await;
+        let after = side_effects(toolbox.state());
         match &outcome {
             Outcome::Rejected(r) if attack.expected.contains(&r.code()) => {}
             Outcome::Rejected(r) => failures.push(format!(
@@ -700,18 +779,18 @@ pub async fn assert_all_rejected<S, F>(
                 other.to_json()
             )),
         }
-    }
-    let after = side_effects(toolbox.state());
-    if after != before {
-        failures.push(format!(
-            "the side effect happened: {before} before, {after} after"
-        ));
+        if after != before {
+            failures.push(format!(
+                "{}: the side effect happened: {before} before, {after} after",
+                attack.name
+            ));
+        }
     }
     if !failures.is_empty() {
         panic!(
-            "{} of {} attacks got through:\n  {}",
+            "{} failures in {} attacks:\n  {}",
             failures.len(),
-            attacks.len(),
+            suite.cases.len(),
             failures.join("\n  ")
         );
     }

@@ -197,3 +197,108 @@ fn whitespace_and_escapes_that_json_allows_are_fine() {
         None
     );
 }
+
+/// A tool with maps, where serde itself keeps the last of two equal keys
+/// without complaint: only gate 1 can refuse those duplicates.
+mod labels {
+    use std::collections::BTreeMap;
+
+    use schemars::JsonSchema;
+    use serde::Deserialize;
+    use toolgate::{ToolError, tool};
+
+    use crate::common::tools::Spy;
+
+    /// One item and its free-form attributes.
+    #[derive(Debug, Deserialize, JsonSchema, garde::Validate)]
+    #[serde(deny_unknown_fields)]
+    pub struct Item {
+        #[garde(length(min = 1, max = 20))]
+        pub name: String,
+        #[garde(skip)]
+        pub attrs: BTreeMap<String, String>,
+    }
+
+    /// Label items.
+    #[tool(effect = write)]
+    pub fn label(
+        spy: &Spy,
+        #[garde(skip)] labels: BTreeMap<String, String>,
+        #[garde(dive)] items: Vec<Item>,
+    ) -> Result<usize, ToolError> {
+        spy.calls
+            .lock()
+            .unwrap()
+            .push(format!("{labels:?} {items:?}"));
+        Ok(items.iter().map(|i| i.attrs.len()).sum())
+    }
+}
+
+#[test]
+fn duplicate_keys_serde_would_not_see_are_refused_with_their_path() {
+    // Each duplicate sits where serde cannot report it: in a map (serde
+    // keeps the last value), under a key the tool does not declare (serde
+    // would answer UNKNOWN_FIELD), or inside objects and arrays; some are
+    // spelled differently. Gate 1 alone must find each one, and point at
+    // the object that holds it.
+    let mut tb = Toolbox::new(Spy::default());
+    tb.register(labels::Label).unwrap().register(Add).unwrap();
+    let wide: String = (0..20).map(|i| format!("\"k{i}\":\"v\",")).collect();
+    let cases: Vec<(&str, String, &str)> = vec![
+        // A map, top level and inside an array.
+        ("label", r#"{"labels":{"env":"prod","env":"dev"},"items":[]}"#.into(), "/labels"),
+        (
+            "label",
+            r#"{"labels":{},"items":[{"name":"a","attrs":{}},{"name":"b","attrs":{"k":"1","k":"2"}}]}"#.into(),
+            "/items/1/attrs",
+        ),
+        // More keys than the early check looks at: found when the object closes.
+        ("label", format!(r#"{{"labels":{{{wide}"k3":"again"}},"items":[]}}"#), "/labels"),
+        (
+            "label",
+            format!(r#"{{"labels":{{}},"items":[{{"name":"a","attrs":{{{wide}"k19":"again"}}}}]}}"#),
+            "/items/0/attrs",
+        ),
+        // Keys that are not fields, at the top and nested in objects and arrays.
+        ("add", r#"{"a":1,"b":2,"zz":1,"zz":2}"#.into(), ""),
+        ("add", r#"{"zz":1,"a":1,"b":2,"zz":2}"#.into(), ""),
+        ("add", r#"{"a":1,"b":2,"x":{"k":1,"k":2}}"#.into(), "/x"),
+        ("add", r#"{"a":1,"b":2,"x":[0,{"y":[{"k":1,"k":2}]}]}"#.into(), "/x/1/y/0"),
+        ("label", r#"{"labels":{},"items":[{"name":"a","attrs":{},"extra":1,"extra":2}]}"#.into(), "/items/0"),
+        // The same key spelled with escapes.
+        ("label", r#"{"labels":{"a":"1","\u0061":"2"},"items":[]}"#.into(), "/labels"),
+        ("label", r#"{"labels":{"\u0065nv":"1","e\u006Ev":"2"},"items":[]}"#.into(), "/labels"),
+        ("label", r#"{"labels":{"a/b":"1","a\/b":"2"},"items":[]}"#.into(), "/labels"),
+        ("label", r#"{"labels":{"é":"1","\u00e9":"2"},"items":[]}"#.into(), "/labels"),
+        ("add", r#"{"a":1,"b":2,"\u007a":1,"z":2}"#.into(), ""),
+        ("add", r#"{"a":1,"b":2,"x":{"\u006b":1,"k":2}}"#.into(), "/x"),
+    ];
+    let wrong: Vec<String> = cases
+        .iter()
+        .filter_map(|(tool, doc, path)| {
+            let outcome = block_on(tb.call(&ctx(), tool, doc.as_str()));
+            match outcome.rejection() {
+                Some(r) if (r.code(), r.path()) == (Code::DuplicateKey, *path) => None,
+                _ => Some(format!("{doc} -> {}", outcome.to_json())),
+            }
+        })
+        .collect();
+    assert!(
+        wrong.is_empty(),
+        "{} of {} not refused as DUPLICATE_KEY at their path:\n{}",
+        wrong.len(),
+        cases.len(),
+        wrong.join("\n")
+    );
+    assert_eq!(tb.state().count(), 0);
+    // The same documents without the repeat go through: the duplicate is
+    // the only thing wrong with them.
+    for doc in [
+        r#"{"labels":{"env":"prod"},"items":[]}"#,
+        r#"{"labels":{},"items":[{"name":"a","attrs":{}},{"name":"b","attrs":{"k":"1"}}]}"#,
+        r#"{"labels":{"a":"1","b":"2"},"items":[]}"#,
+    ] {
+        let outcome = block_on(tb.call(&ctx(), "label", doc));
+        assert!(outcome.value().is_some(), "{doc}: {outcome:?}");
+    }
+}

@@ -40,6 +40,24 @@ fn known_difference(instance: &Value) -> Option<&'static str> {
     has_integral_float(instance).then_some("integral-float")
 }
 
+/// The instance without the known difference: each integral float written
+/// as the integer it equals.
+fn without_known_difference(instance: &Value) -> Value {
+    match instance {
+        Value::Number(n) if n.is_f64() => n
+            .as_f64()
+            .filter(|f| f.fract() == 0.0 && f.abs() < 9.0e15)
+            .map_or_else(|| instance.clone(), |f| Value::from(f as i64)),
+        Value::Array(items) => items.iter().map(without_known_difference).collect(),
+        Value::Object(map) => Value::Object(
+            map.iter()
+                .map(|(k, v)| (k.clone(), without_known_difference(v)))
+                .collect(),
+        ),
+        other => other.clone(),
+    }
+}
+
 #[derive(Default, Debug)]
 struct Tally {
     accepted_by_both: usize,
@@ -48,59 +66,90 @@ struct Tally {
     disagreements: Vec<String>,
 }
 
+/// How the two sides decided one instance.
+#[derive(Debug, PartialEq)]
+enum Verdict {
+    AcceptedByBoth,
+    RejectedByBoth,
+    /// Only a known difference separates them.
+    Known,
+    Disagreement(String),
+}
+
+/// Decides `instance` by the server's gates 1–3 and by the validator.
+fn decide<S: Send + Sync + 'static>(
+    toolbox: &Toolbox<S>,
+    tool: &str,
+    validator: &jsonschema::Validator,
+    instance: &Value,
+) -> Verdict {
+    let text = serde_json::to_vec(instance).unwrap();
+    let server = check_arguments(toolbox, tool, &text).unwrap();
+    let published = validator.is_valid(instance);
+    match (&server, published) {
+        (Ok(()), true) => Verdict::AcceptedByBoth,
+        (Err(_), false) => Verdict::RejectedByBoth,
+        // A known difference excuses a disagreement only if it is the whole
+        // of it: with the difference taken out, both sides must agree.
+        (Err(_), true)
+            if known_difference(instance).is_some_and(|rule| KNOWN_DIFFERENCES.contains(&rule))
+                && matches!(
+                    decide(
+                        toolbox,
+                        tool,
+                        validator,
+                        &without_known_difference(instance)
+                    ),
+                    Verdict::AcceptedByBoth
+                ) =>
+        {
+            Verdict::Known
+        }
+        _ => Verdict::Disagreement(format!(
+            "{tool}: server {} but schema {}: {}",
+            match &server {
+                Ok(()) => "accepts".to_owned(),
+                Err(r) => format!("rejects ({r})"),
+            },
+            if published { "accepts" } else { "rejects" },
+            String::from_utf8_lossy(&text)
+        )),
+    }
+}
+
 fn differential<S: Send + Sync + 'static>(toolbox: &Toolbox<S>, tool: &str, seed: u64) -> Tally {
-    let def = toolbox.definition(tool).unwrap();
-    let schema = def.schema();
-    let validator = jsonschema::options()
-        .should_validate_formats(true)
-        .build(schema)
-        .unwrap();
-    let mut generator = Generator::new(schema, seed);
+    let validator = validator(toolbox, tool);
+    let mut generator = Generator::new(toolbox.definition(tool).unwrap().schema(), seed);
     let mut tally = Tally::default();
     for _ in 0..cases() {
-        let instance = generator.instance();
-        let text = serde_json::to_vec(&instance).unwrap();
-        let server = check_arguments(toolbox, tool, &text).unwrap();
-        let published = validator.is_valid(&instance);
-        match (server.is_ok(), published) {
-            (true, true) => tally.accepted_by_both += 1,
-            (false, false) => tally.rejected_by_both += 1,
-            (server_ok, _) => match known_difference(&instance) {
-                Some(rule) if !server_ok && KNOWN_DIFFERENCES.contains(&rule) => tally.known += 1,
-                _ => {
-                    if tally.disagreements.len() < 20 {
-                        tally.disagreements.push(format!(
-                            "{tool}: server {} but schema {}: {}",
-                            match &server {
-                                Ok(()) => "accepts".to_owned(),
-                                Err(r) => format!("rejects ({r})"),
-                            },
-                            if published { "accepts" } else { "rejects" },
-                            String::from_utf8_lossy(&text)
-                        ));
-                    } else {
-                        tally.disagreements.push(String::new());
-                    }
-                }
-            },
+        match decide(toolbox, tool, &validator, &generator.instance()) {
+            Verdict::AcceptedByBoth => tally.accepted_by_both += 1,
+            Verdict::RejectedByBoth => tally.rejected_by_both += 1,
+            Verdict::Known => tally.known += 1,
+            Verdict::Disagreement(d) => tally.disagreements.push(d),
         }
     }
     tally
 }
 
+fn validator<S: Send + Sync + 'static>(toolbox: &Toolbox<S>, tool: &str) -> jsonschema::Validator {
+    jsonschema::options()
+        .should_validate_formats(true)
+        .build(toolbox.definition(tool).unwrap().schema())
+        .unwrap()
+}
+
 #[track_caller]
 fn assert_agree(tally: Tally) {
-    let total =
-        tally.accepted_by_both + tally.rejected_by_both + tally.known + tally.disagreements.len();
-    assert_eq!(total, cases());
+    let total = cases();
     assert!(
         tally.disagreements.is_empty(),
-        "{} disagreements in {total} instances:\n{}",
+        "{} disagreements in {total} instances, the first ones:\n{}",
         tally.disagreements.len(),
         tally
             .disagreements
             .iter()
-            .filter(|d| !d.is_empty())
+            .take(20)
             .cloned()
             .collect::<Vec<_>>()
             .join("\n")
@@ -168,6 +217,22 @@ fn the_harness_finds_a_rule_the_schema_does_not_state() {
         "{}",
         tally.disagreements[0]
     );
+}
+
+#[test]
+fn a_known_difference_excuses_nothing_else() {
+    // `3.0` is an integral float (the known difference) and also odd (a rule
+    // the schema does not state): the known difference must not hide it.
+    let mut toolbox = Toolbox::new(());
+    toolbox.register(unstated::TakeEven).unwrap();
+    let validator = validator(&toolbox, "take_even");
+    let decide = |instance: Value| decide(&toolbox, "take_even", &validator, &instance);
+    assert_eq!(decide(serde_json::json!({"n": 4.0})), Verdict::Known);
+    assert!(matches!(
+        decide(serde_json::json!({"n": 3.0})),
+        Verdict::Disagreement(_)
+    ));
+    assert_eq!(decide(serde_json::json!({"n": 4})), Verdict::AcceptedByBoth);
 }
 
 #[test]

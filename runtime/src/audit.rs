@@ -3,8 +3,23 @@
 //! Events go to the `toolgate::audit` tracing target with the request id,
 //! actor, tenant, tool and gate. This is where the specific reasons live that
 //! the model is not told.
+//!
+//! Every text field of an event (the context's ids, the tool name, the reason,
+//! the reference asked for, an error's or a panic's message) passes through
+//! [`text`]: escaped as Rust's `Debug` escapes it, so that no newline or
+//! control character from a model, a resolver or an error can forge a log
+//! line, and cut, so that no one field can flood the log.
+
+use core::fmt::{self, Write as _};
 
 use crate::{Rejection, ToolContext};
+
+/// Longest text field of an audit event, in characters after escaping.
+pub(crate) const MAX_FIELD_CHARS: usize = 256;
+
+/// Longest tool name in an audit event: registered names are short, and a
+/// name the model invented needs no more to be recognised.
+const MAX_TOOL_CHARS: usize = 64;
 
 /// Where in the call path a decision was made.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -36,22 +51,80 @@ impl Gate {
     }
 }
 
-/// A tool name as the model sent it, cut and escaped so that it cannot forge
-/// log lines or flood the log.
-fn shown(name: &str) -> String {
-    let cut: String = name.chars().take(64).collect();
-    format!("{cut:?}")
+/// Free text as an audit field: at most [`MAX_FIELD_CHARS`] characters, with
+/// `\`, newlines, control and other unprintable characters escaped as
+/// `char::escape_debug` writes them (`\n`, `\u{1b}`, `\u{202e}`). Quotes stay
+/// as they are: the field is recorded as a string, and each subscriber
+/// quotes strings in its own format. A cut value ends in `…`.
+pub(crate) fn text(raw: &str) -> String {
+    escaped(raw, MAX_FIELD_CHARS)
+}
+
+/// [`text`] of a value's `Display`, formatting no more of it than the field
+/// can show: an error whose message is megabytes long costs a few hundred.
+pub(crate) fn text_of(value: &dyn fmt::Display) -> String {
+    /// Enough bytes for more than [`MAX_FIELD_CHARS`] characters, so that a
+    /// value that was cut is also cut (and marked) by [`text`].
+    const CAP: usize = (MAX_FIELD_CHARS + 1) * 4;
+    struct Capped(String);
+    impl fmt::Write for Capped {
+        fn write_str(&mut self, s: &str) -> fmt::Result {
+            let room = CAP - self.0.len();
+            if s.len() <= room {
+                self.0.push_str(s);
+                return Ok(());
+            }
+            let end = s.floor_char_boundary(room);
+            self.0.push_str(s.get(..end).unwrap_or_default());
+            // Stops the formatting: the rest would be cut anyway.
+            Err(fmt::Error)
+        }
+    }
+    let mut capped = Capped(String::new());
+    // An `Err` here is the cap, or a `Display` that failed: either way,
+    // what was written is what there is to log.
+    let _ = write!(capped, "{value}");
+    text(&capped.0)
+}
+
+fn escaped(raw: &str, max: usize) -> String {
+    let mut out = String::with_capacity(raw.len().min(max));
+    let mut used = 0;
+    // The length of `out` while one more character (the `…`) still fits.
+    let mut fits = 0;
+    for c in raw.chars() {
+        if used > max {
+            break;
+        }
+        if c == '"' || c == '\'' {
+            out.push(c);
+            used += 1;
+        } else {
+            for e in c.escape_debug() {
+                out.push(e);
+                used += 1;
+            }
+        }
+        if used < max {
+            fits = out.len();
+        }
+    }
+    if used > max {
+        out.truncate(fits);
+        out.push('…');
+    }
+    out
 }
 
 pub(crate) fn denied(ctx: &ToolContext, tool: &str, gate: Gate, reason: &str) {
     tracing::warn!(
         target: "toolgate::audit",
-        request_id = ctx.request_id(),
-        actor = ctx.actor(),
-        tenant = ctx.tenant(),
-        tool = %shown(tool),
+        request_id = text(ctx.request_id()),
+        actor = text(ctx.actor()),
+        tenant = text(ctx.tenant()),
+        tool = escaped(tool, MAX_TOOL_CHARS),
         gate = gate.as_str(),
-        reason,
+        reason = text(reason),
         "call denied"
     );
 }
@@ -68,15 +141,15 @@ pub(crate) fn refused(
 ) {
     tracing::warn!(
         target: "toolgate::audit",
-        request_id = ctx.request_id(),
-        actor = ctx.actor(),
-        tenant = ctx.tenant(),
-        tool,
+        request_id = text(ctx.request_id()),
+        actor = text(ctx.actor()),
+        tenant = text(ctx.tenant()),
+        tool = escaped(tool, MAX_TOOL_CHARS),
         gate = gate.as_str(),
-        field,
-        resource,
-        reference,
-        reason,
+        field = text(field),
+        resource = text(resource),
+        reference = text(reference),
+        reason = text(reason),
         "call denied"
     );
 }
@@ -84,13 +157,13 @@ pub(crate) fn refused(
 pub(crate) fn rejected(ctx: &ToolContext, tool: &str, gate: Gate, rejection: &Rejection) {
     tracing::info!(
         target: "toolgate::audit",
-        request_id = ctx.request_id(),
-        actor = ctx.actor(),
-        tenant = ctx.tenant(),
-        tool,
+        request_id = text(ctx.request_id()),
+        actor = text(ctx.actor()),
+        tenant = text(ctx.tenant()),
+        tool = escaped(tool, MAX_TOOL_CHARS),
         gate = gate.as_str(),
         code = rejection.code().as_str(),
-        path = rejection.path(),
+        path = text(rejection.path()),
         "call rejected"
     );
 }
@@ -98,12 +171,67 @@ pub(crate) fn rejected(ctx: &ToolContext, tool: &str, gate: Gate, rejection: &Re
 pub(crate) fn failed(ctx: &ToolContext, tool: &str, error: &dyn std::error::Error) {
     tracing::error!(
         target: "toolgate::audit",
-        request_id = ctx.request_id(),
-        actor = ctx.actor(),
-        tenant = ctx.tenant(),
-        tool,
+        request_id = text(ctx.request_id()),
+        actor = text(ctx.actor()),
+        tenant = text(ctx.tenant()),
+        tool = escaped(tool, MAX_TOOL_CHARS),
         gate = Gate::Execute.as_str(),
-        error = %error,
+        error = text_of(error),
         "tool failed"
     );
+}
+
+/// A panic anywhere in a call after gate 1: in a rule, a resolver, a policy,
+/// a check or the body. Which one is not known here; the panic's message
+/// usually says.
+pub(crate) fn panicked(ctx: &ToolContext, tool: &str, message: &str) {
+    tracing::error!(
+        target: "toolgate::audit",
+        request_id = text(ctx.request_id()),
+        actor = text(ctx.actor()),
+        tenant = text(ctx.tenant()),
+        tool = escaped(tool, MAX_TOOL_CHARS),
+        panic = text(message),
+        "tool panicked"
+    );
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn text_is_escaped_and_bounded() {
+        assert_eq!(text("not found"), "not found");
+        assert_eq!(
+            text("a\nb\\c\u{1b}\u{202e}\"'"),
+            "a\\nb\\\\c\\u{1b}\\u{202e}\"'"
+        );
+        let long = text(&"x".repeat(10_000));
+        assert_eq!(long.chars().count(), MAX_FIELD_CHARS);
+        assert!(long.ends_with('…'));
+        let exact = "y".repeat(MAX_FIELD_CHARS);
+        assert_eq!(text(&exact), exact);
+        // An escape is never cut in half.
+        let controls = text(&"\u{1}".repeat(1_000));
+        assert!(controls.chars().count() <= MAX_FIELD_CHARS);
+        assert!(controls.trim_end_matches('…').ends_with("\\u{1}"));
+    }
+
+    #[test]
+    fn text_of_formats_no_more_than_it_shows() {
+        struct Huge;
+        impl fmt::Display for Huge {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                for _ in 0..1_000_000 {
+                    f.write_str("é\n")?;
+                }
+                Ok(())
+            }
+        }
+        let shown = text_of(&Huge);
+        assert_eq!(shown.chars().count(), MAX_FIELD_CHARS);
+        assert!(shown.starts_with("é\\né\\n"));
+        assert_eq!(text_of(&"short"), "short");
+    }
 }

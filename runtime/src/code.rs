@@ -9,7 +9,7 @@ use core::fmt;
 ///
 /// | code | gate | retryable | meaning |
 /// |---|---|---|---|
-/// | `NOT_PERMITTED` | 0 | no | the tool does not exist, is not allowed in this request, or the caller lacks its scope (one answer for all three) |
+/// | `NOT_PERMITTED` | 0, 4–5, body | no | the tool does not exist, is not allowed in this request, or the caller lacks its scope; a referenced object is missing, another tenant's, denied by policy, or its lookup failed; a body denied with [`ToolError::not_permitted`](crate::ToolError::not_permitted) (one answer for all) |
 /// | `PAYLOAD_TOO_LARGE` | 1 | no | the argument JSON is longer than the byte limit |
 /// | `TOO_DEEP` | 1 | no | objects and arrays nest deeper than the depth limit |
 /// | `TOO_MANY_NODES` | 1 | no | the document holds more values than the node limit |
@@ -20,15 +20,16 @@ use core::fmt;
 /// | `UNKNOWN_FIELD` | 2 | yes | a field the tool does not have |
 /// | `MISSING_FIELD` | 2 | yes | a required field is absent |
 /// | `WRONG_TYPE` | 2 | yes | a value has the wrong JSON type (a float for an integer included) |
-/// | `INVALID_VALUE` | 2–3 | yes | a value outside an enum, or failing a rule with no more specific code |
+/// | `INVALID_VALUE` | 2–3 | yes | a value outside an enum, or failing a rule with no more specific code (every custom garde rule) |
 /// | `OUT_OF_RANGE` | 2–3 | yes | a number below the minimum or above the maximum |
 /// | `INVALID_LENGTH` | 3 | yes | a string or array that is too short or too long |
 /// | `PATTERN_MISMATCH` | 3 | yes | a string that does not match the field's pattern |
 /// | `INVALID_FORMAT` | 3 | yes | a string that is not a valid email, URL, IP address, … |
 /// | `VERSION_MISMATCH` | stored calls | no | a stored call was made for another version of the tool |
-/// | `INTERNAL` | 7 | no | the tool failed; only the request id is shown |
+/// | `INTERNAL` | 7 | no | the tool failed, or something after gate 1 panicked; only the request id is shown |
 ///
-/// A tool body adds its own codes with [`DomainCode`].
+/// A tool body adds its own codes with [`DomainCode`]; these are the gates'
+/// alone ([`BodyCode`](crate::BodyCode)).
 ///
 /// ```
 /// use toolgate::Code;

@@ -1,9 +1,12 @@
 //! Gate 3: the garde rules of the argument struct.
 
 use std::borrow::Cow;
+use std::cell::RefCell;
 use std::fmt::Display;
+use std::hash::{BuildHasher, RandomState};
 
 use garde::i18n::{I18n, InvalidCreditCard, InvalidEmail, InvalidPhoneNumber, InvalidUrl, IpKind};
+use garde::Report;
 use serde_json::Value;
 
 use crate::structural::Parsed;
@@ -35,93 +38,145 @@ impl<A> Valid<A> {
     }
 }
 
-/// Marks the messages that garde produces through [`Coded`]: the code follows
-/// the marker, then a second marker and garde's own bound, if any.
-const MARK: char = '\u{1}';
-
-/// Makes garde report which rule failed instead of English text, so codes do
-/// not depend on wording.
-struct Coded;
-
-fn coded(code: Code, detail: impl Display) -> Cow<'static, str> {
-    Cow::Owned(format!("{MARK}{}{MARK}{detail}", code.as_str()))
+/// A built-in rule that failed: what [`Coded`] records, out of band, while
+/// garde validates.
+struct Failed {
+    code: Code,
+    /// garde's bound, in words: the message for rules the schema cannot state.
+    detail: String,
 }
 
-impl I18n for Coded {
+/// Makes garde report which built-in rule failed, without trusting any text
+/// in garde's report.
+///
+/// garde's report holds only messages, and a custom rule's message is any
+/// text its author built, model input included. So no message is parsed for
+/// a code. Instead each built-in failure is recorded here, and the message
+/// garde gets for it is a token naming its entry: `\u{1}`, a [`Key`] drawn
+/// for this validation, `:` and the entry's index.
+///
+/// A report entry counts as built-in failure `i` only if its message is
+/// exactly failure `i`'s token and no other entry of the report has that
+/// message ([`builtin`]). garde puts every error a built-in rule makes into
+/// the report, so failure `i`'s own entry always carries its token: a custom
+/// message that copied it would make two entries with it, and neither would
+/// be trusted. That alone makes a forged code impossible; the key, which the
+/// model never sees, also keeps a guessed token from turning a real built-in
+/// failure into an untrusted one.
+struct Coded<'a> {
+    key: Key,
+    failed: &'a RefCell<Vec<Failed>>,
+}
+
+/// The key of one validation's tokens.
+#[derive(Clone, Copy)]
+struct Key(u64);
+
+impl Key {
+    fn new() -> Self {
+        // SipHash under the thread's random keys, which `RandomState::new`
+        // also steps on every call: unpredictable, and new for each call.
+        Key(RandomState::new().hash_one(0_u8))
+    }
+
+    fn token(self, index: usize) -> String {
+        format!("\u{1}{:016x}:{index}", self.0)
+    }
+
+    /// The index `message` is the token of, if it is one.
+    fn index(self, message: &str) -> Option<usize> {
+        let index = message.rsplit_once(':')?.1.parse().ok()?;
+        (self.token(index) == message).then_some(index)
+    }
+}
+
+impl Coded<'_> {
+    fn record(&self, code: Code, detail: impl Display) -> Cow<'static, str> {
+        let mut failed = self.failed.borrow_mut();
+        let index = failed.len();
+        failed.push(Failed {
+            code,
+            detail: detail.to_string(),
+        });
+        Cow::Owned(self.key.token(index))
+    }
+}
+
+impl I18n for Coded<'_> {
     fn length_lower_than(&self, min: usize) -> Cow<'static, str> {
-        coded(
+        self.record(
             Code::InvalidLength,
             format_args!("must have a length of at least {min}"),
         )
     }
     fn length_greater_than(&self, max: usize) -> Cow<'static, str> {
-        coded(
+        self.record(
             Code::InvalidLength,
             format_args!("must have a length of at most {max}"),
         )
     }
     fn range_lower_than(&self, min: &dyn Display) -> Cow<'static, str> {
-        coded(Code::OutOfRange, format_args!("must be at least {min}"))
+        self.record(Code::OutOfRange, format_args!("must be at least {min}"))
     }
     fn range_greater_than(&self, max: &dyn Display) -> Cow<'static, str> {
-        coded(Code::OutOfRange, format_args!("must be at most {max}"))
+        self.record(Code::OutOfRange, format_args!("must be at most {max}"))
     }
     fn credit_card_invalid(&self, _: InvalidCreditCard) -> Cow<'static, str> {
-        coded(Code::InvalidFormat, "must be a valid card number")
+        self.record(Code::InvalidFormat, "must be a valid card number")
     }
     fn pattern_no_match(&self, pattern: &dyn Display) -> Cow<'static, str> {
-        coded(
+        self.record(
             Code::PatternMismatch,
             format_args!("must match the pattern {pattern}"),
         )
     }
     fn contains_missing(&self, pattern: &dyn Display) -> Cow<'static, str> {
-        coded(
+        self.record(
             Code::PatternMismatch,
             format_args!("must contain \"{pattern}\""),
         )
     }
     fn url_invalid(&self, _: InvalidUrl) -> Cow<'static, str> {
-        coded(Code::InvalidFormat, "must be a valid URL")
+        self.record(Code::InvalidFormat, "must be a valid URL")
     }
     fn prefix_missing(&self, pattern: &dyn Display) -> Cow<'static, str> {
-        coded(
+        self.record(
             Code::PatternMismatch,
             format_args!("must start with \"{pattern}\""),
         )
     }
     fn suffix_missing(&self, pattern: &dyn Display) -> Cow<'static, str> {
-        coded(
+        self.record(
             Code::PatternMismatch,
             format_args!("must end with \"{pattern}\""),
         )
     }
     fn phone_number_invalid(&self, _: InvalidPhoneNumber) -> Cow<'static, str> {
-        coded(Code::InvalidFormat, "must be a valid phone number")
+        self.record(Code::InvalidFormat, "must be a valid phone number")
     }
     fn ip_invalid(&self, kind: IpKind) -> Cow<'static, str> {
-        coded(
+        self.record(
             Code::InvalidFormat,
             format_args!("must be a valid {kind} address"),
         )
     }
     fn matches_field_mismatch(&self, field: &dyn Display) -> Cow<'static, str> {
-        coded(Code::InvalidValue, format_args!("must equal {field}"))
+        self.record(Code::InvalidValue, format_args!("must equal {field}"))
     }
     fn email_invalid(&self, _: InvalidEmail) -> Cow<'static, str> {
-        coded(Code::InvalidFormat, "must be a valid email address")
+        self.record(Code::InvalidFormat, "must be a valid email address")
     }
     fn ascii_invalid(&self) -> Cow<'static, str> {
-        coded(Code::PatternMismatch, "must contain only ASCII characters")
+        self.record(Code::PatternMismatch, "must contain only ASCII characters")
     }
     fn alphanumeric_invalid(&self) -> Cow<'static, str> {
-        coded(
+        self.record(
             Code::PatternMismatch,
             "must contain only letters and digits",
         )
     }
     fn required_not_set(&self) -> Cow<'static, str> {
-        coded(Code::MissingField, "must be set")
+        self.record(Code::MissingField, "must be set")
     }
 }
 
@@ -144,10 +199,17 @@ where
     if all_rules(&args).is_empty() {
         return Ok(Valid(args));
     }
-    let report = garde::i18n::with_i18n(Coded, || all_rules(&args));
+    let key = Key::new();
+    let failed = RefCell::new(Vec::new());
+    let coded = Coded {
+        key,
+        failed: &failed,
+    };
+    let report = garde::i18n::with_i18n(coded, || all_rules(&args));
     if report.is_empty() {
         return Ok(Valid(args));
     }
+    let failed = failed.into_inner();
     let Some((path, error)) = report.iter().next() else {
         return Ok(Valid(args));
     };
@@ -158,18 +220,28 @@ where
         .unwrap_or_default();
     let schema = def.schema();
     let at = crate::schema::wire_pointer(schema, def.renames, &components);
-    Err(reject(&at, error.message(), schema))
+    let builtin = builtin(&report, &failed, key, error.message());
+    Err(reject(&at, builtin, schema))
 }
 
-fn reject(at: &str, garde_message: &str, schema: &Value) -> Rejection {
-    let mut parts = garde_message.split(MARK);
-    let coded = match (parts.next(), parts.next(), parts.next()) {
-        (Some(""), Some(code), Some(detail)) => Code::builtin()
-            .find(|c| c.as_str() == code)
-            .map(|c| (c, detail)),
-        _ => None,
-    };
-    match coded {
+/// The built-in failure whose entry has `message`, if it is one; see
+/// [`Coded`] for why a custom message cannot pass for one.
+fn builtin<'f>(
+    report: &Report,
+    failed: &'f [Failed],
+    key: Key,
+    message: &str,
+) -> Option<&'f Failed> {
+    let index = key.index(message)?;
+    let copies = report
+        .iter()
+        .filter(|(_, error)| error.message() == message)
+        .count();
+    if copies == 1 { failed.get(index) } else { None }
+}
+
+fn reject(at: &str, builtin: Option<&Failed>, schema: &Value) -> Rejection {
+    match builtin.map(|f| (f.code, f.detail.as_str())) {
         Some((Code::MissingField, _)) => {
             Rejection::new(Code::MissingField, message::missing(at, schema)).at(at.to_owned())
         }
@@ -184,13 +256,18 @@ fn reject(at: &str, garde_message: &str, schema: &Value) -> Rejection {
             };
             Rejection::new(code, message).at(at.to_owned())
         }
-        // A custom rule: its message was written by the tool's author for the model.
-        None => Rejection::new(
-            Code::InvalidValue,
-            format!("{} {garde_message}", message::label(at)),
-        )
-        .at(at.to_owned()),
+        // A custom rule. Its message is not shown: authors build it at run
+        // time, often from the value (`format!("{v} is not a city")`), and
+        // no check of the text can prove it echoes nothing. The field's
+        // description is where a custom rule is explained to the model.
+        None => Rejection::new(Code::InvalidValue, custom(at)).at(at.to_owned()),
     }
+}
+
+/// The one message for any custom rule: the field's wire name and nothing
+/// the caller sent.
+fn custom(at: &str) -> String {
+    format!("{} is not valid", message::label(at))
 }
 
 fn schema_states_rule(code: Code, at: &str, schema: &Value) -> bool {
@@ -215,4 +292,49 @@ fn nested_has(node: &Value, key: &str) -> bool {
     node.get("anyOf")
         .and_then(Value::as_array)
         .is_some_and(|b| b.iter().any(|x| x.get(key).is_some()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn failed(n: usize) -> Vec<Failed> {
+        (0..n)
+            .map(|_| Failed {
+                code: Code::OutOfRange,
+                detail: String::new(),
+            })
+            .collect()
+    }
+
+    fn report(messages: &[&str]) -> Report {
+        let mut report = Report::new();
+        for m in messages {
+            report.append(garde::Path::empty(), garde::Error::new(*m));
+        }
+        report
+    }
+
+    #[test]
+    fn only_a_unique_token_of_a_recorded_failure_is_built_in() {
+        let key = Key::new();
+        let zero = key.token(0);
+        let one = key.token(1);
+        assert_eq!(key.index(&one), Some(1));
+        let r = report(&[&zero, "must be even"]);
+        assert!(builtin(&r, &failed(1), key, &zero).is_some());
+        assert!(builtin(&r, &failed(1), key, "must be even").is_none());
+        // A token of a failure that was not recorded,
+        assert!(builtin(&report(&[&one]), &failed(1), key, &one).is_none());
+        // a copy of a real token (whichever entry comes first),
+        assert!(builtin(&report(&[&zero, &zero]), &failed(1), key, &zero).is_none());
+        // another validation's token, or a token with something around it.
+        let other = Key::new().token(0);
+        assert_ne!(other, zero);
+        assert!(builtin(&report(&[&other]), &failed(1), key, &other).is_none());
+        let padded = format!("{zero} ");
+        assert!(builtin(&report(&[&padded]), &failed(1), key, &padded).is_none());
+        let signed = zero.replace(":0", ":+0");
+        assert!(builtin(&report(&[&signed]), &failed(1), key, &signed).is_none());
+    }
 }

@@ -121,6 +121,10 @@ impl<'a, S> Invocation<'a, S> {
                 audit::rejected(self.ctx, self.def.name(), Gate::Checks, &rejection);
                 Err(Outcome::Rejected(rejection))
             }
+            Err(ToolError(Repr::Denied(rejection, reason))) => {
+                audit::denied(self.ctx, self.def.name(), Gate::Checks, &reason);
+                Err(Outcome::Rejected(rejection))
+            }
             Err(ToolError(Repr::Internal(error))) => {
                 audit::failed(self.ctx, self.def.name(), &*error);
                 Err(Outcome::Failed(Failure::new(self.ctx.request_id())))
@@ -158,6 +162,10 @@ impl<T: Serialize> IntoOutcome for Result<T, ToolError> {
             },
             Err(ToolError(Repr::Rejected(rejection))) => {
                 audit::rejected(ctx, def.name(), Gate::Execute, &rejection);
+                Outcome::Rejected(rejection)
+            }
+            Err(ToolError(Repr::Denied(rejection, reason))) => {
+                audit::denied(ctx, def.name(), Gate::Execute, &reason);
                 Outcome::Rejected(rejection)
             }
             Err(ToolError(Repr::Internal(error))) => {

@@ -4,9 +4,11 @@ use std::collections::BTreeMap;
 use std::fmt;
 
 use crate::audit::{self, Gate};
+use crate::outcome::Failure;
 use crate::tool::Invocation;
 use crate::{
     Arguments, Code, Limits, Outcome, Rejection, StoredCall, Tool, ToolContext, ToolDef, bounded,
+    panic,
 };
 
 /// The tools a server offers, with the application state they share.
@@ -19,6 +21,11 @@ use crate::{
 /// 2. serde into the tool's closed argument struct;
 /// 3. the argument rules;
 /// 4. the function body, with the context and state injected.
+///
+/// A panic after gate 1 (in a rule, a resolver, a policy, a check or the
+/// body) does not unwind out of `call`: the call ends in the same
+/// `Outcome::Failed` as an internal error, and the panic's message goes to the
+/// audit log under the request id. The toolbox stays usable.
 ///
 /// ```
 /// use toolgate::{tool, ToolContext, ToolError, Toolbox};
@@ -262,7 +269,13 @@ impl<S: Send + Sync + 'static> Toolbox<S> {
             raw,
             def,
         };
-        entry.tool.__call(invocation).await
+        match panic::contain(|| entry.tool.__call(invocation)).await {
+            Ok(outcome) => outcome,
+            Err(panic) => {
+                audit::panicked(ctx, def.name(), panic.message());
+                Outcome::Failed(Failure::new(ctx.request_id()))
+            }
+        }
     }
 }
 

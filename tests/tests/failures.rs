@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::tools::{Risky, Spy};
+use common::tools::{OpenLocker, Risky, Spy};
 use common::{audit, block_on};
 use toolgate::{Code, DomainCode, Outcome, ToolContext, Toolbox};
 
@@ -78,4 +78,142 @@ fn gate_rejections_are_logged_with_their_gate() {
         ),
         ("rules", "INVALID_LENGTH", "/mode")
     );
+}
+
+const NOT_PERMITTED: &str = r#"{"status":"rejected","code":"NOT_PERMITTED","path":"","safe_message":"This action is not permitted.","retryable":false}"#;
+
+#[test]
+fn a_body_denies_with_the_gates_own_bytes_and_its_reason_goes_to_the_log() {
+    let (outcome, log) = run("deny");
+    assert_eq!(serde_json::to_string(&outcome).unwrap(), NOT_PERMITTED);
+    // The same bytes as admission's answer for a tool that does not exist.
+    let toolbox = Toolbox::new(Spy::default());
+    let ctx = ToolContext::new("agent_9", "tenant_b", "req_78");
+    let gate = block_on(toolbox.call(&ctx, "no_such_tool", "{}"));
+    assert_eq!(outcome, gate);
+    let event = log
+        .iter()
+        .find(|r| r["message"] == "call denied")
+        .expect("logged");
+    assert_eq!(event["gate"], "execute");
+    assert_eq!(event["reason"], "ord_3 exists but belongs to tenant_b");
+    assert_eq!(event["request_id"], "req_77");
+    assert_eq!(event["level"], "WARN");
+}
+
+fn failed(request_id: &str) -> String {
+    format!(
+        r#"{{"status":"failed","code":"INTERNAL","safe_message":"The tool failed on the server. Nothing in this call needs changing; reference {request_id}.","retryable":false,"request_id":"{request_id}"}}"#
+    )
+}
+
+#[test]
+fn a_panicking_body_fails_like_an_internal_error() {
+    let (outcome, log) = run("panic");
+    assert_eq!(serde_json::to_string(&outcome).unwrap(), failed("req_77"));
+    let event = log
+        .iter()
+        .find(|r| r["message"] == "tool panicked")
+        .expect("logged");
+    assert_eq!(event["panic"], "the body panicked on panic");
+    assert_eq!(
+        (
+            event["request_id"].as_str(),
+            event["actor"].as_str(),
+            event["tenant"].as_str(),
+            event["tool"].as_str(),
+            event["level"].as_str(),
+            event["target"].as_str(),
+        ),
+        (
+            "req_77",
+            "agent_9",
+            "tenant_b",
+            "risky",
+            "ERROR",
+            "toolgate::audit"
+        )
+    );
+
+    let (outcome, log) = run("panic any");
+    assert_eq!(serde_json::to_string(&outcome).unwrap(), failed("req_77"));
+    let event = log
+        .iter()
+        .find(|r| r["message"] == "tool panicked")
+        .unwrap();
+    assert_eq!(event["panic"], "a panic whose payload is not text");
+}
+
+#[test]
+fn the_toolbox_still_works_after_a_panic() {
+    let mut toolbox = Toolbox::new(Spy::default());
+    toolbox.register(Risky).unwrap();
+    let ctx = ToolContext::new("agent_9", "tenant_b", "req_1").allow_tools(["risky"]);
+    let outcome = block_on(toolbox.call(&ctx, "risky", r#"{"mode":"panic"}"#));
+    assert!(matches!(outcome, Outcome::Failed(_)), "{outcome:?}");
+    let outcome = block_on(toolbox.call(&ctx, "risky", r#"{"mode":"ok"}"#));
+    assert_eq!(outcome.value(), Some(&serde_json::json!("agent_9 did ok")));
+    assert_eq!(toolbox.state().count(), 2);
+}
+
+#[test]
+fn a_panic_in_a_resolver_a_policy_or_a_check_is_contained_too() {
+    let mut toolbox = Toolbox::new(Spy::default());
+    toolbox.register(OpenLocker).unwrap();
+    let ctx = ToolContext::new("agent_9", "tenant_b", "req_5").allow_tools(["open_locker"]);
+    for (label, message) in [
+        ("panic in resolve", "resolver panicked on panic in resolve"),
+        (
+            "panic in authorize",
+            "policy panicked on panic in authorize",
+        ),
+        ("panic in check", "check panicked on panic in check"),
+        ("panic in body", "body panicked on panic in body"),
+    ] {
+        let args = serde_json::json!({ "locker": label }).to_string();
+        let (outcome, log) = audit(|| block_on(toolbox.call(&ctx, "open_locker", args.as_str())));
+        assert_eq!(
+            serde_json::to_string(&outcome).unwrap(),
+            failed("req_5"),
+            "{label}"
+        );
+        let event = log
+            .iter()
+            .find(|r| r["message"] == "tool panicked")
+            .unwrap_or_else(|| panic!("no audit entry for {label}: {log:?}"));
+        assert_eq!(event["panic"], message);
+        assert_eq!(event["request_id"], "req_5");
+    }
+    assert_eq!(toolbox.state().count(), 0);
+    let outcome = block_on(toolbox.call(&ctx, "open_locker", r#"{"locker":"blue"}"#));
+    assert_eq!(outcome.value(), Some(&serde_json::json!("opened blue")));
+}
+
+#[test]
+fn a_check_and_a_body_deny_flatly_with_a_reason_for_the_log() {
+    let mut toolbox = Toolbox::new(Spy::default());
+    toolbox.register(OpenLocker).unwrap();
+    let ctx = ToolContext::new("agent_9", "tenant_b", "req_6").allow_tools(["open_locker"]);
+    for (label, gate, reason) in [
+        ("refuse in check", "checks", "lockers are closed on Sundays"),
+        (
+            "belongs to another tenant",
+            "execute",
+            "belongs to another tenant: ord_3 exists but belongs to tenant_b",
+        ),
+        ("missing", "resolve", "not found in the caller's tenant"),
+    ] {
+        let args = serde_json::json!({ "locker": label }).to_string();
+        let (outcome, log) = audit(|| block_on(toolbox.call(&ctx, "open_locker", args.as_str())));
+        assert_eq!(
+            serde_json::to_string(&outcome).unwrap(),
+            NOT_PERMITTED,
+            "{label}"
+        );
+        let event = log.iter().find(|r| r["message"] == "call denied").unwrap();
+        assert_eq!(
+            (event["gate"].as_str(), event["reason"].as_str()),
+            (gate, reason)
+        );
+    }
 }

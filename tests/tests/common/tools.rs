@@ -4,7 +4,10 @@ use std::sync::Mutex;
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use toolgate::{DomainCode, ToolContext, ToolError, tool};
+use toolgate::{
+    Authorize, Authorized, Denied, DomainCode, Fault, Resolved, Resource, ToolContext, ToolError,
+    tool,
+};
 
 /// Records every call that reached a body: the side effect a rejected call
 /// must never reach.
@@ -74,6 +77,9 @@ pub async fn risky(
         "fail" => Err(ToolError::internal(
             "connection to db-7.internal:5432 refused: password authentication failed",
         )),
+        "deny" => Err(ToolError::not_permitted().because("ord_3 exists but belongs to tenant_b")),
+        "panic" => panic!("the body panicked on {mode}"),
+        "panic any" => std::panic::panic_any(42_u8),
         "parse" => {
             let n: u32 = "not a number".parse()?;
             Ok(n.to_string())
@@ -148,4 +154,78 @@ pub fn list_things(#[garde(dive)] paging: Paging) -> Result<u32, ToolError> {
 #[tool(effect = read)]
 pub fn dashed(#[serde(rename = "page-size")] page_size: u8) -> Result<u8, ToolError> {
     Ok(page_size)
+}
+
+/// A locker, named by any short text: the resource whose resolver, policy,
+/// check and body do what the reference asks, so that each step can fail,
+/// panic or carry attacker text to the audit log.
+#[derive(Debug)]
+pub struct Locker {
+    pub label: String,
+}
+
+/// Any text: the rules of this reference are deliberately loose, so that
+/// hostile text reaches the resolver.
+#[derive(Debug, Deserialize, JsonSchema, garde::Validate)]
+#[serde(transparent)]
+pub struct LockerRef(#[garde(length(chars, min = 1, max = 20_000))] pub String);
+
+impl Resource<Spy> for Locker {
+    type Ref = LockerRef;
+
+    async fn resolve(_: &ToolContext, _: &Spy, r: &LockerRef) -> Result<Option<Locker>, Fault> {
+        let label = r.0.as_str();
+        if label.starts_with("panic in resolve") {
+            panic!("resolver panicked on {label}");
+        }
+        if label.starts_with("fault") {
+            return Err(Fault::new(format!("no locker table for {label}")));
+        }
+        if label.starts_with("missing") {
+            return Ok(None);
+        }
+        Ok(Some(Locker {
+            label: label.to_owned(),
+        }))
+    }
+}
+
+impl Authorize<OpenLocker, Spy> for Locker {
+    async fn authorize(_: &ToolContext, _: &Spy, locker: &Resolved<Locker>) -> Result<(), Denied> {
+        if locker.label.starts_with("panic in authorize") {
+            panic!("policy panicked on {}", locker.label);
+        }
+        if locker.label.starts_with("deny") {
+            return Err(Denied::because(format!("{} is not yours", locker.label)));
+        }
+        Ok(())
+    }
+}
+
+fn locker_check(locker: &Locker) -> Result<(), ToolError> {
+    if locker.label.starts_with("panic in check") {
+        panic!("check panicked on {}", locker.label);
+    }
+    if locker.label.starts_with("refuse in check") {
+        return Err(ToolError::not_permitted().because("lockers are closed on Sundays"));
+    }
+    Ok(())
+}
+
+/// Open one of the caller's lockers.
+#[tool(effect = write, check = locker_check(&locker))]
+pub async fn open_locker(spy: &Spy, locker: Authorized<Locker>) -> Result<String, ToolError> {
+    let label = locker.into_inner().label;
+    if label.starts_with("panic in body") {
+        panic!("body panicked on {label}");
+    }
+    if label.starts_with("fail") {
+        return Err(ToolError::internal(format!("cannot open {label}")));
+    }
+    if label.starts_with("belongs to another tenant") {
+        return Err(ToolError::not_permitted()
+            .because(format!("{label}: ord_3 exists but belongs to tenant_b")));
+    }
+    spy.record(format!("opened {label}"));
+    Ok(format!("opened {label}"))
 }

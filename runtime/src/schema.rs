@@ -423,49 +423,147 @@ fn step<'s>(root: &'s Value, node: &'s Value, segment: &str) -> Option<&'s Value
 /// not know. Each name is matched against the schema's properties at that
 /// point: exactly, through the top-level `renames` the macro recorded, or
 /// ignoring case and `_`/`-` (which covers every `rename_all` convention).
-/// A name that cannot be matched ends the pointer there, rather than show
-/// the model a name it was never given.
+/// A name still unmatched (a field renamed inside a nested type) is the one
+/// property under which the rest of the path exists and, for the last name,
+/// whose subschema states the failed rule (`states`). A component below a
+/// value that has no members (the inner value of a `#[serde(transparent)]`
+/// newtype) is the value itself. Where none of this decides, the pointer
+/// ends at the last place known, rather than show the model a name it was
+/// never given.
 pub(crate) fn wire_pointer(
     root: &Value,
     renames: &[(&str, &str)],
     path: &[(String, String)],
+    states: &dyn Fn(&Value) -> bool,
 ) -> String {
-    let mut wire: Vec<String> = Vec::new();
-    let mut node = resolve(root, root);
-    for (i, (kind, component)) in path.iter().enumerate() {
-        let name = match kind.as_str() {
-            "index" => component.clone(),
+    let mut wire: Vec<(String, bool)> = Vec::new();
+    let walk = Walk {
+        root,
+        renames,
+        path,
+        states,
+    };
+    walk.from(resolve(root, root), 0, &mut wire);
+    pointer::build(
+        wire.iter()
+            .map(|(segment, index)| match segment.parse::<usize>() {
+                Ok(i) if *index => pointer::Segment::Index(i),
+                _ => pointer::Segment::Key(segment),
+            }),
+    )
+}
+
+struct Walk<'a, 's> {
+    root: &'s Value,
+    renames: &'a [(&'a str, &'a str)],
+    path: &'a [(String, String)],
+    states: &'a dyn Fn(&Value) -> bool,
+}
+
+impl<'s> Walk<'_, 's> {
+    /// Maps `path[i..]` below `node` onto `wire` (segment, is an index);
+    /// whether all of it was mapped.
+    fn from(&self, node: Option<&'s Value>, i: usize, wire: &mut Vec<(String, bool)>) -> bool {
+        let Some((kind, component)) = self.path.get(i) else {
+            return true;
+        };
+        let Some(node) = node.and_then(|n| non_null(self.root, n)) else {
+            return false;
+        };
+        if has_no_members(node) {
+            return false;
+        }
+        match kind.as_str() {
+            "index" => {
+                wire.push((component.clone(), true));
+                self.from(step(self.root, node, component), i + 1, wire)
+            }
             "key" => {
-                let rust = match (i, renames.iter().find(|(rust, _)| rust == component)) {
+                let rust = match (i, self.renames.iter().find(|(rust, _)| rust == component)) {
                     (0, Some((_, wire))) => *wire,
                     _ => component.as_str(),
                 };
-                match node.and_then(|n| property_name(root, n, rust)) {
-                    Some(name) => name.to_owned(),
+                if let Some(name) = property_name(self.root, node, rust) {
+                    wire.push((name.to_owned(), false));
+                    return self.from(step(self.root, node, name), i + 1, wire);
+                }
+                let Some(properties) = properties(self.root, node) else {
                     // A map's keys are the model's own.
-                    None if node.is_some_and(|n| n.get("properties").is_none()) => {
-                        component.clone()
+                    wire.push((component.clone(), false));
+                    return self.from(step(self.root, node, component), i + 1, wire);
+                };
+                let last = i + 1 == self.path.len();
+                let mut found: Option<(String, Vec<(String, bool)>)> = None;
+                for (name, child) in &properties {
+                    let child = resolve(self.root, child);
+                    let mut rest = Vec::new();
+                    if self.from(child, i + 1, &mut rest)
+                        && (!last || child.is_some_and(|c| (self.states)(c)))
+                    {
+                        if found.is_some() {
+                            return false;
+                        }
+                        found = Some((name.clone(), rest));
                     }
-                    None => break,
+                }
+                match found {
+                    Some((name, rest)) => {
+                        wire.push((name, false));
+                        wire.extend(rest);
+                        true
+                    }
+                    None => false,
                 }
             }
-            _ => continue,
-        };
-        node = node.and_then(|n| step(root, n, &name));
-        wire.push(name);
-    }
-    pointer::build(wire.iter().map(|segment| match segment.parse::<usize>() {
-        Ok(index) if path.iter().any(|(k, c)| k == "index" && c == segment) => {
-            pointer::Segment::Index(index)
+            _ => self.from(Some(node), i + 1, wire),
         }
-        _ => pointer::Segment::Key(segment),
-    }))
+    }
+}
+
+/// The subschema itself, or for `Option<T>` (`anyOf: [T, null]`) `T`'s.
+fn non_null<'s>(root: &'s Value, node: &'s Value) -> Option<&'s Value> {
+    let node = resolve(root, node)?;
+    let branches = node
+        .get("anyOf")
+        .or_else(|| node.get("oneOf"))
+        .and_then(Value::as_array);
+    if let Some(branches) = branches {
+        let mut others = branches
+            .iter()
+            .filter(|b| b.get("type").and_then(Value::as_str) != Some("null"));
+        if let (Some(only), None, 2) = (others.next(), others.next(), branches.len()) {
+            return resolve(root, only);
+        }
+    }
+    Some(node)
+}
+
+/// A subschema whose values have no members: a string, a number, a
+/// boolean (the inner value of a transparent newtype, say).
+fn has_no_members(node: &Value) -> bool {
+    let members = [
+        "properties",
+        "items",
+        "prefixItems",
+        "additionalProperties",
+        "patternProperties",
+        "anyOf",
+        "oneOf",
+        "allOf",
+        "$ref",
+    ];
+    let container = |t: &Value| t == "object" || t == "array";
+    node.is_object()
+        && !members.iter().any(|k| node.get(*k).is_some())
+        && node.get("type").is_some_and(|t| {
+            !container(t) && !t.as_array().is_some_and(|ts| ts.iter().any(container))
+        })
 }
 
 /// The property of `node` that `name` refers to.
 fn property_name<'s>(root: &'s Value, node: &'s Value, name: &str) -> Option<&'s str> {
-    let properties = properties(root, node)?;
-    if let Some((key, _)) = properties.get_key_value(name) {
+    let maps = property_maps(root, node, 8);
+    if let Some((key, _)) = maps.iter().find_map(|m| m.get_key_value(name)) {
         return Some(key);
     }
     let fold = |s: &str| -> String {
@@ -475,23 +573,54 @@ fn property_name<'s>(root: &'s Value, node: &'s Value, name: &str) -> Option<&'s
             .collect()
     };
     let wanted = fold(name);
-    let mut matches = properties.keys().filter(|k| fold(k) == wanted);
-    match (matches.next(), matches.next()) {
-        (Some(only), None) => Some(only),
+    let mut matches: Vec<&str> = Vec::new();
+    for key in maps.iter().flat_map(|m| m.keys()) {
+        if fold(key) == wanted && !matches.contains(&key.as_str()) {
+            matches.push(key);
+        }
+    }
+    match matches.as_slice() {
+        [only] => Some(only),
         _ => None,
     }
 }
 
-fn properties<'s>(root: &'s Value, node: &'s Value) -> Option<&'s serde_json::Map<String, Value>> {
-    let node = resolve(root, node)?;
+/// The properties of `node`'s object: its own, or every branch's of a
+/// union (a variant's field is in its branch only).
+fn properties<'s>(root: &'s Value, node: &'s Value) -> Option<serde_json::Map<String, Value>> {
+    let maps = property_maps(root, node, 8);
+    if maps.is_empty() {
+        return None;
+    }
+    let mut all = serde_json::Map::new();
+    for map in maps {
+        for (k, v) in map {
+            all.entry(k.clone()).or_insert_with(|| v.clone());
+        }
+    }
+    Some(all)
+}
+
+fn property_maps<'s>(
+    root: &'s Value,
+    node: &'s Value,
+    depth: u8,
+) -> Vec<&'s serde_json::Map<String, Value>> {
+    let Some(node) = resolve(root, node) else {
+        return Vec::new();
+    };
     if let Some(p) = node.get("properties").and_then(Value::as_object) {
-        return Some(p);
+        return vec![p];
+    }
+    if depth == 0 {
+        return Vec::new();
     }
     ["anyOf", "oneOf", "allOf"]
         .iter()
         .filter_map(|k| node.get(*k).and_then(Value::as_array))
         .flatten()
-        .find_map(|branch| properties(root, branch))
+        .flat_map(|branch| property_maps(root, branch, depth - 1))
+        .collect()
 }
 
 /// Follows `$ref: "#/…"` (a bounded number of times, for recursive types).

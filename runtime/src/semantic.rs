@@ -5,8 +5,8 @@ use std::cell::RefCell;
 use std::fmt::Display;
 use std::hash::{BuildHasher, RandomState};
 
-use garde::i18n::{I18n, InvalidCreditCard, InvalidEmail, InvalidPhoneNumber, InvalidUrl, IpKind};
 use garde::Report;
+use garde::i18n::{I18n, InvalidCreditCard, InvalidEmail, InvalidPhoneNumber, InvalidUrl, IpKind};
 use serde_json::Value;
 
 use crate::structural::Parsed;
@@ -219,8 +219,9 @@ where
         .and_then(|v| serde_json::from_value(v).ok())
         .unwrap_or_default();
     let schema = def.schema();
-    let at = crate::schema::wire_pointer(schema, def.renames, &components);
     let builtin = builtin(&report, &failed, key, error.message());
+    let states = |node: &Value| builtin.is_none_or(|f| schema_node_states(f.code, node));
+    let at = crate::schema::wire_pointer(schema, def.renames, &components, &states);
     Err(reject(&at, builtin, schema))
 }
 
@@ -271,9 +272,11 @@ fn custom(at: &str) -> String {
 }
 
 fn schema_states_rule(code: Code, at: &str, schema: &Value) -> bool {
-    let Some(node) = crate::schema::node_at(schema, at) else {
-        return false;
-    };
+    crate::schema::node_at(schema, at).is_some_and(|node| schema_node_states(code, node))
+}
+
+/// Whether a subschema states a rule of kind `code`.
+fn schema_node_states(code: Code, node: &Value) -> bool {
     let has = |keys: &[&str]| {
         keys.iter()
             .any(|k| node.get(*k).is_some() || nested_has(node, k))

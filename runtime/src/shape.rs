@@ -50,6 +50,10 @@ pub(crate) struct Shape {
     /// The schema has a union, an enum or a key pattern: walk every call,
     /// not only those that hold an array.
     always: bool,
+    /// The schema has an untagged union: walk before serde, whose untagged
+    /// enums try every variant at every level, which costs exponential
+    /// work in the nesting for a document the schema refuses.
+    first: bool,
 }
 
 /// Derived from the schema, which a definition compares already.
@@ -73,6 +77,46 @@ struct Node {
     /// Each `anyOf`/`oneOf`: at least one branch must accept.
     any_of: Vec<Vec<Id>>,
     all_of: Vec<Id>,
+    /// `minimum` and `maximum`, inclusive.
+    range: (Option<Number>, Option<Number>),
+    /// `minLength` and `maxLength`, in characters.
+    length: (Option<u64>, Option<u64>),
+}
+
+/// A JSON number, exactly for integers that fit 128 bits.
+#[derive(Clone, Copy, Debug, PartialEq, PartialOrd)]
+enum Number {
+    Integer(i128),
+    Float(f64),
+}
+
+impl Number {
+    fn parse(text: &str) -> Option<Number> {
+        match text.parse::<i128>() {
+            Ok(n) => Some(Number::Integer(n)),
+            Err(_) => text.parse::<f64>().ok().map(Number::Float),
+        }
+    }
+
+    fn of(value: &Value) -> Option<Number> {
+        let n = value.as_number()?;
+        n.as_i64()
+            .map(|i| Number::Integer(i.into()))
+            .or_else(|| n.as_u64().map(|u| Number::Integer(u.into())))
+            .or_else(|| n.as_f64().map(Number::Float))
+    }
+
+    /// Compares by value, as JSON Schema does.
+    fn cmp(self, other: Number) -> Option<core::cmp::Ordering> {
+        match (self, other) {
+            (Number::Integer(a), Number::Integer(b)) => Some(a.cmp(&b)),
+            #[allow(clippy::cast_precision_loss)]
+            (Number::Integer(a), Number::Float(b)) => (a as f64).partial_cmp(&b),
+            #[allow(clippy::cast_precision_loss)]
+            (Number::Float(a), Number::Integer(b)) => a.partial_cmp(&(b as f64)),
+            (Number::Float(a), Number::Float(b)) => a.partial_cmp(&b),
+        }
+    }
 }
 
 impl Default for Node {
@@ -88,6 +132,8 @@ impl Default for Node {
             choices: Vec::new(),
             any_of: Vec::new(),
             all_of: Vec::new(),
+            range: (None, None),
+            length: (None, None),
         }
     }
 }
@@ -108,6 +154,7 @@ impl Shape {
             nodes: Vec::new(),
             refs: HashMap::new(),
             always: false,
+            untagged: false,
         };
         let root = builder.child(schema);
         Shape {
@@ -117,7 +164,13 @@ impl Shape {
             },
             nodes: builder.nodes,
             always: builder.always,
+            first: builder.untagged,
         }
+    }
+
+    /// Whether to walk before serde reads the document (see `first`).
+    pub(crate) fn walks_first(&self) -> bool {
+        self.first
     }
 
     /// Checks a document that serde accepted. `arrays`: whether it holds
@@ -152,6 +205,7 @@ struct Builder<'s> {
     nodes: Vec<Node>,
     refs: HashMap<&'s str, Id>,
     always: bool,
+    untagged: bool,
 }
 
 impl<'s> Builder<'s> {
@@ -256,6 +310,14 @@ impl<'s> Builder<'s> {
         if let Some(items) = map.get("items") {
             node.items = self.child(items);
         }
+        node.range = (
+            map.get("minimum").and_then(Number::of),
+            map.get("maximum").and_then(Number::of),
+        );
+        node.length = (
+            map.get("minLength").and_then(Value::as_u64),
+            map.get("maxLength").and_then(Value::as_u64),
+        );
         if let Some(Value::Array(values)) = map.get("enum") {
             self.always = true;
             node.choices.push(values.clone());
@@ -267,6 +329,10 @@ impl<'s> Builder<'s> {
         for key in ["anyOf", "oneOf"] {
             if let Some(Value::Array(branches)) = map.get(key) {
                 self.always = true;
+                let null = |b: &Value| b.get("type").and_then(Value::as_str) == Some("null");
+                if key == "anyOf" && branches.iter().filter(|b| !null(b)).count() > 1 {
+                    self.untagged = true;
+                }
                 let mut group = Vec::new();
                 let mut open = false;
                 for branch in branches {
@@ -325,6 +391,8 @@ fn is_trivial(node: &Node) -> bool {
         && node.choices.is_empty()
         && node.any_of.is_empty()
         && node.all_of.is_empty()
+        && node.range == (None, None)
+        && node.length == (None, None)
 }
 
 fn kinds_of(types: &Value) -> Option<u8> {
@@ -515,7 +583,39 @@ impl<'a> Walk<'a> {
                 self.refuse(verdict, rank, Code::WrongType, false);
                 continue;
             }
-            if node.choices.is_empty() || !verdict.ok {
+            if !verdict.ok {
+                continue;
+            }
+            if kind & (INTEGER | FRACTION) != 0 && node.range != (None, None) {
+                let text =
+                    core::str::from_utf8(self.bytes.get(start..self.pos).unwrap_or_default())
+                        .unwrap_or_default();
+                if let Some(n) = Number::parse(text) {
+                    let below = node
+                        .range
+                        .0
+                        .is_some_and(|min| n.cmp(min) == Some(core::cmp::Ordering::Less));
+                    let above = node
+                        .range
+                        .1
+                        .is_some_and(|max| n.cmp(max) == Some(core::cmp::Ordering::Greater));
+                    if below || above {
+                        self.refuse(verdict, Rank::Shape, Code::OutOfRange, false);
+                        continue;
+                    }
+                }
+            }
+            if kind == STRING && node.length != (None, None) {
+                let raw = self.bytes.get(start..self.pos).unwrap_or_default();
+                let chars = string_chars(raw);
+                let short = node.length.0.is_some_and(|min| chars < min);
+                let long = node.length.1.is_some_and(|max| chars > max);
+                if short || long {
+                    self.refuse(verdict, Rank::Shape, Code::InvalidLength, false);
+                    continue;
+                }
+            }
+            if node.choices.is_empty() {
                 continue;
             }
             let value = match &text {
@@ -838,6 +938,17 @@ impl<'a> Walk<'a> {
             }
         }
     }
+}
+
+/// The characters of a JSON string (with its quotes), as JSON Schema counts
+/// them: code points, an escape being the one it stands for.
+fn string_chars(raw: &[u8]) -> u64 {
+    let inner = raw.get(1..raw.len().saturating_sub(1)).unwrap_or_default();
+    if !inner.contains(&b'\\') {
+        let text = core::str::from_utf8(inner).unwrap_or_default();
+        return text.chars().count() as u64;
+    }
+    serde_json::from_slice::<String>(raw).map_or(0, |s| s.chars().count() as u64)
 }
 
 fn segments(steps: &[Step]) -> Vec<Segment<'_>> {

@@ -42,6 +42,9 @@ pub(crate) fn parse<A: DeserializeOwned>(
     } else {
         Cow::Borrowed(raw.as_str())
     };
+    if def.shape.walks_first() {
+        def.shape.explain(&text, schema)?;
+    }
     // The common case pays only for serde. Tracking the path costs an
     // allocation per key, so it runs again only to explain a failure.
     if let Ok(args) = serde_json::from_str::<A>(&text) {
@@ -107,6 +110,14 @@ fn reject(segments: &[Segment<'_>], serde_message: &str, schema: &Value) -> Reje
         let at = pointer::build(segments.iter().cloned().chain([Segment::Key(field)]));
         return Rejection::new(Code::MissingField, message::missing(&at, schema)).at(at);
     }
+    if text.starts_with("recursion limit exceeded") {
+        // serde_json's own depth limit, past gate 1's when a toolbox raises it.
+        return Rejection::new(
+            Code::TooDeep,
+            "arguments may nest objects and arrays at most 128 levels deep",
+        )
+        .at(path);
+    }
     if text.starts_with("duplicate field `") {
         return Rejection::new(
             Code::DuplicateKey,
@@ -126,6 +137,10 @@ fn reject(segments: &[Segment<'_>], serde_message: &str, schema: &Value) -> Reje
         Code::OutOfRange
     } else if text.starts_with("invalid length ") {
         Code::InvalidLength
+    } else if crate::schema::node_at(schema, &path).is_some_and(|n| n.get("format").is_some()) {
+        // A string the type could not read, where the schema names a format:
+        // a date that is not a date.
+        Code::InvalidFormat
     } else {
         Code::InvalidValue
     };

@@ -320,10 +320,10 @@ fn renamed_fields_are_reported_by_their_wire_names() {
         "/text",
         "text must have 1 to 10 characters",
     );
-    // Nested and renamed to an unrelated name: the pointer stops at the
-    // last name the model was given, never showing `email_address`.
+    // Nested and renamed to an unrelated name: the one property of `to`
+    // that states a length is the field, and `email_address` is never shown.
     let r = run(r#"{"to":{"mail":"a"},"text":"hi"}"#);
-    assert_eq!((r.code(), r.path()), (Code::InvalidLength, "/to"));
+    assert_eq!((r.code(), r.path()), (Code::InvalidLength, "/to/mail"));
     assert!(!r.safe_message().contains("email_address"), "{r}");
     assert_eq!(toolbox.state().count(), 0);
 }

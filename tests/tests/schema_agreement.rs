@@ -472,3 +472,145 @@ fn trusted_names_in_nested_types_are_refused_at_registration() {
     // Declared business data registers, however it is spelled on the wire.
     toolbox.register(AdminLookup).unwrap();
 }
+
+// --- 7. paths and messages name what the model sent ---
+
+#[test]
+fn a_transparent_reference_is_the_value_itself() {
+    use toolgate_examples::refund::{IssueRefund, Shop};
+    let mut toolbox = Toolbox::new(Shop::demo());
+    toolbox.register(IssueRefund).unwrap();
+    let ctx = ToolContext::new("u", "tenant_a", "r")
+        .allow_all_tools()
+        .with_scopes(["refunds:write"]);
+    let outcome = block_on(toolbox.call(
+        &ctx,
+        "issue_refund",
+        r#"{"order":"order 7","amount_cents":100}"#,
+    ));
+    let rejection = outcome.rejection().expect("refused");
+    assert_eq!(rejection.code(), Code::PatternMismatch, "{rejection:?}");
+    assert_eq!(rejection.path(), "/order");
+    assert!(
+        rejection.safe_message().starts_with("order must match"),
+        "{rejection:?}"
+    );
+}
+
+#[test]
+fn a_field_renamed_inside_a_nested_type_is_named_as_sent() {
+    let toolbox = spy_box();
+    let outcome = call(&toolbox, "send_note", r#"{"to":{"mail":"ab"},"text":"hi"}"#);
+    let rejection = outcome.rejection().expect("refused");
+    assert_eq!(
+        (rejection.code(), rejection.path()),
+        (Code::InvalidLength, "/to/mail"),
+        "{rejection:?}"
+    );
+}
+
+#[test]
+fn past_serde_json_depth_the_answer_is_too_deep() {
+    let mut toolbox = Toolbox::new(Spy::default());
+    toolbox
+        .register_with_limits(
+            StoreTree,
+            toolgate::Limits::DEFAULT.max_depth(400).max_nodes(10_000),
+        )
+        .unwrap();
+    let mut args = String::from(r#"{"root":"#);
+    for _ in 0..150 {
+        args.push_str(r#"{"name":"a","children":["#);
+    }
+    args.push_str(r#"{"name":"a","children":[]}"#);
+    for _ in 0..150 {
+        args.push_str("]}");
+    }
+    args.push('}');
+    let outcome = call(&toolbox, "store_tree", &args);
+    assert_eq!(
+        code(&outcome).map(|c| c.0),
+        Some(Code::TooDeep),
+        "{outcome:?}"
+    );
+}
+
+/// A calendar day, `YYYY-MM-DD`: a type whose reading can fail inside a
+/// string, as dates from the date crates do.
+#[derive(Debug)]
+pub struct Day(pub String);
+
+impl<'de> Deserialize<'de> for Day {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let text = String::deserialize(d)?;
+        let ok = text.len() == 10
+            && text.bytes().enumerate().all(|(i, b)| match i {
+                4 | 7 => b == b'-',
+                _ => b.is_ascii_digit(),
+            });
+        if ok {
+            Ok(Day(text))
+        } else {
+            Err(serde::de::Error::invalid_value(
+                serde::de::Unexpected::Str(&text),
+                &"a date",
+            ))
+        }
+    }
+}
+
+impl JsonSchema for Day {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "Day".into()
+    }
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({"type": "string", "format": "date"})
+    }
+}
+
+/// Book a day.
+#[tool(effect = write)]
+pub fn book_day(#[garde(skip)] day: Day) -> Result<String, ToolError> {
+    Ok(day.0)
+}
+
+#[test]
+fn an_invalid_date_says_it_is_not_a_date() {
+    let mut toolbox = Toolbox::new(());
+    toolbox.register(BookDay).unwrap();
+    let outcome = call(&toolbox, "book_day", r#"{"day":"yesterday"}"#);
+    let rejection = outcome.rejection().expect("refused");
+    assert_eq!(rejection.code(), Code::InvalidFormat, "{rejection:?}");
+    assert_eq!(rejection.safe_message(), "day must be a valid date");
+}
+
+#[test]
+fn a_missing_tag_lists_every_choice() {
+    let mut toolbox = Toolbox::new(Billing::demo());
+    toolbox.register(RefundInvoice).unwrap();
+    let outcome = call(
+        &toolbox,
+        "refund_invoice",
+        r#"{"invoice_id":"inv_88","amount_cents":100,"reason":{}}"#,
+    );
+    let rejection = outcome.rejection().expect("refused");
+    assert_eq!(
+        (rejection.code(), rejection.path()),
+        (Code::MissingField, "/reason/kind"),
+        "{rejection:?}"
+    );
+    for choice in ["duplicate", "error", "goodwill"] {
+        assert!(rejection.safe_message().contains(choice), "{rejection:?}");
+    }
+}
+
+#[test]
+fn an_unknown_key_in_an_adjacently_tagged_enum_is_an_unknown_field() {
+    let toolbox = draw_box();
+    let outcome = draw_call(&toolbox, json!({"adjacent": {"t": "go", "c": 3, "x": 1}}));
+    assert_eq!(
+        code(&outcome),
+        Some((Code::UnknownField, "/adjacent/x".to_owned())),
+        "{outcome:?}"
+    );
+}

@@ -208,10 +208,93 @@ fn arguments(tool: &ToolFn, errors: &mut Errors) {
                 errors.push(error);
             }
         }
+        map_keys(&arg.ty, errors);
         if let Type::Never(never) = &*arg.ty {
             errors.at(never, "a model argument cannot have type `!`");
         }
     }
+}
+
+/// `HashMap<IpAddr, V>`: two keys the model sent as different strings
+/// (`"::1"` and `"0:0:0:0:0:0:0:1"`) would be read as one, the second
+/// silently replacing the first after gate 1 saw no duplicate. Map keys are
+/// strings or integers, which serde_json reads one way only.
+fn map_keys(ty: &Type, errors: &mut Errors) {
+    match ty {
+        Type::Path(path) => {
+            for segment in &path.path.segments {
+                let syn::PathArguments::AngleBracketed(args) = &segment.arguments else {
+                    continue;
+                };
+                let types: Vec<&Type> = args
+                    .args
+                    .iter()
+                    .filter_map(|a| match a {
+                        syn::GenericArgument::Type(t) => Some(t),
+                        _ => None,
+                    })
+                    .collect();
+                let is_map = ["HashMap", "BTreeMap", "IndexMap"]
+                    .iter()
+                    .any(|m| segment.ident == m);
+                if let (true, Some(key)) = (is_map, types.first())
+                    && !is_plain_key(key)
+                {
+                    errors.at(
+                        key,
+                        "map keys must be strings or integers: a key type that reads several spellings as one value (an IP address, an enum with aliases, a UUID) lets one key the model sent silently replace another; take `String` keys and parse them in the body",
+                    );
+                }
+                for inner in types {
+                    map_keys(inner, errors);
+                }
+            }
+        }
+        Type::Array(array) => map_keys(&array.elem, errors),
+        Type::Slice(slice) => map_keys(&slice.elem, errors),
+        Type::Paren(paren) => map_keys(&paren.elem, errors),
+        Type::Group(group) => map_keys(&group.elem, errors),
+        Type::Reference(reference) => map_keys(&reference.elem, errors),
+        Type::Tuple(tuple) => tuple.elems.iter().for_each(|t| map_keys(t, errors)),
+        _ => {}
+    }
+}
+
+/// A string type, an integer, `char` or `bool`: keys with one spelling.
+fn is_plain_key(ty: &Type) -> bool {
+    let Type::Path(path) = ty else { return false };
+    let Some(last) = path.path.segments.last() else {
+        return false;
+    };
+    const PLAIN: [&str; 16] = [
+        "String",
+        "u8",
+        "u16",
+        "u32",
+        "u64",
+        "u128",
+        "usize",
+        "i8",
+        "i16",
+        "i32",
+        "i64",
+        "i128",
+        "isize",
+        "char",
+        "bool",
+        "CompactString",
+    ];
+    if PLAIN.iter().any(|p| last.ident == p) {
+        return true;
+    }
+    // `Box<str>`, `Arc<str>`, `Rc<str>`, `Cow<str>`.
+    let syn::PathArguments::AngleBracketed(args) = &last.arguments else {
+        return false;
+    };
+    ["Box", "Arc", "Rc", "Cow"].iter().any(|w| last.ident == w)
+        && args.args.iter().any(
+            |a| matches!(a, syn::GenericArgument::Type(Type::Path(p)) if p.path.is_ident("str")),
+        )
 }
 
 #[cfg(test)]

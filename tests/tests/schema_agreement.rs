@@ -614,3 +614,32 @@ fn an_unknown_key_in_an_adjacently_tagged_enum_is_an_unknown_field() {
         "{outcome:?}"
     );
 }
+
+// --- 9. a map's size is in the schema ---
+
+/// Tag a thing, with at most three tags.
+#[tool(effect = write)]
+pub fn tag(
+    #[garde(length(min = 1, max = 3))] tags: HashMap<String, u8>,
+) -> Result<usize, ToolError> {
+    Ok(tags.len())
+}
+
+#[test]
+fn a_length_rule_on_a_map_is_its_size_in_the_schema() {
+    let schema = Tag::definition().schema();
+    assert_eq!(schema["properties"]["tags"]["minProperties"], json!(1));
+    assert_eq!(schema["properties"]["tags"]["maxProperties"], json!(3));
+    let mut toolbox = Toolbox::new(());
+    toolbox.register(Tag).unwrap();
+    let ok = call(&toolbox, "tag", r#"{"tags":{"a":1,"b":2,"c":3}}"#);
+    assert!(ok.value().is_some(), "{ok:?}");
+    for args in [r#"{"tags":{}}"#, r#"{"tags":{"a":1,"b":2,"c":3,"d":4}}"#] {
+        let outcome = call(&toolbox, "tag", args);
+        assert_eq!(
+            code(&outcome),
+            Some((Code::InvalidLength, "/tags".to_owned())),
+            "{args}"
+        );
+    }
+}

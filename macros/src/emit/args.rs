@@ -20,7 +20,8 @@ pub(crate) fn emit(tool: &ToolFn) -> TokenStream {
                     .iter()
                     .map(|attr| adapt_garde(attr, &arg.ty).unwrap_or_else(|_| attr.clone()));
                 let ty = &arg.ty;
-                (arg, quote!(#ty), quote!(#(#garde)*))
+                let entries = map_entries(&arg.garde, &arg.ty);
+                (arg, quote!(#ty), quote!(#(#garde)* #entries))
             }
             Param::Resource(r) => {
                 // The model sends the resource's reference type, which
@@ -94,6 +95,54 @@ pub(crate) fn emit(tool: &ToolFn) -> TokenStream {
             }
         }
     }
+}
+
+/// garde's `length` on a map counts its entries; schemars states it for
+/// strings and arrays only. The schema says it as `minProperties` and
+/// `maxProperties`.
+fn map_entries(garde: &[Attribute], ty: &Type) -> Option<TokenStream> {
+    let Type::Path(path) = peel_option(ty) else {
+        return None;
+    };
+    let last = path.path.segments.last()?;
+    if !["HashMap", "BTreeMap", "IndexMap"]
+        .iter()
+        .any(|m| last.ident == m)
+    {
+        return None;
+    }
+    let mut keys = Vec::new();
+    for attr in garde {
+        let Meta::List(list) = &attr.meta else {
+            continue;
+        };
+        let Ok(rules) = list.parse_args_with(Punctuated::<Meta, Token![,]>::parse_terminated)
+        else {
+            continue;
+        };
+        for rule in rules {
+            let Meta::List(length) = rule else { continue };
+            if !length.path.is_ident("length") {
+                continue;
+            }
+            let Ok(args) =
+                Punctuated::<Meta, Token![,]>::parse_terminated.parse2(length.tokens.clone())
+            else {
+                continue;
+            };
+            for arg in args {
+                let Meta::NameValue(nv) = arg else { continue };
+                let value = &nv.value;
+                if nv.path.is_ident("min") || nv.path.is_ident("equal") {
+                    keys.push(quote!("minProperties" = #value));
+                }
+                if nv.path.is_ident("max") || nv.path.is_ident("equal") {
+                    keys.push(quote!("maxProperties" = #value));
+                }
+            }
+        }
+    }
+    (!keys.is_empty()).then(|| quote!(#[schemars(extend(#(#keys),*))]))
 }
 
 /// Whether the field's own rules already reach into its type (`dive`), or

@@ -120,10 +120,34 @@ pub(crate) fn described(
     description: &'static str,
     schema: &Value,
 ) -> std::borrow::Cow<'static, str> {
+    let mut notes = Vec::new();
     if has_integers(schema) {
-        std::borrow::Cow::Owned(format!("{description} {WHOLE_NUMBERS}"))
-    } else {
+        notes.push(WHOLE_NUMBERS);
+    }
+    if has_integer_keys(schema) {
+        notes.push(INTEGER_KEYS_FIT);
+    }
+    if notes.is_empty() {
         std::borrow::Cow::Borrowed(description)
+    } else {
+        std::borrow::Cow::Owned(format!("{description} {}", notes.join(" ")))
+    }
+}
+
+/// A map with integer keys publishes the keys' spelling, not their type's
+/// range: `"300"` matches where the keys are `u8`.
+pub(crate) const INTEGER_KEYS_FIT: &str = "Numbers used as keys must fit the key's integer type.";
+
+fn has_integer_keys(node: &Value) -> bool {
+    match node {
+        Value::Object(map) => {
+            map.get("patternProperties")
+                .and_then(Value::as_object)
+                .is_some_and(|p| INTEGER_KEYS.iter().any(|(_, ours)| p.contains_key(*ours)))
+                || map.values().any(has_integer_keys)
+        }
+        Value::Array(items) => items.iter().any(has_integer_keys),
+        _ => false,
     }
 }
 

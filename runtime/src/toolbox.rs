@@ -80,6 +80,15 @@ pub enum RegisterError {
         /// Where in the tool's schema it is (a JSON Pointer).
         at: String,
     },
+    /// A string's `length` rule in a nested type counts bytes, while the
+    /// schema's `maxLength` (and every validator and provider) counts
+    /// characters: the nested type needs `length(chars, …)`.
+    LengthInBytes {
+        /// The tool.
+        tool: &'static str,
+        /// The string, as a JSON Pointer into the arguments.
+        at: String,
+    },
 }
 
 impl fmt::Display for RegisterError {
@@ -91,6 +100,10 @@ impl fmt::Display for RegisterError {
                     "a tool named `{name}` is already registered in this toolbox"
                 )
             }
+            RegisterError::LengthInBytes { tool, at } => write!(
+                f,
+                "tool `{tool}`: the length rule of the string at `{at}` counts bytes, while the schema's maxLength counts characters; write `#[garde(length(chars, max = …))]` in its type"
+            ),
             RegisterError::TrustedName { tool, field, at } => write!(
                 f,
                 "tool `{tool}`: the field `{field}` (schema {at}) names trusted context, which the model must never choose; read it from `ToolContext`, or if it is the tool's own business data, say so with `#[tool(business_fields = [\"{field}\"])]`"
@@ -146,6 +159,9 @@ impl<S: Send + Sync + 'static> Toolbox<S> {
                 field,
                 at,
             });
+        }
+        if let Some(at) = crate::lengths::counted_in_bytes(&*tool) {
+            return Err(RegisterError::LengthInBytes { tool: name, at });
         }
         if self.tools.contains_key(name) {
             return Err(RegisterError::DuplicateName(name));

@@ -213,7 +213,7 @@ mod labels {
     #[derive(Debug, Deserialize, JsonSchema, garde::Validate)]
     #[serde(deny_unknown_fields)]
     pub struct Item {
-        #[garde(length(min = 1, max = 20))]
+        #[garde(length(chars, min = 1, max = 20))]
         pub name: String,
         #[garde(skip)]
         pub attrs: BTreeMap<String, String>,

@@ -242,7 +242,7 @@ fn store_document(
 #[derive(Debug, Deserialize, JsonSchema, garde::Validate)]
 #[serde(deny_unknown_fields)]
 struct Note {
-    #[garde(length(min = 1, max = 200))]
+    #[garde(length(chars, min = 1, max = 200))]
     text: String,
     /// Anything the caller wants kept with the note.
     #[garde(skip)]

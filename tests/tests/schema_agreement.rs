@@ -433,7 +433,7 @@ fn regex_lite(pattern: &str) -> impl Fn(&str) -> bool {
 #[derive(Debug, Deserialize, JsonSchema, garde::Validate)]
 #[serde(deny_unknown_fields)]
 pub struct Filter {
-    #[garde(length(max = 40))]
+    #[garde(length(chars, max = 40))]
     pub tenant_id: String,
 }
 
@@ -446,7 +446,7 @@ pub fn search(filter: Filter) -> Result<String, ToolError> {
 #[derive(Debug, Deserialize, JsonSchema, garde::Validate)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct Lookup {
-    #[garde(length(max = 40))]
+    #[garde(length(chars, max = 40))]
     pub user_id: String,
 }
 
@@ -642,4 +642,54 @@ fn a_length_rule_on_a_map_is_its_size_in_the_schema() {
             "{args}"
         );
     }
+}
+
+// --- 4. lengths count characters everywhere ---
+
+#[derive(Debug, Deserialize, JsonSchema, garde::Validate)]
+#[serde(deny_unknown_fields)]
+pub struct Memo {
+    /// garde's `length` without `chars` counts bytes.
+    #[garde(length(max = 10))]
+    pub text: String,
+}
+
+/// File a memo.
+#[tool(effect = write)]
+pub fn file_memo(memo: Option<Vec<Memo>>) -> Result<usize, ToolError> {
+    Ok(memo.map_or(0, |m| m.len()))
+}
+
+#[derive(Debug, Deserialize, JsonSchema, garde::Validate)]
+#[serde(deny_unknown_fields)]
+pub struct CharMemo {
+    #[garde(length(chars, max = 10))]
+    pub text: String,
+}
+
+/// File a memo, counted in characters.
+#[tool(effect = write)]
+pub fn file_char_memo(memo: Option<Vec<CharMemo>>) -> Result<usize, ToolError> {
+    Ok(memo.map_or(0, |m| m.len()))
+}
+
+#[test]
+fn a_nested_length_in_bytes_is_refused_at_registration() {
+    let mut toolbox = Toolbox::new(());
+    let error = toolbox.register(FileMemo).unwrap_err();
+    assert_eq!(
+        error,
+        RegisterError::LengthInBytes {
+            tool: "file_memo",
+            at: "/memo/0/text".to_owned()
+        }
+    );
+    assert!(error.to_string().contains("length(chars"), "{error}");
+    toolbox.register(FileCharMemo).unwrap();
+    let outcome = call(
+        &toolbox,
+        "file_char_memo",
+        r#"{"memo":[{"text":"éééééééééé"}]}"#,
+    );
+    assert!(outcome.value().is_some(), "{outcome:?}");
 }

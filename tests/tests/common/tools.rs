@@ -121,7 +121,7 @@ pub fn send_note(
 #[derive(Debug, Deserialize, JsonSchema, garde::Validate)]
 #[serde(deny_unknown_fields)]
 pub struct Node {
-    #[garde(length(min = 1, max = 20))]
+    #[garde(length(chars, min = 1, max = 20))]
     pub name: String,
     #[garde(dive)]
     pub children: Vec<Node>,

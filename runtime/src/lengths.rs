@@ -1,0 +1,315 @@
+//! Registration's check that string lengths count what the schema counts.
+//!
+//! JSON Schema's `maxLength` counts characters; garde's `length` counts
+//! bytes unless it says `chars`. `#[tool]` rewrites the rule on a tool's own
+//! parameters, but a nested type's rules are its author's, out of the
+//! macro's sight, and the schema states them as characters all the same. So
+//! registration asks the tool itself: an instance of its schema is built,
+//! and each string that has a `maxLength` (and no pattern or format to
+//! satisfy) is filled to that length with two-byte characters. Where the
+//! tool's rules refuse that length, the rule counts bytes.
+//!
+//! The instance is the simplest the schema allows, with every optional
+//! field present a few levels deep. A schema the builder cannot satisfy
+//! (a custom rule, a pattern it cannot write) leaves the check undecided,
+//! never failed.
+
+use regex_syntax::hir::{Class, Hir, HirKind};
+use serde_json::{Map, Value};
+
+use crate::{Code, Limits, Tool, bounded, pointer};
+
+/// Levels below which optional fields are left out and lists left empty,
+/// so that recursive types end.
+const FULL_DEPTH: usize = 4;
+
+/// The pointer of the first string whose length rule counts bytes.
+pub(crate) fn counted_in_bytes<S: 'static>(tool: &dyn Tool<S>) -> Option<String> {
+    let schema = tool.definition().schema();
+    let mut builder = Builder {
+        root: schema,
+        sites: Vec::new(),
+    };
+    let base = builder.value(schema, 0, &mut Vec::new())?;
+    let limits = Limits::DEFAULT
+        .max_bytes(1 << 20)
+        .max_depth(256)
+        .max_nodes(1 << 20);
+    let passes = |instance: &Value| -> Result<(), crate::Rejection> {
+        let text = instance.to_string();
+        let raw = bounded::scan(text.as_bytes(), &limits)?;
+        tool.__check(raw)
+    };
+    passes(&base).ok()?;
+    for (path, max) in &builder.sites {
+        let at = pointer::build(path.iter().map(|s| match s {
+            Step::Key(k) => pointer::Segment::Key(k),
+            Step::Index(i) => pointer::Segment::Index(*i),
+        }));
+        let fill = |c: char| {
+            let mut instance = base.clone();
+            if let Some(slot) = at_mut(&mut instance, path) {
+                *slot = Value::String(core::iter::repeat_n(c, *max).collect());
+            }
+            instance
+        };
+        if passes(&fill('a')).is_err() {
+            continue;
+        }
+        if let Err(rejection) = passes(&fill('é'))
+            && rejection.code() == Code::InvalidLength
+        {
+            return Some(at);
+        }
+    }
+    None
+}
+
+#[derive(Clone)]
+enum Step {
+    Key(String),
+    Index(usize),
+}
+
+fn at_mut<'v>(value: &'v mut Value, path: &[Step]) -> Option<&'v mut Value> {
+    path.iter().try_fold(value, |value, step| match step {
+        Step::Key(k) => value.get_mut(k.as_str()),
+        Step::Index(i) => value.get_mut(*i),
+    })
+}
+
+struct Builder<'s> {
+    root: &'s Value,
+    /// Strings with a `maxLength` and nothing else to satisfy.
+    sites: Vec<(Vec<Step>, usize)>,
+}
+
+impl<'s> Builder<'s> {
+    fn resolve(&self, mut node: &'s Value) -> Option<&'s Value> {
+        for _ in 0..16 {
+            match node.get("$ref").and_then(Value::as_str) {
+                Some(r) => node = self.root.pointer(r.strip_prefix('#')?)?,
+                None => return Some(node),
+            }
+        }
+        None
+    }
+
+    fn value(&mut self, node: &'s Value, depth: usize, path: &mut Vec<Step>) -> Option<Value> {
+        if depth > 64 {
+            return None;
+        }
+        let node = self.resolve(node)?;
+        let Value::Object(map) = node else {
+            return Some(Value::Null);
+        };
+        if let Some(value) = map.get("const") {
+            return Some(value.clone());
+        }
+        if let Some(Value::Array(values)) = map.get("enum") {
+            return values.first().cloned();
+        }
+        if let Some(Value::Array(branches)) = map.get("anyOf").or_else(|| map.get("oneOf")) {
+            let null = |b: &&Value| b.get("type").and_then(Value::as_str) == Some("null");
+            let branch = if depth > FULL_DEPTH {
+                branches.iter().find(null).or_else(|| branches.first())
+            } else {
+                branches
+                    .iter()
+                    .find(|b| !null(b))
+                    .or_else(|| branches.first())
+            };
+            return self.value(branch?, depth, path);
+        }
+        let types: Vec<&str> = match map.get("type") {
+            Some(Value::String(t)) => vec![t.as_str()],
+            Some(Value::Array(ts)) => ts.iter().filter_map(Value::as_str).collect(),
+            _ => return Some(Value::Null),
+        };
+        let kind = if depth > FULL_DEPTH && types.contains(&"null") {
+            "null"
+        } else {
+            types
+                .iter()
+                .copied()
+                .find(|t| *t != "null")
+                .unwrap_or("null")
+        };
+        match kind {
+            "object" => self.object(map, depth, path),
+            "array" => self.array(map, depth, path),
+            "string" => self.string(map, path),
+            "integer" | "number" => {
+                let min = map.get("minimum").and_then(Value::as_i64);
+                let xmin = map
+                    .get("exclusiveMinimum")
+                    .and_then(Value::as_i64)
+                    .map(|n| n + 1);
+                Some(Value::from(
+                    min.or(xmin).unwrap_or(0).max(0).min(
+                        map.get("maximum")
+                            .and_then(Value::as_i64)
+                            .unwrap_or(i64::MAX),
+                    ),
+                ))
+            }
+            "boolean" => Some(Value::Bool(false)),
+            _ => Some(Value::Null),
+        }
+    }
+
+    fn object(
+        &mut self,
+        map: &'s Map<String, Value>,
+        depth: usize,
+        path: &mut Vec<Step>,
+    ) -> Option<Value> {
+        let mut out = Map::new();
+        let required: Vec<&str> = map
+            .get("required")
+            .and_then(Value::as_array)
+            .map(|r| r.iter().filter_map(Value::as_str).collect())
+            .unwrap_or_default();
+        if let Some(Value::Object(properties)) = map.get("properties") {
+            for (name, schema) in properties {
+                if depth > FULL_DEPTH && !required.contains(&name.as_str()) {
+                    continue;
+                }
+                path.push(Step::Key(name.clone()));
+                let value = self.value(schema, depth + 1, path);
+                path.pop();
+                out.insert(name.clone(), value?);
+            }
+        }
+        let entries = map
+            .get("minProperties")
+            .and_then(Value::as_u64)
+            .unwrap_or(u64::from(depth <= FULL_DEPTH));
+        let entry_schema = map
+            .get("patternProperties")
+            .and_then(Value::as_object)
+            .and_then(|p| p.iter().next())
+            .map(|(pattern, schema)| (Some(pattern), schema))
+            .or_else(|| {
+                map.get("additionalProperties")
+                    .filter(|a| a.is_object())
+                    .map(|schema| (None, schema))
+            });
+        if let (Some((pattern, schema)), true) = (entry_schema, out.is_empty()) {
+            for i in 0..entries {
+                let key = match (pattern, i) {
+                    (Some(pattern), 0) => matching(pattern)?,
+                    // A second key the pattern matches is not easy to write.
+                    (Some(_), _) => return None,
+                    (None, _) => format!("k{i}"),
+                };
+                if out.contains_key(&key) {
+                    return None;
+                }
+                path.push(Step::Key(key.clone()));
+                let value = self.value(schema, depth + 1, path);
+                path.pop();
+                out.insert(key, value?);
+            }
+        }
+        Some(Value::Object(out))
+    }
+
+    fn array(
+        &mut self,
+        map: &'s Map<String, Value>,
+        depth: usize,
+        path: &mut Vec<Step>,
+    ) -> Option<Value> {
+        let mut out = Vec::new();
+        if let Some(Value::Array(prefix)) = map.get("prefixItems") {
+            for (i, schema) in prefix.iter().enumerate() {
+                path.push(Step::Index(i));
+                let value = self.value(schema, depth + 1, path);
+                path.pop();
+                out.push(value?);
+            }
+            return Some(Value::Array(out));
+        }
+        let min = map.get("minItems").and_then(Value::as_u64).unwrap_or(0);
+        let count = min.max(u64::from(depth <= FULL_DEPTH));
+        let count = map
+            .get("maxItems")
+            .and_then(Value::as_u64)
+            .map_or(count, |max| count.min(max));
+        if let Some(items) = map.get("items").filter(|i| i.is_object()) {
+            for i in 0..count {
+                path.push(Step::Index(usize::try_from(i).ok()?));
+                let value = self.value(items, depth + 1, path);
+                path.pop();
+                out.push(value?);
+            }
+        }
+        Some(Value::Array(out))
+    }
+
+    fn string(&mut self, map: &'s Map<String, Value>, path: &[Step]) -> Option<Value> {
+        let min = map.get("minLength").and_then(Value::as_u64).unwrap_or(0);
+        let max = map.get("maxLength").and_then(Value::as_u64);
+        if let Some(format) = map.get("format").and_then(Value::as_str) {
+            let value = match format {
+                "email" => "a@example.com",
+                "date" => "2024-01-01",
+                "date-time" => "2024-01-01T00:00:00Z",
+                "time" => "00:00:00",
+                "uuid" => "00000000-0000-0000-0000-000000000000",
+                "ipv4" | "ip" => "127.0.0.1",
+                "ipv6" => "::1",
+                "uri" | "url" => "https://example.com",
+                "hostname" => "example.com",
+                _ => return None,
+            };
+            return Some(Value::from(value));
+        }
+        if let Some(pattern) = map.get("pattern").and_then(Value::as_str) {
+            return Some(Value::from(matching(pattern)?));
+        }
+        if let Some(max) = max.and_then(|m| usize::try_from(m).ok())
+            && max > 0
+        {
+            self.sites.push((path.to_vec(), max));
+        }
+        let len = usize::try_from(min.max(1).min(max.unwrap_or(u64::MAX))).ok()?;
+        Some(Value::from("a".repeat(len)))
+    }
+}
+
+/// A short string the pattern matches, when one is easy to write.
+fn matching(pattern: &str) -> Option<String> {
+    let hir = regex_syntax::parse(pattern).ok()?;
+    let mut out = String::new();
+    write_match(&hir, &mut out)?;
+    Some(out)
+}
+
+fn write_match(hir: &Hir, out: &mut String) -> Option<()> {
+    match hir.kind() {
+        HirKind::Empty | HirKind::Look(_) => Some(()),
+        HirKind::Literal(literal) => {
+            out.push_str(core::str::from_utf8(&literal.0).ok()?);
+            Some(())
+        }
+        HirKind::Class(Class::Unicode(class)) => {
+            out.push(class.ranges().first()?.start());
+            Some(())
+        }
+        HirKind::Class(Class::Bytes(class)) => {
+            out.push(char::from(class.ranges().first()?.start()));
+            Some(())
+        }
+        HirKind::Repetition(repetition) => {
+            for _ in 0..repetition.min {
+                write_match(&repetition.sub, out)?;
+            }
+            Some(())
+        }
+        HirKind::Capture(capture) => write_match(&capture.sub, out),
+        HirKind::Concat(parts) => parts.iter().try_for_each(|p| write_match(p, out)),
+        HirKind::Alternation(branches) => write_match(branches.first()?, out),
+    }
+}

@@ -62,6 +62,7 @@ mod limits;
 mod message;
 mod outcome;
 mod panic;
+mod pattern;
 mod pointer;
 pub mod providers;
 mod rejection;

@@ -5,8 +5,8 @@ use std::cell::RefCell;
 use std::fmt::Display;
 use std::hash::{BuildHasher, RandomState};
 
-use garde::i18n::{I18n, InvalidCreditCard, InvalidEmail, InvalidPhoneNumber, InvalidUrl, IpKind};
 use garde::Report;
+use garde::i18n::{I18n, InvalidCreditCard, InvalidEmail, InvalidPhoneNumber, InvalidUrl, IpKind};
 use serde_json::Value;
 
 use crate::structural::Parsed;

@@ -152,7 +152,8 @@ fn signature(tool: &ToolFn, errors: &mut Errors) {
 }
 
 /// Model arguments: names a model must not control, names sent twice,
-/// garde rules whose meaning differs from JSON Schema's.
+/// garde rules whose meaning differs from JSON Schema's (`length(bytes, …)`,
+/// `pattern(r"\bword\b")`).
 fn arguments(tool: &ToolFn, errors: &mut Errors) {
     let mut wire_names: Vec<String> = Vec::new();
     if tool.state().is_none() {

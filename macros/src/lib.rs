@@ -13,6 +13,7 @@ mod emit;
 mod errors;
 mod fallback;
 mod model;
+mod pattern;
 
 use proc_macro::TokenStream;
 

@@ -63,6 +63,7 @@ mod limits;
 mod message;
 mod outcome;
 mod panic;
+mod pattern;
 mod pointer;
 pub mod providers;
 mod rejection;

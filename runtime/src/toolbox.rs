@@ -89,6 +89,22 @@ pub enum RegisterError {
         /// The string, as a JSON Pointer into the arguments.
         at: String,
     },
+    /// A pattern in the tool's schema means one thing to the server's regex
+    /// and another to JSON Schema validators (ECMA-262): an unescaped `.`,
+    /// `\d`, `\w`, `\s`, `\b`, an inline flag, …. `#[tool]` rewrites the
+    /// pattern literals on a tool's own parameters; this is the same rule for
+    /// the patterns of the types they contain, and for patterns given as
+    /// expressions.
+    Pattern {
+        /// The tool.
+        tool: &'static str,
+        /// The pattern, as the schema publishes it.
+        pattern: String,
+        /// Where in the tool's schema it is (a JSON Pointer).
+        at: String,
+        /// What to write instead, and why.
+        fix: String,
+    },
 }
 
 impl fmt::Display for RegisterError {
@@ -107,6 +123,15 @@ impl fmt::Display for RegisterError {
             RegisterError::TrustedName { tool, field, at } => write!(
                 f,
                 "tool `{tool}`: the field `{field}` (schema {at}) names trusted context, which the model must never choose; read it from `ToolContext`, or if it is the tool's own business data, say so with `#[tool(business_fields = [\"{field}\"])]`"
+            ),
+            RegisterError::Pattern {
+                tool,
+                pattern,
+                at,
+                fix,
+            } => write!(
+                f,
+                "tool `{tool}`: the pattern `{pattern}` (schema {at}) means one thing to the server's regex and another to JSON Schema validators (ECMA-262); {fix}"
             ),
         }
     }
@@ -160,6 +185,7 @@ impl<S: Send + Sync + 'static> Toolbox<S> {
                 at,
             });
         }
+        crate::pattern::check(name, def.schema())?;
         if let Some(at) = crate::lengths::counted_in_bytes(&*tool) {
             return Err(RegisterError::LengthInBytes { tool: name, at });
         }

@@ -164,7 +164,9 @@ fn mentions_dive_or_skip(garde: &[Attribute]) -> bool {
 /// garde counts `length` in bytes by default; JSON Schema's `minLength` and
 /// `maxLength` count characters. On string fields, `length(min, max)`
 /// becomes `length(chars, min, max)` so the schema and the server agree; any
-/// other mode on a string is an error.
+/// other mode on a string is an error. A `pattern` literal is rewritten so
+/// that Rust's regex and ECMA-262 read it alike ([`crate::pattern`]), or is
+/// an error.
 pub(crate) fn adapt_garde(attr: &Attribute, ty: &Type) -> syn::Result<Attribute> {
     let Meta::List(list) = &attr.meta else {
         return Ok(attr.clone());
@@ -208,6 +210,21 @@ fn adapt_rules(
                 }
                 let path = &list.path;
                 syn::parse_quote!(#path(#args))
+            }
+            // The literal feeds both the server (garde) and the schema
+            // (schemars): written in the subset both dialects read alike.
+            // A pattern given as an expression is checked at registration.
+            Meta::List(list) if list.path.is_ident("pattern") => {
+                match syn::parse2::<syn::LitStr>(list.tokens.clone()) {
+                    Ok(lit) => {
+                        let portable = crate::pattern::portable(&lit.value())
+                            .map_err(|message| syn::Error::new(lit.span(), message))?;
+                        let lit = syn::LitStr::new(&portable, lit.span());
+                        let path = &list.path;
+                        syn::parse_quote!(#path(#lit))
+                    }
+                    Err(_) => Meta::List(list),
+                }
             }
             Meta::List(list) if list.path.is_ident("inner") => {
                 let inner =

@@ -1,0 +1,388 @@
+//! Patterns mean one thing: every `pattern` (and `patternProperties` key)
+//! in a tool's schema reads alike to the server's regex (Rust's `regex`,
+//! through garde and the shape guard) and to JSON Schema validators and
+//! providers (ECMA-262).
+//!
+//! `#[tool]` rewrites the pattern literals on a tool's own parameters into
+//! a subset both dialects read alike (`.` becomes `[^\n\r\u2028\u2029]`,
+//! `\d` becomes `[0-9]`, …). Patterns on the fields of the user's own nested
+//! types, and patterns given as expressions, never pass through the macro:
+//! [`Toolbox::register`](crate::Toolbox::register) refuses those whose
+//! meaning differs, with what to write instead.
+//!
+//! What differs, and why it is refused:
+//! - `.` matches `\r`, U+2028 and U+2029 on the server, not in ECMA-262
+//!   (`"a memo\r"` would pass `^.{1,10}$` on the server only);
+//! - `\d`, `\w`, `\s`, `\b` and Unicode classes are Unicode-aware on the
+//!   server, ASCII (or another set) in ECMA-262: `٣` is a digit on the
+//!   server, U+FEFF a space only in ECMA-262;
+//! - ECMA-262 has no inline flags (`(?i)`), no `\A`, `\z`, `\x{…}`, `\a`,
+//!   `(?P<name>…)`, nested classes or class set operations: it reads them as
+//!   other characters or refuses the pattern.
+//!
+//! `^` and `$` are left alone: without the `m` flag both dialects read them
+//! as the start and the end of the text (neither lets `$` match before a
+//! final newline). Identity escapes of punctuation (`\-`, `\#`) mean the
+//! character itself in both.
+
+use regex_syntax::ast::{
+    self, Assertion, AssertionKind, Ast, ClassAsciiKind, ClassPerl, ClassPerlKind, ClassSet,
+    ClassSetItem, GroupKind, HexLiteralKind, Literal, LiteralKind, SpecialLiteralKind,
+};
+use serde_json::Value;
+
+use crate::RegisterError;
+
+/// Refuses the tool if a pattern in its schema means one thing to the
+/// server and another to ECMA-262.
+pub(crate) fn check(tool: &'static str, schema: &Value) -> Result<(), RegisterError> {
+    match walk(schema, &mut Vec::new()) {
+        None => Ok(()),
+        Some(found) => Err(RegisterError::Pattern {
+            tool,
+            pattern: found.pattern,
+            at: found.at,
+            fix: found.fix,
+        }),
+    }
+}
+
+/// A pattern in a schema whose meaning differs between the dialects.
+struct Disagreement {
+    pattern: String,
+    /// Where in the schema (a JSON Pointer).
+    at: String,
+    /// What to write instead.
+    fix: String,
+}
+
+fn walk(node: &Value, at: &mut Vec<String>) -> Option<Disagreement> {
+    let found = |pattern: &str, at: &[String]| {
+        fix(pattern).map(|fix| Disagreement {
+            pattern: pattern.to_owned(),
+            at: at
+                .iter()
+                .map(|s| format!("/{}", s.replace('~', "~0").replace('/', "~1")))
+                .collect(),
+            fix,
+        })
+    };
+    match node {
+        Value::Object(map) => {
+            for (key, child) in map {
+                at.push(key.clone());
+                let result = match (key.as_str(), child) {
+                    ("pattern", Value::String(pattern)) => found(pattern, at),
+                    ("patternProperties", Value::Object(patterns)) => {
+                        patterns.keys().find_map(|pattern| {
+                            at.push(pattern.clone());
+                            let result = found(pattern, at);
+                            at.pop();
+                            result
+                        })
+                    }
+                    .or_else(|| walk(child, at)),
+                    // Values, not schemas: a `"pattern"` key in them is data.
+                    ("enum" | "const" | "default" | "examples", _) => None,
+                    _ => walk(child, at),
+                };
+                at.pop();
+                if result.is_some() {
+                    return result;
+                }
+            }
+            None
+        }
+        Value::Array(items) => items.iter().enumerate().find_map(|(i, child)| {
+            at.push(i.to_string());
+            let result = walk(child, at);
+            at.pop();
+            result
+        }),
+        _ => None,
+    }
+}
+
+/// What to write instead of `pattern`, if the dialects read it differently.
+fn fix(pattern: &str) -> Option<String> {
+    match ast::parse::Parser::new().parse(pattern) {
+        Ok(parsed) => Check { pattern }.ast(&parsed).err(),
+        Err(error) => Some(format!(
+            "the server's regex cannot read it ({}), so the server cannot enforce it; write a pattern both read, without lookaround or backreferences",
+            error.kind()
+        )),
+    }
+}
+
+struct Check<'a> {
+    pattern: &'a str,
+}
+
+impl Check<'_> {
+    fn text(&self, span: &ast::Span) -> &str {
+        self.pattern
+            .get(span.start.offset..span.end.offset)
+            .unwrap_or_default()
+    }
+
+    fn ast(&self, node: &Ast) -> Result<(), String> {
+        match node {
+            Ast::Empty(_) => Ok(()),
+            Ast::Flags(set) => Err(flags(self.text(&set.span))),
+            Ast::Literal(literal) => self.literal(literal),
+            Ast::Dot(_) => Err(
+                r"write `[^\n\r\u2028\u2029]` for `.`: the server's `.` also matches `\r`, U+2028 and U+2029".to_owned(),
+            ),
+            Ast::Assertion(assertion) => self.assertion(assertion),
+            Ast::ClassUnicode(class) => Err(unicode_class(self.text(&class.span))),
+            Ast::ClassPerl(class) => {
+                let (class_text, members) = perl(class);
+                Err(format!(
+                    "write `[{}{members}]` for `{class_text}`: the server's `{class_text}` is Unicode-aware, ECMA-262's is not",
+                    if class.negated { "^" } else { "" }
+                ))
+            }
+            Ast::ClassBracketed(class) => self.class_set(&class.kind),
+            Ast::Repetition(repetition) => match &*repetition.ast {
+                Ast::Assertion(assertion) => Err(format!(
+                    "remove the quantifier after `{}`: ECMA-262 cannot repeat an anchor",
+                    self.text(&assertion.span)
+                )),
+                inner => self.ast(inner),
+            },
+            Ast::Group(group) => {
+                match &group.kind {
+                    GroupKind::CaptureIndex(_) => {}
+                    GroupKind::CaptureName {
+                        starts_with_p: true,
+                        name,
+                    } => {
+                        return Err(format!(
+                            "write `(?<{0}>…)` or `(…)` for `(?P<{0}>…)`, which ECMA-262 does not read",
+                            name.name
+                        ));
+                    }
+                    GroupKind::CaptureName { name, .. } => {
+                        let mut chars = name.name.chars();
+                        let identifier = chars
+                            .next()
+                            .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+                            && chars.all(|c| c.is_ascii_alphanumeric() || c == '_');
+                        if !identifier {
+                            return Err(format!(
+                                "name the group `{}` with ASCII letters, digits and `_` only, as ECMA-262 requires, or write `(…)`",
+                                name.name
+                            ));
+                        }
+                    }
+                    GroupKind::NonCapturing(f) if f.items.is_empty() => {}
+                    GroupKind::NonCapturing(f) => {
+                        return Err(flags(&format!("(?{}:…)", self.text(&f.span))));
+                    }
+                }
+                self.ast(&group.ast)
+            }
+            Ast::Alternation(alternation) => alternation.asts.iter().try_for_each(|a| self.ast(a)),
+            Ast::Concat(concat) => concat.asts.iter().try_for_each(|a| self.ast(a)),
+        }
+    }
+
+    fn assertion(&self, assertion: &Assertion) -> Result<(), String> {
+        match assertion.kind {
+            AssertionKind::StartLine | AssertionKind::EndLine => Ok(()),
+            AssertionKind::StartText => {
+                Err("write `^` for `\\A`, which ECMA-262 reads as the letter `A`".to_owned())
+            }
+            AssertionKind::EndText => {
+                Err("write `$` for `\\z`, which ECMA-262 reads as the letter `z`".to_owned())
+            }
+            _ => Err(format!(
+                "`{}` is a Unicode word boundary on the server and an ASCII one (or a letter) in ECMA-262: anchor the pattern with `^` and `$`, or match the separator itself, like `[^A-Za-z0-9_]`",
+                self.text(&assertion.span)
+            )),
+        }
+    }
+
+    fn literal(&self, literal: &Literal) -> Result<(), String> {
+        let text = self.text(&literal.span);
+        match literal.kind {
+            LiteralKind::Verbatim
+            | LiteralKind::Meta
+            | LiteralKind::Superfluous
+            | LiteralKind::HexFixed(HexLiteralKind::X | HexLiteralKind::UnicodeShort)
+            | LiteralKind::Special(
+                SpecialLiteralKind::FormFeed
+                | SpecialLiteralKind::Tab
+                | SpecialLiteralKind::LineFeed
+                | SpecialLiteralKind::CarriageReturn
+                | SpecialLiteralKind::VerticalTab,
+            ) => Ok(()),
+            _ => {
+                let c = u32::from(literal.c);
+                let instead = if c <= 0xFFFF {
+                    format!("\\u{c:04X}")
+                } else {
+                    literal.c.to_string()
+                };
+                Err(format!(
+                    "write `{instead}` for `{text}`, which ECMA-262 reads as other characters"
+                ))
+            }
+        }
+    }
+
+    fn class_set(&self, set: &ClassSet) -> Result<(), String> {
+        match set {
+            ClassSet::BinaryOp(op) => Err(format!(
+                "write the class `{}` out: class set operations (`&&`, `--`, `~~`) are Rust-only",
+                self.text(&op.span)
+            )),
+            ClassSet::Item(item) => self.class_item(item),
+        }
+    }
+
+    fn class_item(&self, item: &ClassSetItem) -> Result<(), String> {
+        match item {
+            ClassSetItem::Empty(_) => Ok(()),
+            ClassSetItem::Literal(literal) => self.literal(literal),
+            ClassSetItem::Range(range) => {
+                self.literal(&range.start)?;
+                self.literal(&range.end)
+            }
+            ClassSetItem::Ascii(class) => {
+                let text = self.text(&class.span);
+                if class.negated {
+                    Err(format!(
+                        "`{text}` is Rust-only; write the characters it excludes as a class of their own"
+                    ))
+                } else {
+                    Err(format!(
+                        "write `{}` for `{text}`, which ECMA-262 reads as the characters `[:…`",
+                        ascii(&class.kind)
+                    ))
+                }
+            }
+            ClassSetItem::Unicode(class) => Err(unicode_class(self.text(&class.span))),
+            ClassSetItem::Perl(class) => {
+                let (text, members) = perl(class);
+                if class.negated {
+                    Err(format!(
+                        "take `{text}` out of the class as an alternative, `(?:[…]|[^{members}])`: the server's `{text}` is Unicode-aware, ECMA-262's is not"
+                    ))
+                } else {
+                    Err(format!(
+                        "write `{members}` for `{text}` inside the class: the server's `{text}` is Unicode-aware, ECMA-262's is not"
+                    ))
+                }
+            }
+            ClassSetItem::Bracketed(class) => Err(format!(
+                "merge `{}` into the class around it: ECMA-262 reads `[` inside a class as a character",
+                self.text(&class.span)
+            )),
+            ClassSetItem::Union(union) => union.items.iter().try_for_each(|i| self.class_item(i)),
+        }
+    }
+}
+
+/// The class as written, and its members as ECMA-262 reads them.
+fn perl(class: &ClassPerl) -> (&'static str, &'static str) {
+    match (&class.kind, class.negated) {
+        (ClassPerlKind::Digit, false) => (r"\d", "0-9"),
+        (ClassPerlKind::Digit, true) => (r"\D", "0-9"),
+        (ClassPerlKind::Word, false) => (r"\w", "A-Za-z0-9_"),
+        (ClassPerlKind::Word, true) => (r"\W", "A-Za-z0-9_"),
+        (ClassPerlKind::Space, false) => (r"\s", SPACE),
+        (ClassPerlKind::Space, true) => (r"\S", SPACE),
+    }
+}
+
+/// ECMA-262's `\s`: WhiteSpace (TAB, VT, FF, ZWNBSP and every `Zs`) and
+/// LineTerminator.
+const SPACE: &str = r"\t\n\v\f\r \u00A0\u1680\u2000-\u200A\u2028\u2029\u202F\u205F\u3000\uFEFF";
+
+fn ascii(kind: &ClassAsciiKind) -> &'static str {
+    match kind {
+        ClassAsciiKind::Alnum => "0-9A-Za-z",
+        ClassAsciiKind::Alpha => "A-Za-z",
+        ClassAsciiKind::Ascii => r"\x00-\x7F",
+        ClassAsciiKind::Blank => r"\t ",
+        ClassAsciiKind::Cntrl => r"\x00-\x1F\x7F",
+        ClassAsciiKind::Digit => "0-9",
+        ClassAsciiKind::Graph => "!-~",
+        ClassAsciiKind::Lower => "a-z",
+        ClassAsciiKind::Print => " -~",
+        ClassAsciiKind::Punct => r"!-\/:-@\[-`{-~",
+        ClassAsciiKind::Space => r"\t-\r ",
+        ClassAsciiKind::Upper => "A-Z",
+        ClassAsciiKind::Word => "0-9A-Za-z_",
+        ClassAsciiKind::Xdigit => "0-9A-Fa-f",
+    }
+}
+
+fn flags(text: &str) -> String {
+    format!(
+        "remove `{text}`: ECMA-262 has no inline flags. For `i`, write both cases as a class, like `[aA]` (a leading `(?i)` on a `#[tool]` parameter is rewritten so); for `s`, write `(?:[^\\n]|\\n)` where any character is meant; the other flags have no form both dialects read"
+    )
+}
+
+fn unicode_class(text: &str) -> String {
+    format!(
+        "list the characters you mean as a class, like `[A-Za-z\\u00C0-\\u00FF]`, for `{text}`: Unicode classes differ between the server's regex and ECMA-262"
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::fix;
+
+    #[test]
+    fn portable_patterns_pass() {
+        for pattern in [
+            r"^h_[a-z0-9]{8}$",
+            r"^acct_[a-zA-Z0-9]+$",
+            r"^(0|-?[1-9][0-9]*)$",
+            r"^[^\n\r\u2028\u2029]{1,10}$",
+            r"^[\t\n\v\f\r \u00A0\u1680\u2000-\u200A\u2028\u2029\u202F\u205F\u3000\uFEFF]$",
+            r"[aA][bB]",
+            r"(?<year>[0-9]{4})-(?:a|b)+?",
+            r"a\-b\.c\#",
+            r"[\x26\x7E\-]",
+            "",
+        ] {
+            assert_eq!(fix(pattern), None, "{pattern}");
+        }
+    }
+
+    #[test]
+    fn constructs_that_differ_are_refused_with_a_fix() {
+        for (pattern, advice) in [
+            (r"^.{1,10}$", r"[^\n\r\u2028\u2029]"),
+            (r"^\d+$", "[0-9]"),
+            (r"\D", "[^0-9]"),
+            (r"\w", "[A-Za-z0-9_]"),
+            (r"\s", r"\u3000\uFEFF]"),
+            (r"[\d_]", "write `0-9`"),
+            (r"[\W_]", "(?:[…]|[^A-Za-z0-9_])"),
+            (r"\bword", "anchor"),
+            (r"\B", "anchor"),
+            (r"\Aa", "write `^`"),
+            (r"a\z", "write `$`"),
+            (r"(?i)abc", "[aA]"),
+            (r"(?i:a)", "remove `(?i:…)`"),
+            (r"(?s)a", "remove `(?s)`"),
+            (r"\p{L}", "list the characters"),
+            (r"[\pN]", "list the characters"),
+            (r"(?P<n>a)", "(?<n>…)"),
+            (r"[[:alpha:]]", "write `A-Za-z`"),
+            (r"[a[b]]", "merge"),
+            (r"[a-z&&b]", "set operations"),
+            (r"\x{e9}", r"\u00E9"),
+            (r"\a", r"\u0007"),
+            (r"^*", "quantifier"),
+            (r"(?=a)", "cannot read"),
+        ] {
+            let fix = fix(pattern).unwrap_or_else(|| panic!("{pattern} passed"));
+            assert!(fix.contains(advice), "{pattern}: {fix}");
+        }
+    }
+}

@@ -618,6 +618,20 @@ impl<'a> Walk<'a> {
             if node.choices.is_empty() {
                 continue;
             }
+            // A plain string (the usual tag) is compared where it lies.
+            let raw = self.bytes.get(start..self.pos).unwrap_or_default();
+            if kind == STRING && !raw.contains(&b'\\') {
+                let inner = raw.get(1..raw.len().saturating_sub(1)).unwrap_or_default();
+                let text = core::str::from_utf8(inner).unwrap_or_default();
+                if !node
+                    .choices
+                    .iter()
+                    .all(|values| values.iter().any(|v| v.as_str() == Some(text)))
+                {
+                    self.refuse(verdict, Rank::Choice, Code::InvalidValue, false);
+                }
+                continue;
+            }
             let value = match &text {
                 Some(value) => value,
                 None => {

@@ -306,3 +306,77 @@ mod open {
         assert_agree(differential(&shapes::open::toolbox(), "integer_keys", 22));
     }
 }
+
+/// The generator reaches the bounds a weaker one missed: a server that
+/// allowed 400 characters where the schema says 40, or 13 digits where it
+/// says 12, must meet an instance that shows it.
+#[test]
+fn the_generator_reaches_every_bound() {
+    let texts = |schema: &Value, seed| {
+        let mut generator = Generator::new(schema, seed);
+        (0..5_000)
+            .map(|_| Generator::render(&generator.instance()))
+            .collect::<Vec<_>>()
+    };
+    let found = |texts: &[String], want: &dyn Fn(&Value) -> bool| {
+        texts
+            .iter()
+            .any(|t| want(&serde_json::from_str(t).unwrap()))
+    };
+    let chars = |v: &Value, key: &str| v[key].as_str().map(|s| s.chars().count());
+
+    let export = export::ScheduleExport::definition();
+    let export = texts(export.schema(), 31);
+    for n in [40, 41] {
+        assert!(
+            found(&export, &|v| chars(v, "account_ref") == Some(n)),
+            "{n}"
+        );
+    }
+
+    let refund = refund::IssueRefund::definition();
+    let refund = texts(refund.schema(), 32);
+    for digits in [0, 1, 12, 13] {
+        let want = |v: &Value| {
+            v["order"].as_str().is_some_and(|s| {
+                s.strip_prefix("ord_")
+                    .is_some_and(|d| d.len() == digits && d.bytes().all(|b| b.is_ascii_digit()))
+            })
+        };
+        assert!(found(&refund, &want), "{digits} digits");
+    }
+    for n in [0, 1, 50_000, 50_001] {
+        assert!(found(&refund, &|v| v["amount_cents"] == n), "{n}");
+    }
+    assert!(refund.iter().any(|t| t.contains(r#""amount_cents":-0"#)));
+    assert!(found(&refund, &|v| v["amount_cents"].is_f64()));
+    for c in ['\n', '\r', '\u{2028}', '\u{2029}', '٣', '\u{FEFF}'] {
+        assert!(
+            found(&refund, &|v| v["order"]
+                .as_str()
+                .is_some_and(|s| s.contains(c))),
+            "{c:?}"
+        );
+    }
+
+    let toolbox = shapes::toolbox();
+    let widths = texts(toolbox.definition("widths").unwrap().schema(), 33);
+    for (key, n) in [("a", 256), ("e", -129), ("e", 128), ("b", 65_536), ("r", 9)] {
+        assert!(found(&widths, &|v| v[key] == n), "{key} {n}");
+    }
+    let nested = texts(toolbox.definition("nested").unwrap().schema(), 34);
+    // An array for an object, an object for an array, sizes past bounds.
+    assert!(found(&nested, &|v| v["origin"].is_array()));
+    assert!(found(&nested, &|v| v["labels"].is_object()));
+    assert!(found(&nested, &|v| v["labels"]
+        .as_array()
+        .is_some_and(|l| l.len() == 5)));
+    assert!(found(&nested, &|v| v["labels"][0]["text"]
+        .as_str()
+        .is_some_and(|s| s.chars().count() == 6 && s.len() > 6)));
+    let enums = texts(toolbox.definition("enums").unwrap().schema(), 35);
+    assert!(found(&enums, &|v| v["figure"]["kind"] == "dot"
+        && v["figure"].as_object().is_some_and(|f| f.len() > 1)));
+    assert!(found(&enums, &|v| v["figure"].is_object()
+        && v["figure"].get("kind").is_none()));
+}

@@ -298,8 +298,8 @@ mod open {
     }
 
     /// Issue 9 item 2: an integer map key's pattern admits any digits
-    /// (`4294967296` for a `u32` key, `128` or `-0` for `i8`); the server
-    /// refuses keys past the key type's range.
+    /// (`700704798900` for a `u32` key, `-10493901399` for an `i8` key);
+    /// the server refuses keys past the key type's range.
     #[test]
     #[ignore = "issue 9 item 2: integer map keys past the key type's range"]
     fn integer_map_keys() {

@@ -498,6 +498,9 @@ impl<'s> Walk<'_, 's> {
             return false;
         }
         match kind.as_str() {
+            // A newtype variant's inner value (garde's `0`) is not an array
+            // element: the value is the variant's own.
+            "index" if !is_array(self.root, node) => self.from(Some(node), i + 1, wire),
             "index" => {
                 wire.push((component.clone(), true));
                 self.from(step(self.root, node, component), i + 1, wire)
@@ -560,6 +563,23 @@ fn non_null<'s>(root: &'s Value, node: &'s Value) -> Option<&'s Value> {
         }
     }
     Some(node)
+}
+
+/// Whether the subschema (or a branch of it) describes an array.
+fn is_array(root: &Value, node: &Value) -> bool {
+    let Some(node) = resolve(root, node) else {
+        return false;
+    };
+    node.get("items").is_some()
+        || node.get("prefixItems").is_some()
+        || node.get("type").is_some_and(|t| {
+            t == "array" || t.as_array().is_some_and(|ts| ts.iter().any(|t| t == "array"))
+        })
+        || ["anyOf", "oneOf", "allOf"]
+            .iter()
+            .filter_map(|k| node.get(*k).and_then(Value::as_array))
+            .flatten()
+            .any(|b| resolve(root, b).is_some_and(|b| b.get("items").is_some() || b.get("prefixItems").is_some()))
 }
 
 /// A subschema whose values have no members: a string, a number, a

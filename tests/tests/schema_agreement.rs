@@ -693,3 +693,46 @@ fn a_nested_length_in_bytes_is_refused_at_registration() {
     );
     assert!(outcome.value().is_some(), "{outcome:?}");
 }
+
+#[derive(Debug, Deserialize, JsonSchema, garde::Validate)]
+#[serde(deny_unknown_fields)]
+pub struct Side {
+    #[garde(range(max = 10))]
+    pub len: u32,
+}
+
+#[derive(Debug, Deserialize, JsonSchema, garde::Validate)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Figure {
+    Square(#[garde(dive)] Side),
+    Label(#[garde(length(chars, max = 3))] String),
+}
+
+/// Place a figure.
+#[tool(effect = write)]
+pub fn place(figure: Figure, external: Option<External>) -> Result<(), ToolError> {
+    let _ = (figure, external);
+    Ok(())
+}
+
+#[test]
+fn a_rule_inside_a_newtype_variant_points_into_the_value() {
+    let mut toolbox = Toolbox::new(());
+    toolbox.register(Place).unwrap();
+    let outcome = call(&toolbox, "place", r#"{"figure":{"kind":"square","len":50}}"#);
+    assert_eq!(
+        code(&outcome),
+        Some((Code::OutOfRange, "/figure/len".to_owned())),
+        "{outcome:?}"
+    );
+    let outcome = call(
+        &toolbox,
+        "place",
+        r#"{"figure":{"kind":"square","len":5},"external":{"at":{"x":1,"y":500}}}"#,
+    );
+    assert_eq!(
+        code(&outcome),
+        Some((Code::OutOfRange, "/external/at/y".to_owned())),
+        "{outcome:?}"
+    );
+}

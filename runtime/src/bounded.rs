@@ -22,9 +22,11 @@ use crate::{Code, Limits, Rejection};
 #[derive(Clone, Copy, Debug)]
 pub struct RawArgs<'a> {
     json: &'a str,
-    /// Whether the document holds an array: serde reads a struct from one
-    /// positionally, so gate 2 then checks the shape against the schema.
-    arrays: bool,
+    /// Whether the document holds an object or array inside the arguments
+    /// object: where serde can be laxer than the schema (a struct read from
+    /// an array, extra keys beside a unit variant's tag), so gate 2 then
+    /// checks the shape against the schema.
+    nested: bool,
     /// Whether the document holds the number `-0`, which JSON Schema reads
     /// as the integer 0 and serde_json as a float.
     negative_zero: bool,
@@ -36,8 +38,8 @@ impl<'a> RawArgs<'a> {
         self.json
     }
 
-    pub(crate) fn has_arrays(&self) -> bool {
-        self.arrays
+    pub(crate) fn has_nested(&self) -> bool {
+        self.nested
     }
 
     pub(crate) fn has_negative_zero(&self) -> bool {
@@ -67,7 +69,7 @@ pub(crate) fn scan<'a>(input: &'a [u8], limits: &Limits) -> Result<RawArgs<'a>, 
         // is the most keys the document can hold.
         max_keys: limits.nodes().min(input.len() / 4),
         arena: Vec::new(),
-        arrays: false,
+        nested: false,
         negative_zero: false,
     };
     scanner.document()?;
@@ -78,7 +80,7 @@ pub(crate) fn scan<'a>(input: &'a [u8], limits: &Limits) -> Result<RawArgs<'a>, 
     };
     Ok(RawArgs {
         json,
-        arrays: scanner.arrays,
+        nested: scanner.nested,
         negative_zero: scanner.negative_zero,
     })
 }
@@ -161,7 +163,7 @@ struct Scanner<'a, 'l> {
     /// so a wide object costs one allocation, not a doubling series.
     max_keys: usize,
     arena: Vec<u8>,
-    arrays: bool,
+    nested: bool,
     negative_zero: bool,
 }
 
@@ -284,7 +286,7 @@ impl Scanner<'_, '_> {
             .at(self.pointer()));
         }
         self.pos += 1;
-        self.arrays |= kind == Kind::Array;
+        self.nested |= !self.frames.is_empty();
         self.frames.push(Frame {
             kind,
             keys_start: self.keys.len(),

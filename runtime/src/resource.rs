@@ -286,3 +286,26 @@ where
         Err(denied) => Err(refuse(Gate::Authorize, denied.reason())),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_fault_shows_its_error_to_the_log() {
+        let fault = Fault::new("connection refused");
+        assert_eq!(fault.to_string(), "connection refused");
+        assert_eq!(format!("{fault:?}"), "\"connection refused\"");
+    }
+
+    #[test]
+    fn an_authorization_shows_its_object() {
+        let authorized: Authorized<u8, ()> = Authorized {
+            resource: 7,
+            tool: PhantomData,
+        };
+        assert_eq!(format!("{authorized:?}"), "Authorized(7)");
+        assert_eq!(*authorized, 7);
+        assert_eq!(authorized.into_inner(), 7);
+    }
+}

@@ -533,6 +533,19 @@ impl<'s> Walk<'_, 's> {
                         found = Some((name.clone(), rest));
                     }
                 }
+                if found.is_none() {
+                    // An externally tagged variant's name is a key garde
+                    // does not report: the path goes on inside it.
+                    for (name, child) in &properties {
+                        let mut rest = Vec::new();
+                        if self.from(resolve(self.root, child), i, &mut rest) {
+                            if found.is_some() {
+                                return false;
+                            }
+                            found = Some((name.clone(), rest));
+                        }
+                    }
+                }
                 match found {
                     Some((name, rest)) => {
                         wire.push((name, false));
@@ -573,13 +586,18 @@ fn is_array(root: &Value, node: &Value) -> bool {
     node.get("items").is_some()
         || node.get("prefixItems").is_some()
         || node.get("type").is_some_and(|t| {
-            t == "array" || t.as_array().is_some_and(|ts| ts.iter().any(|t| t == "array"))
+            t == "array"
+                || t.as_array()
+                    .is_some_and(|ts| ts.iter().any(|t| t == "array"))
         })
         || ["anyOf", "oneOf", "allOf"]
             .iter()
             .filter_map(|k| node.get(*k).and_then(Value::as_array))
             .flatten()
-            .any(|b| resolve(root, b).is_some_and(|b| b.get("items").is_some() || b.get("prefixItems").is_some()))
+            .any(|b| {
+                resolve(root, b)
+                    .is_some_and(|b| b.get("items").is_some() || b.get("prefixItems").is_some())
+            })
 }
 
 /// A subschema whose values have no members: a string, a number, a

@@ -10,15 +10,18 @@
 //! call, this walk checks the document against the schema's structural
 //! keywords: `type`, `properties`, `additionalProperties`,
 //! `patternProperties`, `required`, `items`, `prefixItems`, `enum`, `const`,
-//! `anyOf`, `oneOf`, `allOf` and `$ref`.
+//! `anyOf`, `oneOf`, `allOf` and `$ref`, and the bounds `minimum`,
+//! `maximum`, `minLength` and `maxLength`.
 //!
 //! The walk never refuses what the schema accepts: it reads `oneOf` as
 //! `anyOf` and ignores every other keyword, so it can only be more lenient
 //! than the schema, and serde and garde still apply everything else. Each
 //! value is read once, against the set of subschemas that may describe it,
-//! so the cost is linear in the document times the schema's size. The common
+//! so the cost is linear in the document times the schema's size. A flat
 //! document pays nothing for it: the walk runs only when the document holds
-//! an array or the schema has a union, an enum or a key pattern.
+//! an object or array below the arguments object, where serde's laxities
+//! live. It runs before serde when the schema has an untagged union (see
+//! [`Shape::walks_first`]), and after serde refuses, to say where.
 
 use std::collections::HashMap;
 
@@ -47,9 +50,6 @@ const ANY: u8 = 127;
 pub(crate) struct Shape {
     nodes: Vec<Node>,
     root: Option<Id>,
-    /// The schema has a union, an enum or a key pattern: walk every call,
-    /// not only those that hold an array.
-    always: bool,
     /// The schema has an untagged union: walk before serde, whose untagged
     /// enums try every variant at every level, which costs exponential
     /// work in the nesting for a document the schema refuses.
@@ -153,7 +153,6 @@ impl Shape {
             root: schema,
             nodes: Vec::new(),
             refs: HashMap::new(),
-            always: false,
             untagged: false,
         };
         let root = builder.child(schema);
@@ -163,7 +162,6 @@ impl Shape {
                 Child::Any | Child::Never => None,
             },
             nodes: builder.nodes,
-            always: builder.always,
             first: builder.untagged,
         }
     }
@@ -173,27 +171,33 @@ impl Shape {
         self.first
     }
 
-    /// Checks a document that serde accepted. `arrays`: whether it holds
-    /// one (gate 1 knows); without one, and without unions, enums or key
-    /// patterns in the schema, serde's verdict is the schema's.
-    pub(crate) fn check(&self, json: &str, arrays: bool, schema: &Value) -> Result<(), Rejection> {
-        if !arrays && !self.always {
+    /// Checks a document that serde accepted. `nested`: whether it holds an
+    /// object or array below the arguments object (gate 1 knows); without
+    /// one, every value is a scalar of the closed arguments object, where
+    /// serde's verdict is the schema's.
+    pub(crate) fn check(&self, json: &str, nested: bool, schema: &Value) -> Result<(), Rejection> {
+        if !nested {
             return Ok(());
         }
-        self.explain(json, schema)
+        self.walk(json, schema, false)
     }
 
-    /// Checks a document whatever it holds: after serde refused it, a
+    /// Checks a document whatever it holds, bounds included: before serde
+    /// reads an untagged union, or after serde refused a document, when a
     /// refusal of the schema's own says where, even inside enums whose
     /// contents serde reads from a buffer with no path.
     pub(crate) fn explain(&self, json: &str, schema: &Value) -> Result<(), Rejection> {
+        self.walk(json, schema, true)
+    }
+
+    fn walk(&self, json: &str, schema: &Value, bounds: bool) -> Result<(), Rejection> {
         let Some(root) = self.root else { return Ok(()) };
-        let mut walk = Walk::new(self, json.as_bytes(), false);
+        let mut walk = Walk::new(self, json.as_bytes(), false, bounds);
         if walk.value(&[root]).first().is_none_or(|v| v.ok) {
             return Ok(());
         }
         // Refused: walk again, this time keeping why each subschema refused.
-        let mut walk = Walk::new(self, json.as_bytes(), true);
+        let mut walk = Walk::new(self, json.as_bytes(), true, bounds);
         let verdicts = walk.value(&[root]);
         let verdict = verdicts.first().cloned().unwrap_or_default();
         Err(walk.rejection(&verdict, schema))
@@ -204,7 +208,6 @@ struct Builder<'s> {
     root: &'s Value,
     nodes: Vec<Node>,
     refs: HashMap<&'s str, Id>,
-    always: bool,
     untagged: bool,
 }
 
@@ -228,6 +231,23 @@ impl<'s> Builder<'s> {
             }
             _ => Child::Any,
         }
+    }
+
+    /// A subschema that is one list of choices and nothing else.
+    fn is_choice(&self, id: Id) -> bool {
+        self.nodes.get(id as usize).is_some_and(|n| {
+            n.choices.len() == 1
+                && n.properties.is_empty()
+                && n.required.is_empty()
+                && n.patterns.is_empty()
+                && n.additional == Child::Any
+                && n.prefix.is_empty()
+                && n.items == Child::Any
+                && n.any_of.is_empty()
+                && n.all_of.is_empty()
+                && n.range == (None, None)
+                && n.length == (None, None)
+        })
     }
 
     fn push(&mut self, node: Node) -> Id {
@@ -285,7 +305,6 @@ impl<'s> Builder<'s> {
             }
         }
         if let Some(Value::Object(patterns)) = map.get("patternProperties") {
-            self.always = true;
             for (pattern, s) in patterns {
                 match Regex::new(pattern) {
                     Ok(regex) => {
@@ -319,20 +338,13 @@ impl<'s> Builder<'s> {
             map.get("maxLength").and_then(Value::as_u64),
         );
         if let Some(Value::Array(values)) = map.get("enum") {
-            self.always = true;
             node.choices.push(values.clone());
         }
         if let Some(value) = map.get("const") {
-            self.always = true;
             node.choices.push(vec![value.clone()]);
         }
         for key in ["anyOf", "oneOf"] {
             if let Some(Value::Array(branches)) = map.get(key) {
-                self.always = true;
-                let null = |b: &Value| b.get("type").and_then(Value::as_str) == Some("null");
-                if key == "anyOf" && branches.iter().filter(|b| !null(b)).count() > 1 {
-                    self.untagged = true;
-                }
                 let mut group = Vec::new();
                 let mut open = false;
                 for branch in branches {
@@ -341,6 +353,27 @@ impl<'s> Builder<'s> {
                         Child::Any => open = true,
                         Child::Never => {}
                     }
+                }
+                // A union of constants (an enum whose variants carry docs)
+                // is one list of choices.
+                if !open && group.len() > 1 && group.iter().all(|id| self.is_choice(*id)) {
+                    let mut kinds = 0;
+                    let mut values = Vec::new();
+                    for id in &group {
+                        if let Some(branch) = self.nodes.get(*id as usize) {
+                            kinds |= branch.kinds;
+                            values.extend(branch.choices.iter().flatten().cloned());
+                        }
+                    }
+                    node.kinds &= kinds;
+                    node.choices.push(values);
+                    continue;
+                }
+                // Any other union of two or more readings, none of them null,
+                // is one serde tries variant by variant.
+                let null = |b: &Value| b.get("type").and_then(Value::as_str) == Some("null");
+                if key == "anyOf" && branches.iter().filter(|b| !null(b)).count() > 1 {
+                    self.untagged = true;
                 }
                 // A branch that accepts everything makes the union accept
                 // everything; none at all accepts nothing.
@@ -466,16 +499,21 @@ struct Walk<'a> {
     pos: usize,
     /// Keep the path and each subschema's reasons (the second walk only).
     explain: bool,
+    /// Check `minimum`/`maximum` and `minLength`/`maxLength` too: when the
+    /// walk runs before serde or explains a refusal. After serde and garde
+    /// accepted, they have checked them.
+    bounds: bool,
     path: Vec<Step>,
 }
 
 impl<'a> Walk<'a> {
-    fn new(shape: &'a Shape, bytes: &'a [u8], explain: bool) -> Self {
+    fn new(shape: &'a Shape, bytes: &'a [u8], explain: bool, bounds: bool) -> Self {
         Walk {
             shape,
             bytes,
             pos: 0,
             explain,
+            bounds,
             path: Vec::new(),
         }
     }
@@ -504,6 +542,22 @@ impl<'a> Walk<'a> {
 
     /// Reads one value and gives each subschema of `set` its verdict.
     fn value(&mut self, set: &[Id]) -> Verdicts {
+        // One subschema without unions: its own keywords decide.
+        if let [id] = set
+            && let node = self.node(*id)
+            && node.any_of.is_empty()
+            && node.all_of.is_empty()
+        {
+            let mut verdicts = self.local(set);
+            if self.explain {
+                for verdict in &mut verdicts {
+                    if !verdict.ok && verdict.why.is_empty() {
+                        self.refuse(verdict, Rank::Choice, Code::InvalidValue, false);
+                    }
+                }
+            }
+            return verdicts;
+        }
         // Every subschema the verdicts depend on: the set and the branches
         // of its unions, each read against the value at once.
         let mut atoms: SmallVec<[Id; 8]> = SmallVec::new();
@@ -586,7 +640,7 @@ impl<'a> Walk<'a> {
             if !verdict.ok {
                 continue;
             }
-            if kind & (INTEGER | FRACTION) != 0 && node.range != (None, None) {
+            if self.bounds && kind & (INTEGER | FRACTION) != 0 && node.range != (None, None) {
                 let text =
                     core::str::from_utf8(self.bytes.get(start..self.pos).unwrap_or_default())
                         .unwrap_or_default();
@@ -605,7 +659,7 @@ impl<'a> Walk<'a> {
                     }
                 }
             }
-            if kind == STRING && node.length != (None, None) {
+            if self.bounds && kind == STRING && node.length != (None, None) {
                 let raw = self.bytes.get(start..self.pos).unwrap_or_default();
                 let chars = string_chars(raw);
                 let short = node.length.0.is_some_and(|min| chars < min);
@@ -622,12 +676,11 @@ impl<'a> Walk<'a> {
             let raw = self.bytes.get(start..self.pos).unwrap_or_default();
             if kind == STRING && !raw.contains(&b'\\') {
                 let inner = raw.get(1..raw.len().saturating_sub(1)).unwrap_or_default();
-                let text = core::str::from_utf8(inner).unwrap_or_default();
-                if !node
-                    .choices
-                    .iter()
-                    .all(|values| values.iter().any(|v| v.as_str() == Some(text)))
-                {
+                if !node.choices.iter().all(|values| {
+                    values
+                        .iter()
+                        .any(|v| v.as_str().map(str::as_bytes) == Some(inner))
+                }) {
                     self.refuse(verdict, Rank::Choice, Code::InvalidValue, false);
                 }
                 continue;
@@ -669,21 +722,26 @@ impl<'a> Walk<'a> {
             }
             let key = self.key();
             if self.explain {
-                seen.push(key.clone().into_owned());
-                self.path.push(Step::Key(key.clone().into_owned()));
+                let text = String::from_utf8_lossy(&key).into_owned();
+                seen.push(text.clone());
+                self.path.push(Step::Key(text));
             }
             let mut children: SmallVec<[Child; 8]> = SmallVec::new();
             for ((verdict, id), found) in verdicts.iter_mut().zip(atoms).zip(found.iter_mut()) {
                 let node = self.node(*id);
                 let child = if !self.reads(verdict, node, OBJECT) {
                     Child::Any
-                } else if let Some((_, child)) = node.properties.iter().find(|(n, _)| **n == *key) {
-                    if node.required.iter().any(|r| **r == *key) {
+                } else if let Some((_, child)) =
+                    node.properties.iter().find(|(n, _)| n.as_bytes() == &*key)
+                {
+                    if node.required.iter().any(|r| r.as_bytes() == &*key) {
                         *found += 1;
                     }
                     *child
-                } else if let Some((_, child)) =
-                    node.patterns.iter().find(|(r, _)| r.is_match(&key))
+                } else if let Some((_, child)) = node
+                    .patterns
+                    .iter()
+                    .find(|(r, _)| core::str::from_utf8(&key).is_ok_and(|key| r.is_match(key)))
                 {
                     *child
                 } else {
@@ -856,16 +914,20 @@ impl<'a> Walk<'a> {
         }
     }
 
-    /// Reads `"key":` and returns the key, decoded.
-    fn key(&mut self) -> std::borrow::Cow<'a, str> {
+    /// Reads `"key":` and returns the key's bytes, unescaped. Gate 1 has
+    /// proven them UTF-8.
+    fn key(&mut self) -> std::borrow::Cow<'a, [u8]> {
         let start = self.pos;
         let escaped = self.skip_string();
-        let raw = self.bytes.get(start..self.pos).unwrap_or_default();
+        let raw: &'a [u8] = self.bytes.get(start..self.pos).unwrap_or_default();
         let key = if escaped {
-            std::borrow::Cow::Owned(serde_json::from_slice::<String>(raw).unwrap_or_default())
+            std::borrow::Cow::Owned(
+                serde_json::from_slice::<String>(raw)
+                    .unwrap_or_default()
+                    .into_bytes(),
+            )
         } else {
-            let inner = raw.get(1..raw.len().saturating_sub(1)).unwrap_or_default();
-            std::borrow::Cow::Borrowed(core::str::from_utf8(inner).unwrap_or_default())
+            std::borrow::Cow::Borrowed(raw.get(1..raw.len().saturating_sub(1)).unwrap_or_default())
         };
         self.skip_ws();
         if self.peek() == Some(b':') {

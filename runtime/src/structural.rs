@@ -50,7 +50,7 @@ pub(crate) fn parse<A: DeserializeOwned>(
     if let Ok(args) = serde_json::from_str::<A>(&text) {
         // serde accepts shapes the schema refuses (an array read as a
         // struct, extra keys beside a unit variant's tag): the schema rules.
-        def.shape.check(&text, raw.has_arrays(), schema)?;
+        def.shape.check(&text, raw.has_nested(), schema)?;
         return Ok(Parsed(args));
     }
     // Refused. Where the schema's structure refuses too, its answer names

@@ -719,7 +719,11 @@ pub fn place(figure: Figure, external: Option<External>) -> Result<(), ToolError
 fn a_rule_inside_a_newtype_variant_points_into_the_value() {
     let mut toolbox = Toolbox::new(());
     toolbox.register(Place).unwrap();
-    let outcome = call(&toolbox, "place", r#"{"figure":{"kind":"square","len":50}}"#);
+    let outcome = call(
+        &toolbox,
+        "place",
+        r#"{"figure":{"kind":"square","len":50}}"#,
+    );
     assert_eq!(
         code(&outcome),
         Some((Code::OutOfRange, "/figure/len".to_owned())),

@@ -193,7 +193,15 @@ impl Shape {
     fn walk(&self, json: &str, schema: &Value, bounds: bool) -> Result<(), Rejection> {
         let Some(root) = self.root else { return Ok(()) };
         let mut walk = Walk::new(self, json.as_bytes(), false, bounds);
-        if walk.value(&[root]).first().is_none_or(|v| v.ok) {
+        let accepted = match walk.quick_value(&[root]) {
+            Some(bits) => bits & 1 != 0,
+            // Too many readings of one value for the quick walk.
+            None => {
+                let mut walk = Walk::new(self, json.as_bytes(), false, bounds);
+                walk.value(&[root]).first().is_none_or(|v| v.ok)
+            }
+        };
+        if accepted {
             return Ok(());
         }
         // Refused: walk again, this time keeping why each subschema refused.
@@ -623,7 +631,7 @@ impl<'a> Walk<'a> {
             }
             _ => (self.number(), all()),
         };
-        let mut text: Option<Value> = None;
+        let raw = self.bytes.get(start..self.pos).unwrap_or_default();
         for (verdict, id) in verdicts.iter_mut().zip(atoms) {
             let node = self.node(*id);
             if node.kinds & kind == 0 {
@@ -640,67 +648,269 @@ impl<'a> Walk<'a> {
             if !verdict.ok {
                 continue;
             }
-            if self.bounds && kind & (INTEGER | FRACTION) != 0 && node.range != (None, None) {
-                let text =
-                    core::str::from_utf8(self.bytes.get(start..self.pos).unwrap_or_default())
-                        .unwrap_or_default();
-                if let Some(n) = Number::parse(text) {
-                    let below = node
-                        .range
-                        .0
-                        .is_some_and(|min| n.cmp(min) == Some(core::cmp::Ordering::Less));
-                    let above = node
-                        .range
-                        .1
-                        .is_some_and(|max| n.cmp(max) == Some(core::cmp::Ordering::Greater));
-                    if below || above {
-                        self.refuse(verdict, Rank::Shape, Code::OutOfRange, false);
-                        continue;
-                    }
-                }
-            }
-            if self.bounds && kind == STRING && node.length != (None, None) {
-                let raw = self.bytes.get(start..self.pos).unwrap_or_default();
-                let chars = string_chars(raw);
-                let short = node.length.0.is_some_and(|min| chars < min);
-                let long = node.length.1.is_some_and(|max| chars > max);
-                if short || long {
-                    self.refuse(verdict, Rank::Shape, Code::InvalidLength, false);
-                    continue;
-                }
-            }
-            if node.choices.is_empty() {
-                continue;
-            }
-            // A plain string (the usual tag) is compared where it lies.
-            let raw = self.bytes.get(start..self.pos).unwrap_or_default();
-            if kind == STRING && !raw.contains(&b'\\') {
-                let inner = raw.get(1..raw.len().saturating_sub(1)).unwrap_or_default();
-                if !node.choices.iter().all(|values| {
-                    values
-                        .iter()
-                        .any(|v| v.as_str().map(str::as_bytes) == Some(inner))
-                }) {
-                    self.refuse(verdict, Rank::Choice, Code::InvalidValue, false);
-                }
-                continue;
-            }
-            let value = match &text {
-                Some(value) => value,
-                None => {
-                    let raw = self.bytes.get(start..self.pos).unwrap_or_default();
-                    text.insert(serde_json::from_slice(raw).unwrap_or(Value::Null))
-                }
-            };
-            if !node
-                .choices
-                .iter()
-                .all(|values| values.iter().any(|v| same(v, value)))
-            {
-                self.refuse(verdict, Rank::Choice, Code::InvalidValue, false);
+            if let Err((rank, code)) = self.scalar(node, kind, raw) {
+                self.refuse(verdict, rank, code, false);
             }
         }
         verdicts
+    }
+
+    /// A value's bounds (when this walk checks them) and choices, against
+    /// one subschema whose kind it has.
+    fn scalar(&self, node: &Node, kind: u8, raw: &[u8]) -> Result<(), (Rank, Code)> {
+        if self.bounds && kind & (INTEGER | FRACTION) != 0 && node.range != (None, None) {
+            let text = core::str::from_utf8(raw).unwrap_or_default();
+            if let Some(n) = Number::parse(text) {
+                let below = node
+                    .range
+                    .0
+                    .is_some_and(|min| n.cmp(min) == Some(core::cmp::Ordering::Less));
+                let above = node
+                    .range
+                    .1
+                    .is_some_and(|max| n.cmp(max) == Some(core::cmp::Ordering::Greater));
+                if below || above {
+                    return Err((Rank::Shape, Code::OutOfRange));
+                }
+            }
+        }
+        if self.bounds && kind == STRING && node.length != (None, None) {
+            let chars = string_chars(raw);
+            let short = node.length.0.is_some_and(|min| chars < min);
+            let long = node.length.1.is_some_and(|max| chars > max);
+            if short || long {
+                return Err((Rank::Shape, Code::InvalidLength));
+            }
+        }
+        if node.choices.is_empty() {
+            return Ok(());
+        }
+        // A plain string (the usual tag) is compared where it lies.
+        let chosen = if kind == STRING && !raw.contains(&b'\\') {
+            let inner = raw.get(1..raw.len().saturating_sub(1)).unwrap_or_default();
+            node.choices.iter().all(|values| {
+                values
+                    .iter()
+                    .any(|v| v.as_str().map(str::as_bytes) == Some(inner))
+            })
+        } else {
+            let value: Value = serde_json::from_slice(raw).unwrap_or(Value::Null);
+            node.choices
+                .iter()
+                .all(|values| values.iter().any(|v| same(v, &value)))
+        };
+        if chosen {
+            Ok(())
+        } else {
+            Err((Rank::Choice, Code::InvalidValue))
+        }
+    }
+
+    // --- the quick walk: verdicts as bits, no reasons ---
+
+    /// Like [`Self::value`], with one bit per subschema of `set`; `None`
+    /// when a value has more subschemas than bits, for the full walk to
+    /// decide.
+    fn quick_value(&mut self, set: &[Id]) -> Option<u64> {
+        let mut atoms: SmallVec<[Id; 8]> = SmallVec::new();
+        for id in set {
+            if !atoms.contains(id) {
+                atoms.push(*id);
+            }
+        }
+        let mut i = 0;
+        while let Some(&id) = atoms.get(i) {
+            let node = self.node(id);
+            for member in node.any_of.iter().flatten().chain(&node.all_of) {
+                if !atoms.contains(member) {
+                    atoms.push(*member);
+                }
+            }
+            i += 1;
+        }
+        if atoms.len() > 64 {
+            return None;
+        }
+        let local = self.quick_local(&atoms)?;
+        if atoms.len() == set.len()
+            && atoms.iter().all(|id| {
+                let node = self.node(*id);
+                node.any_of.is_empty() && node.all_of.is_empty()
+            })
+        {
+            return Some(local);
+        }
+        let mut known = 0u64;
+        let mut value = 0u64;
+        let mut bits = 0u64;
+        for (i, id) in set.iter().enumerate() {
+            if quick_accepts(self.shape, *id, &atoms, local, &mut known, &mut value) {
+                bits |= 1 << i;
+            }
+        }
+        Some(bits)
+    }
+
+    fn quick_local(&mut self, atoms: &[Id]) -> Option<u64> {
+        self.skip_ws();
+        let start = self.pos;
+        let all = if atoms.len() == 64 {
+            u64::MAX
+        } else {
+            (1u64 << atoms.len()) - 1
+        };
+        let (kind, bits) = match self.peek() {
+            Some(b'{') => (OBJECT, self.quick_object(atoms)?),
+            Some(b'[') => (ARRAY, self.quick_array(atoms)?),
+            Some(b'"') => {
+                self.skip_string();
+                (STRING, all)
+            }
+            Some(b't') => {
+                self.pos += 4;
+                (BOOLEAN, all)
+            }
+            Some(b'f') => {
+                self.pos += 5;
+                (BOOLEAN, all)
+            }
+            Some(b'n') => {
+                self.pos += 4;
+                (NULL, all)
+            }
+            _ => (self.number(), all),
+        };
+        let raw = self.bytes.get(start..self.pos).unwrap_or_default();
+        let mut out = 0u64;
+        for (i, id) in atoms.iter().enumerate() {
+            let node = self.node(*id);
+            if bits & (1 << i) != 0
+                && node.kinds & kind != 0
+                && (kind & (OBJECT | ARRAY) != 0 || self.scalar(node, kind, raw).is_ok())
+            {
+                out |= 1 << i;
+            }
+        }
+        Some(out)
+    }
+
+    fn quick_object(&mut self, atoms: &[Id]) -> Option<u64> {
+        self.pos += 1;
+        let mut alive = 0u64;
+        for (i, id) in atoms.iter().enumerate() {
+            if self.node(*id).kinds & OBJECT != 0 {
+                alive |= 1 << i;
+            }
+        }
+        let mut found: SmallVec<[usize; 8]> = SmallVec::from_elem(0, atoms.len());
+        loop {
+            self.skip_ws();
+            if self.peek() == Some(b'}') {
+                self.pos += 1;
+                break;
+            }
+            let key = self.key();
+            let mut children: SmallVec<[Child; 8]> = SmallVec::new();
+            for (i, (id, found)) in atoms.iter().zip(found.iter_mut()).enumerate() {
+                let node = self.node(*id);
+                let child = if alive & (1 << i) == 0 {
+                    Child::Any
+                } else if let Some((_, child)) =
+                    node.properties.iter().find(|(n, _)| n.as_bytes() == &*key)
+                {
+                    if node.required.iter().any(|r| r.as_bytes() == &*key) {
+                        *found += 1;
+                    }
+                    *child
+                } else if let Some((_, child)) = node
+                    .patterns
+                    .iter()
+                    .find(|(r, _)| core::str::from_utf8(&key).is_ok_and(|key| r.is_match(key)))
+                {
+                    *child
+                } else {
+                    node.additional
+                };
+                if child == Child::Never {
+                    alive &= !(1 << i);
+                }
+                children.push(child);
+            }
+            alive = self.quick_member(alive, &children)?;
+            self.skip_ws();
+            if self.peek() == Some(b',') {
+                self.pos += 1;
+            }
+        }
+        for (i, (id, found)) in atoms.iter().zip(&found).enumerate() {
+            if *found < self.node(*id).required.len() {
+                alive &= !(1 << i);
+            }
+        }
+        Some(alive)
+    }
+
+    fn quick_array(&mut self, atoms: &[Id]) -> Option<u64> {
+        self.pos += 1;
+        let mut alive = 0u64;
+        for (i, id) in atoms.iter().enumerate() {
+            if self.node(*id).kinds & ARRAY != 0 {
+                alive |= 1 << i;
+            }
+        }
+        let mut index = 0;
+        loop {
+            self.skip_ws();
+            if self.peek() == Some(b']') {
+                self.pos += 1;
+                break;
+            }
+            let mut children: SmallVec<[Child; 8]> = SmallVec::new();
+            for (i, id) in atoms.iter().enumerate() {
+                let node = self.node(*id);
+                let child = if alive & (1 << i) == 0 {
+                    Child::Any
+                } else {
+                    node.prefix.get(index).copied().unwrap_or(node.items)
+                };
+                if child == Child::Never {
+                    alive &= !(1 << i);
+                }
+                children.push(child);
+            }
+            alive = self.quick_member(alive, &children)?;
+            index += 1;
+            self.skip_ws();
+            if self.peek() == Some(b',') {
+                self.pos += 1;
+            }
+        }
+        Some(alive)
+    }
+
+    fn quick_member(&mut self, mut alive: u64, children: &[Child]) -> Option<u64> {
+        let mut set: SmallVec<[Id; 8]> = SmallVec::new();
+        for (i, child) in children.iter().enumerate() {
+            if let (true, Child::Node(id)) = (alive & (1 << i) != 0, child)
+                && !set.contains(id)
+            {
+                set.push(*id);
+            }
+        }
+        if set.is_empty() {
+            self.skip_value();
+            return Some(alive);
+        }
+        let members = self.quick_value(&set)?;
+        for (i, child) in children.iter().enumerate() {
+            if let (true, Child::Node(id)) = (alive & (1 << i) != 0, child)
+                && let Some(j) = set.iter().position(|s| s == id)
+                && members & (1 << j) == 0
+            {
+                alive &= !(1 << i);
+            }
+        }
+        Some(alive)
     }
 
     fn object(&mut self, atoms: &[Id]) -> Verdicts {
@@ -1110,6 +1320,45 @@ fn accepts(
         *slot = Some(verdict.clone());
     }
     verdict
+}
+
+/// [`accepts`] for the quick walk: `known` and `value` hold, per atom,
+/// whether its verdict is settled and what it is. An atom asked again while
+/// it is being settled (a union that refers back to itself) accepts.
+fn quick_accepts(
+    shape: &Shape,
+    id: Id,
+    atoms: &[Id],
+    local: u64,
+    known: &mut u64,
+    value: &mut u64,
+) -> bool {
+    let Some(index) = atoms.iter().position(|a| *a == id) else {
+        return true;
+    };
+    let bit = 1u64 << index;
+    if *known & bit != 0 {
+        return *value & bit != 0;
+    }
+    *known |= bit;
+    *value |= bit;
+    let Some(node) = shape.nodes.get(id as usize) else {
+        return true;
+    };
+    let ok = local & bit != 0
+        && node
+            .all_of
+            .iter()
+            .all(|part| quick_accepts(shape, *part, atoms, local, known, value))
+        && node.any_of.iter().all(|group| {
+            group
+                .iter()
+                .any(|branch| quick_accepts(shape, *branch, atoms, local, known, value))
+        });
+    if !ok {
+        *value &= !bit;
+    }
+    ok
 }
 
 /// JSON Schema's equality: numbers by value, `1` equals `1.0`.

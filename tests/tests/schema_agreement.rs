@@ -313,6 +313,11 @@ fn negative_zero_is_zero() {
             .any(|c| c.contains("\"-0@x.y\"") && c.ends_with(": -0")),
         "{calls:?}"
     );
+    // An escaped quote does not end the string: what follows is still text.
+    let outcome = call(&toolbox, "send_note", r#"{"to":{"mail":"a@b.c"},"text":"\"-0"}"#);
+    assert!(outcome.value().is_some(), "{outcome:?}");
+    let calls = toolbox.state().calls.lock().unwrap().clone();
+    assert!(calls.iter().any(|c| c.ends_with(": \"-0")), "{calls:?}");
     // A fraction is still not an integer.
     let outcome = call(&toolbox, "add", r#"{"a":-0.0,"b":1}"#);
     assert_eq!(
@@ -634,6 +639,9 @@ fn a_length_rule_on_a_map_is_its_size_in_the_schema() {
     toolbox.register(Tag).unwrap();
     let ok = call(&toolbox, "tag", r#"{"tags":{"a":1,"b":2,"c":3}}"#);
     assert!(ok.value().is_some(), "{ok:?}");
+    // `-0` as a value is 0; inside a key after an escaped quote it is text.
+    let ok = call(&toolbox, "tag", r#"{"tags":{"\"-0":-0}}"#);
+    assert_eq!(ok.value(), Some(&json!(1)), "{ok:?}");
     for args in [r#"{"tags":{}}"#, r#"{"tags":{"a":1,"b":2,"c":3,"d":4}}"#] {
         let outcome = call(&toolbox, "tag", args);
         assert_eq!(

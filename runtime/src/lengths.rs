@@ -1,4 +1,4 @@
-//! Registration's check that string lengths count what the schema counts.
+//! Registration's check that lengths and sizes mean what the schema says.
 //!
 //! JSON Schema's `maxLength` counts characters; garde's `length` counts
 //! bytes unless it says `chars`. `#[tool]` rewrites the rule on a tool's own
@@ -7,7 +7,10 @@
 //! registration asks the tool itself: an instance of its schema is built,
 //! and each string that has a `maxLength` (and no pattern or format to
 //! satisfy) is filled to that length with two-byte characters. Where the
-//! tool's rules refuse that length, the rule counts bytes.
+//! tool's rules refuse that length, the rule counts bytes. Likewise
+//! garde's `length` on a map counts its entries, which schemars does not
+//! state: each map whose size the schema leaves open must take no entries
+//! and many.
 //!
 //! The instance is the simplest the schema allows, with every optional
 //! field present a few levels deep. A schema the builder cannot satisfy
@@ -23,12 +26,23 @@ use crate::{Code, Limits, Tool, bounded, pointer};
 /// so that recursive types end.
 const FULL_DEPTH: usize = 4;
 
-/// The pointer of the first string whose length rule counts bytes.
-pub(crate) fn counted_in_bytes<S: 'static>(tool: &dyn Tool<S>) -> Option<String> {
+/// What registration found that the schema does not say.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) enum Unstated {
+    /// The string at this pointer has a length rule that counts bytes.
+    Bytes(String),
+    /// The map at this pointer has a size rule the schema does not state.
+    MapSize(String),
+}
+
+/// The first string whose length rule counts bytes, or map whose size rule
+/// the schema does not state.
+pub(crate) fn unstated<S: 'static>(tool: &dyn Tool<S>) -> Option<Unstated> {
     let schema = tool.definition().schema();
     let mut builder = Builder {
         root: schema,
         sites: Vec::new(),
+        maps: Vec::new(),
     };
     let base = builder.value(schema, 0, &mut Vec::new())?;
     let limits = Limits::DEFAULT
@@ -59,11 +73,39 @@ pub(crate) fn counted_in_bytes<S: 'static>(tool: &dyn Tool<S>) -> Option<String>
         if let Err(rejection) = passes(&fill('é'))
             && rejection.code() == Code::InvalidLength
         {
-            return Some(at);
+            return Some(Unstated::Bytes(at));
+        }
+    }
+    // garde's `length` on a map counts entries; schemars states it only for
+    // strings and arrays. A map the schema leaves unbounded must take no
+    // entries and many.
+    for (path, entry) in &builder.maps {
+        let at = pointer::build(path.iter().map(|s| match s {
+            Step::Key(k) => pointer::Segment::Key(k),
+            Step::Index(i) => pointer::Segment::Index(*i),
+        }));
+        for size in [0, MANY_ENTRIES] {
+            let mut instance = base.clone();
+            if let Some(slot) = at_mut(&mut instance, path) {
+                *slot = Value::Object(
+                    (0..size)
+                        .map(|i| (format!("k{i}"), entry.clone()))
+                        .collect(),
+                );
+            }
+            if let Err(rejection) = passes(&instance)
+                && rejection.code() == Code::InvalidLength
+                && rejection.path() == at
+            {
+                return Some(Unstated::MapSize(at));
+            }
         }
     }
     None
 }
+
+/// Entries a map with no stated size must take.
+const MANY_ENTRIES: usize = 64;
 
 #[derive(Clone)]
 enum Step {
@@ -82,6 +124,8 @@ struct Builder<'s> {
     root: &'s Value,
     /// Strings with a `maxLength` and nothing else to satisfy.
     sites: Vec<(Vec<Step>, usize)>,
+    /// Maps with string keys and no stated size, with a valid entry.
+    maps: Vec<(Vec<Step>, Value)>,
 }
 
 impl<'s> Builder<'s> {
@@ -195,6 +239,10 @@ impl<'s> Builder<'s> {
                     .filter(|a| a.is_object())
                     .map(|schema| (None, schema))
             });
+        let unsized_map = map.get("minProperties").is_none()
+            && map.get("maxProperties").is_none()
+            && map.get("properties").is_none()
+            && map.get("patternProperties").is_none();
         if let (Some((pattern, schema)), true) = (entry_schema, out.is_empty()) {
             for i in 0..entries {
                 let key = match (pattern, i) {
@@ -210,6 +258,9 @@ impl<'s> Builder<'s> {
                 let value = self.value(schema, depth + 1, path);
                 path.pop();
                 out.insert(key, value?);
+            }
+            if unsized_map && let Some(entry) = out.values().next() {
+                self.maps.push((path.clone(), entry.clone()));
             }
         }
         Some(Value::Object(out))

@@ -89,6 +89,15 @@ pub enum RegisterError {
         /// The string, as a JSON Pointer into the arguments.
         at: String,
     },
+    /// A map in a nested type has a size rule (garde's `length` on a map
+    /// counts its entries) that the schema does not state: schemars states
+    /// `length` for strings and arrays only.
+    MapSizeNotInSchema {
+        /// The tool.
+        tool: &'static str,
+        /// The map, as a JSON Pointer into the arguments.
+        at: String,
+    },
     /// A pattern in the tool's schema means one thing to the server's regex
     /// and another to JSON Schema validators (ECMA-262): an unescaped `.`,
     /// `\d`, `\w`, `\s`, `\b`, an inline flag, …. `#[tool]` rewrites the
@@ -116,6 +125,10 @@ impl fmt::Display for RegisterError {
                     "a tool named `{name}` is already registered in this toolbox"
                 )
             }
+            RegisterError::MapSizeNotInSchema { tool, at } => write!(
+                f,
+                "tool `{tool}`: the map at `{at}` has a size rule the schema does not state; state it on the field with `#[schemars(extend(\"minProperties\" = …, \"maxProperties\" = …))]`"
+            ),
             RegisterError::LengthInBytes { tool, at } => write!(
                 f,
                 "tool `{tool}`: the length rule of the string at `{at}` counts bytes, while the schema's maxLength counts characters; write `#[garde(length(chars, max = …))]` in its type"
@@ -186,8 +199,14 @@ impl<S: Send + Sync + 'static> Toolbox<S> {
             });
         }
         crate::pattern::check(name, def.schema())?;
-        if let Some(at) = crate::lengths::counted_in_bytes(&*tool) {
-            return Err(RegisterError::LengthInBytes { tool: name, at });
+        match crate::lengths::unstated(&*tool) {
+            Some(crate::lengths::Unstated::Bytes(at)) => {
+                return Err(RegisterError::LengthInBytes { tool: name, at });
+            }
+            Some(crate::lengths::Unstated::MapSize(at)) => {
+                return Err(RegisterError::MapSizeNotInSchema { tool: name, at });
+            }
+            None => {}
         }
         if self.tools.contains_key(name) {
             return Err(RegisterError::DuplicateName(name));

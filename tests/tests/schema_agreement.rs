@@ -314,7 +314,11 @@ fn negative_zero_is_zero() {
         "{calls:?}"
     );
     // An escaped quote does not end the string: what follows is still text.
-    let outcome = call(&toolbox, "send_note", r#"{"to":{"mail":"a@b.c"},"text":"\"-0"}"#);
+    let outcome = call(
+        &toolbox,
+        "send_note",
+        r#"{"to":{"mail":"a@b.c"},"text":"\"-0"}"#,
+    );
     assert!(outcome.value().is_some(), "{outcome:?}");
     let calls = toolbox.state().calls.lock().unwrap().clone();
     assert!(calls.iter().any(|c| c.ends_with(": \"-0")), "{calls:?}");
@@ -746,5 +750,53 @@ fn a_rule_inside_a_newtype_variant_points_into_the_value() {
         code(&outcome),
         Some((Code::OutOfRange, "/external/at/y".to_owned())),
         "{outcome:?}"
+    );
+}
+
+#[derive(Debug, Deserialize, JsonSchema, garde::Validate)]
+#[serde(deny_unknown_fields)]
+pub struct Labels {
+    /// A size rule schemars does not publish for maps.
+    #[garde(length(max = 3))]
+    pub labels: HashMap<String, u8>,
+}
+
+/// Label a thing.
+#[tool(effect = write)]
+pub fn label_thing(labels: Labels) -> Result<usize, ToolError> {
+    Ok(labels.labels.len())
+}
+
+#[derive(Debug, Deserialize, JsonSchema, garde::Validate)]
+#[serde(deny_unknown_fields)]
+pub struct StatedLabels {
+    #[garde(length(max = 3))]
+    #[schemars(extend("maxProperties" = 3))]
+    pub labels: HashMap<String, u8>,
+}
+
+/// Label a thing, the size stated.
+#[tool(effect = write)]
+pub fn label_stated(labels: StatedLabels) -> Result<usize, ToolError> {
+    Ok(labels.labels.len())
+}
+
+#[test]
+fn a_nested_map_size_the_schema_does_not_state_is_refused_at_registration() {
+    let mut toolbox = Toolbox::new(());
+    let error = toolbox.register(LabelThing).unwrap_err();
+    assert_eq!(
+        error,
+        RegisterError::MapSizeNotInSchema {
+            tool: "label_thing",
+            at: "/labels/labels".to_owned()
+        }
+    );
+    assert!(error.to_string().contains("maxProperties"), "{error}");
+    toolbox.register(LabelStated).unwrap();
+    let schema = LabelStated::definition().schema();
+    assert_eq!(
+        schema["$defs"]["StatedLabels"]["properties"]["labels"]["maxProperties"],
+        json!(3)
     );
 }

@@ -800,3 +800,33 @@ fn a_nested_map_size_the_schema_does_not_state_is_refused_at_registration() {
         json!(3)
     );
 }
+
+// serde aliases are spellings the schema does not publish.
+
+#[derive(Debug, Deserialize, JsonSchema, garde::Validate)]
+#[serde(deny_unknown_fields)]
+pub struct Renamed {
+    #[serde(alias = "old_name")]
+    #[garde(skip)]
+    pub new_name: u8,
+}
+
+/// Take a struct with an alias.
+#[tool(effect = read)]
+pub fn aliased(inner: Renamed) -> Result<u8, ToolError> {
+    Ok(inner.new_name)
+}
+
+#[test]
+fn an_alias_the_schema_does_not_publish_is_refused() {
+    let mut toolbox = Toolbox::new(());
+    toolbox.register(Aliased).unwrap();
+    let ok = call(&toolbox, "aliased", r#"{"inner":{"new_name":1}}"#);
+    assert!(ok.value().is_some(), "{ok:?}");
+    let outcome = call(&toolbox, "aliased", r#"{"inner":{"old_name":1}}"#);
+    assert_eq!(
+        code(&outcome),
+        Some((Code::UnknownField, "/inner/old_name".to_owned())),
+        "{outcome:?}"
+    );
+}

@@ -830,3 +830,64 @@ fn an_alias_the_schema_does_not_publish_is_refused() {
         "{outcome:?}"
     );
 }
+
+/// Tag with optional labels.
+#[tool(effect = write)]
+pub fn maybe_tags(
+    #[garde(inner(length(min = 1, max = 3)))] tags: Option<Vec<String>>,
+) -> Result<usize, ToolError> {
+    Ok(tags.map_or(0, |t| t.len()))
+}
+
+#[test]
+fn inner_on_an_optional_list_is_for_its_items() {
+    let schema = MaybeTags::definition().schema();
+    let items = &schema["properties"]["tags"]["items"];
+    assert_eq!(
+        (&items["minLength"], &items["maxLength"]),
+        (&json!(1), &json!(3))
+    );
+    let mut toolbox = Toolbox::new(());
+    toolbox.register(MaybeTags).unwrap();
+    for (args, ok) in [
+        (r#"{"tags":["a"]}"#, true),
+        (r#"{"tags":[]}"#, true),
+        (r#"{"tags":["a","b","c","d"]}"#, true),
+        (r#"{"tags":null}"#, true),
+        (r#"{"tags":["ééé"]}"#, true),
+        (r#"{"tags":["abcd"]}"#, false),
+        (r#"{"tags":["a",""]}"#, false),
+    ] {
+        let outcome = call(&toolbox, "maybe_tags", args);
+        assert_eq!(outcome.value().is_some(), ok, "{args}: {outcome:?}");
+    }
+}
+
+/// Codes, optional, each a pattern.
+#[tool(effect = write)]
+pub fn maybe_codes(
+    #[garde(inner(pattern(r"^\d{2}$")))] codes: Option<Vec<String>>,
+) -> Result<usize, ToolError> {
+    Ok(codes.map_or(0, |c| c.len()))
+}
+
+#[test]
+fn a_pattern_on_optional_items_means_one_thing() {
+    let schema = MaybeCodes::definition().schema();
+    assert_eq!(
+        schema["properties"]["codes"]["items"]["pattern"],
+        json!("^[0-9]{2}$")
+    );
+    let mut toolbox = Toolbox::new(());
+    toolbox.register(MaybeCodes).unwrap();
+    assert!(
+        call(&toolbox, "maybe_codes", r#"{"codes":["12"]}"#)
+            .value()
+            .is_some()
+    );
+    assert!(
+        call(&toolbox, "maybe_codes", r#"{"codes":["1٣"]}"#)
+            .rejection()
+            .is_some()
+    );
+}

@@ -15,13 +15,15 @@ pub(crate) fn emit(tool: &ToolFn) -> TokenStream {
     let fields = tool.params.iter().filter_map(|param| {
         let (arg, ty, garde) = match param {
             Param::Model(arg) => {
-                let garde = arg
+                let garde: Vec<Attribute> = arg
                     .garde
                     .iter()
-                    .map(|attr| adapt_garde(attr, &arg.ty).unwrap_or_else(|_| attr.clone()));
+                    .map(|attr| adapt_garde(attr, &arg.ty).unwrap_or_else(|_| attr.clone()))
+                    .collect();
                 let ty = &arg.ty;
                 let entries = map_entries(&arg.garde, &arg.ty);
-                (arg, quote!(#ty), quote!(#(#garde)* #entries))
+                let items = optional_items(&garde, &arg.ty);
+                (arg, quote!(#ty), quote!(#(#garde)* #entries #items))
             }
             Param::Resource(r) => {
                 // The model sends the resource's reference type, which
@@ -145,6 +147,62 @@ fn map_entries(garde: &[Attribute], ty: &Type) -> Option<TokenStream> {
     (!keys.is_empty()).then(|| quote!(#[schemars(extend(#(#keys),*))]))
 }
 
+/// The rules of an `inner(...)` on an optional list, for the schema: the
+/// adapted garde rule goes one level further in (see [`adapt_rules`]),
+/// where schemars would no longer find the items, so the schema gets them
+/// as `#[schemars(inner(...))]`, patterns as rewritten. Only the rules
+/// schemars states are copied.
+fn optional_items(garde: &[Attribute], ty: &Type) -> Option<TokenStream> {
+    optional_list(ty)?;
+    let mut rules = Vec::new();
+    for attr in garde {
+        let Meta::List(list) = &attr.meta else {
+            continue;
+        };
+        let Ok(metas) = list.parse_args_with(Punctuated::<Meta, Token![,]>::parse_terminated)
+        else {
+            continue;
+        };
+        for meta in metas {
+            let Meta::List(inner) = meta else { continue };
+            if !inner.path.is_ident("inner") {
+                continue;
+            }
+            let Ok(mut items) =
+                Punctuated::<Meta, Token![,]>::parse_terminated.parse2(inner.tokens.clone())
+            else {
+                continue;
+            };
+            // The adapted rule is `inner(inner(...))`: the items' rules.
+            if let (1, Some(Meta::List(deeper))) = (items.len(), items.first())
+                && deeper.path.is_ident("inner")
+                && let Ok(deeper) =
+                    Punctuated::<Meta, Token![,]>::parse_terminated.parse2(deeper.tokens.clone())
+            {
+                items = deeper;
+            }
+            for rule in items {
+                match &rule {
+                    Meta::List(l) if l.path.is_ident("length") || l.path.is_ident("range") => {
+                        let Ok(args) = Punctuated::<Meta, Token![,]>::parse_terminated
+                            .parse2(l.tokens.clone())
+                        else {
+                            continue;
+                        };
+                        // Modes (`chars`, `bytes`) are garde's alone.
+                        let bounds = args.iter().filter(|a| matches!(a, Meta::NameValue(_)));
+                        let path = &l.path;
+                        rules.push(quote!(#path(#(#bounds),*)));
+                    }
+                    Meta::List(l) if l.path.is_ident("pattern") => rules.push(quote!(#rule)),
+                    _ => {}
+                }
+            }
+        }
+    }
+    (!rules.is_empty()).then(|| quote!(#[schemars(inner(#(#rules),*))]))
+}
+
 /// Whether the field's own rules already reach into its type (`dive`), or
 /// say to leave it alone (`skip`).
 fn mentions_dive_or_skip(garde: &[Attribute]) -> bool {
@@ -229,9 +287,20 @@ fn adapt_rules(
             Meta::List(list) if list.path.is_ident("inner") => {
                 let inner =
                     Punctuated::<Meta, Token![,]>::parse_terminated.parse2(list.tokens.clone())?;
-                let inner = adapt_rules(inner, ty.and_then(element))?;
                 let path = &list.path;
-                syn::parse_quote!(#path(#inner))
+                // On `Option<Vec<T>>`, garde's `inner` is the list itself,
+                // while the schema applies the rules to its items: the rules
+                // go one level further in, to mean the items in both.
+                match ty.and_then(optional_list) {
+                    Some(items) => {
+                        let inner = adapt_rules(inner, Some(items))?;
+                        syn::parse_quote!(#path(#path(#inner)))
+                    }
+                    None => {
+                        let inner = adapt_rules(inner, ty.and_then(element))?;
+                        syn::parse_quote!(#path(#inner))
+                    }
+                }
             }
             other => other,
         };
@@ -257,12 +326,22 @@ fn is_string(ty: &Type) -> bool {
 
 /// The element type `inner(...)` rules apply to.
 fn element(ty: &Type) -> Option<&Type> {
-    match peel_option(ty) {
+    // garde's `inner` on an `Option<T>` is for `T`: the option's element.
+    match ty {
         Type::Array(array) => Some(&array.elem),
         Type::Slice(slice) => Some(&slice.elem),
         Type::Path(path) => generic_types(&path.path.segments.last()?.arguments).last(),
         _ => None,
     }
+}
+
+/// `T` in `Option<Vec<T>>` (or another list or map inside an `Option`).
+fn optional_list(ty: &Type) -> Option<&Type> {
+    let inside = peel_option(ty);
+    if core::ptr::eq(inside, ty) {
+        return None;
+    }
+    element(inside)
 }
 
 fn peel_option(ty: &Type) -> &Type {

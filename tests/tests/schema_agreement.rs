@@ -891,3 +891,57 @@ fn a_pattern_on_optional_items_means_one_thing() {
             .is_some()
     );
 }
+
+/// Two rules broken at once, declared in the other order than their names.
+#[tool(effect = read)]
+pub fn two_rules(
+    #[garde(range(max = 1))] zz: u8,
+    #[garde(length(max = 1))] aa: String,
+) -> Result<String, ToolError> {
+    Ok(format!("{zz}{aa}"))
+}
+
+#[test]
+fn the_reported_rule_is_the_one_that_failed_there() {
+    let mut toolbox = Toolbox::new(());
+    toolbox.register(TwoRules).unwrap();
+    let outcome = call(&toolbox, "two_rules", r#"{"zz":5,"aa":"long"}"#);
+    let rejection = outcome.rejection().expect("refused");
+    // Whichever field is reported, its code is its own rule's.
+    match rejection.path() {
+        "/zz" => assert_eq!(rejection.code(), Code::OutOfRange, "{rejection:?}"),
+        "/aa" => assert_eq!(rejection.code(), Code::InvalidLength, "{rejection:?}"),
+        other => panic!("{other}: {rejection:?}"),
+    }
+}
+
+fn even(value: &u8, _: &()) -> garde::Result {
+    if value % 2 == 0 {
+        Ok(())
+    } else {
+        Err(garde::Error::new(format!("{value} is odd")))
+    }
+}
+
+/// A custom rule and a built-in one broken at once.
+#[tool(effect = read)]
+pub fn custom_first(
+    #[garde(custom(even))] pair: u8,
+    #[garde(range(max = 1))] small: u8,
+) -> Result<u8, ToolError> {
+    Ok(pair + small)
+}
+
+#[test]
+fn a_custom_rule_never_borrows_a_built_in_rule_s_code() {
+    let mut toolbox = Toolbox::new(());
+    toolbox.register(CustomFirst).unwrap();
+    let outcome = call(&toolbox, "custom_first", r#"{"pair":3,"small":5}"#);
+    let rejection = outcome.rejection().expect("refused");
+    match rejection.path() {
+        "/pair" => assert_eq!(rejection.code(), Code::InvalidValue, "{rejection:?}"),
+        "/small" => assert_eq!(rejection.code(), Code::OutOfRange, "{rejection:?}"),
+        other => panic!("{other}: {rejection:?}"),
+    }
+    assert!(!rejection.safe_message().contains('3'), "{rejection:?}");
+}

@@ -945,3 +945,40 @@ fn a_custom_rule_never_borrows_a_built_in_rule_s_code() {
     }
     assert!(!rejection.safe_message().contains('3'), "{rejection:?}");
 }
+
+/// Every rule garde has without extra features, each broken on its own.
+#[tool(effect = read)]
+pub fn plain_rules(
+    #[garde(contains("@"))] has_at: Option<String>,
+    #[garde(prefix("id_"))] prefixed: Option<String>,
+    #[garde(suffix(".txt"))] suffixed: Option<String>,
+    #[garde(ascii)] plain: Option<String>,
+    #[garde(alphanumeric)] word: Option<String>,
+    #[garde(ip)] host: Option<String>,
+) -> Result<(), ToolError> {
+    let _ = (has_at, prefixed, suffixed, plain, word, host);
+    Ok(())
+}
+
+#[test]
+fn each_built_in_rule_has_its_code() {
+    let mut toolbox = Toolbox::new(());
+    toolbox.register(PlainRules).unwrap();
+    assert!(call(&toolbox, "plain_rules", "{}").value().is_some());
+    for (field, value, expected) in [
+        ("has_at", "nobody", Code::PatternMismatch),
+        ("prefixed", "x_1", Code::PatternMismatch),
+        ("suffixed", "a.pdf", Code::PatternMismatch),
+        ("plain", "café", Code::PatternMismatch),
+        ("word", "a b", Code::PatternMismatch),
+        ("host", "not an address", Code::InvalidFormat),
+    ] {
+        let args = json!({ field: value }).to_string();
+        let outcome = call(&toolbox, "plain_rules", &args);
+        assert_eq!(
+            code(&outcome),
+            Some((expected, format!("/{field}"))),
+            "{args}: {outcome:?}"
+        );
+    }
+}

@@ -916,7 +916,7 @@ fn the_reported_rule_is_the_one_that_failed_there() {
 }
 
 fn even(value: &u8, _: &()) -> garde::Result {
-    if value % 2 == 0 {
+    if value.is_multiple_of(2) {
         Ok(())
     } else {
         Err(garde::Error::new(format!("{value} is odd")))

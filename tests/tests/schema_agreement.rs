@@ -955,8 +955,13 @@ pub fn plain_rules(
     #[garde(ascii)] plain: Option<String>,
     #[garde(alphanumeric)] word: Option<String>,
     #[garde(ip)] host: Option<String>,
+    #[garde(skip)] password: Option<String>,
+    #[garde(matches(password))] confirm: Option<String>,
+    #[garde(required)] must: Option<u8>,
 ) -> Result<(), ToolError> {
-    let _ = (has_at, prefixed, suffixed, plain, word, host);
+    let _ = (
+        has_at, prefixed, suffixed, plain, word, host, password, confirm, must,
+    );
     Ok(())
 }
 
@@ -964,7 +969,11 @@ pub fn plain_rules(
 fn each_built_in_rule_has_its_code() {
     let mut toolbox = Toolbox::new(());
     toolbox.register(PlainRules).unwrap();
-    assert!(call(&toolbox, "plain_rules", "{}").value().is_some());
+    assert!(
+        call(&toolbox, "plain_rules", r#"{"must":1}"#)
+            .value()
+            .is_some()
+    );
     for (field, value, expected) in [
         ("has_at", "nobody", Code::PatternMismatch),
         ("prefixed", "x_1", Code::PatternMismatch),
@@ -973,7 +982,7 @@ fn each_built_in_rule_has_its_code() {
         ("word", "a b", Code::PatternMismatch),
         ("host", "not an address", Code::InvalidFormat),
     ] {
-        let args = json!({ field: value }).to_string();
+        let args = json!({ field: value, "must": 1 }).to_string();
         let outcome = call(&toolbox, "plain_rules", &args);
         assert_eq!(
             code(&outcome),
@@ -981,4 +990,26 @@ fn each_built_in_rule_has_its_code() {
             "{args}: {outcome:?}"
         );
     }
+    // A built-in rule the schema cannot state says what it wants.
+    let outcome = call(
+        &toolbox,
+        "plain_rules",
+        r#"{"password":"a","confirm":"b","must":1}"#,
+    );
+    let rejection = outcome.rejection().expect("refused");
+    assert_eq!(
+        (rejection.code(), rejection.path(), rejection.safe_message()),
+        (
+            Code::InvalidValue,
+            "/confirm",
+            "confirm must equal password"
+        ),
+        "{rejection:?}"
+    );
+    let outcome = call(&toolbox, "plain_rules", r#"{"must":null}"#);
+    assert_eq!(
+        code(&outcome),
+        Some((Code::MissingField, "/must".to_owned())),
+        "{outcome:?}"
+    );
 }

@@ -28,6 +28,10 @@ pub(crate) fn emit(tool: &ToolFn) -> TokenStream {
 /// then has a type no other tool's function accepts.
 fn bind_authorizations(tool: &ToolFn) -> syn::ItemFn {
     let mut func = tool.func.clone();
+    // A tool's parameters are its fields: however many the tool has is its
+    // contract, not a smell.
+    func.attrs
+        .push(syn::parse_quote!(#[allow(clippy::too_many_arguments)]));
     let marker = marker_ident(tool);
     for (input, param) in func.sig.inputs.iter_mut().zip(&tool.params) {
         if let (syn::FnArg::Typed(typed), crate::model::Param::Resource(_)) = (input, param) {

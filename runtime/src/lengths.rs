@@ -20,7 +20,8 @@
 use regex_syntax::hir::{Class, Hir, HirKind};
 use serde_json::{Map, Value};
 
-use crate::{Code, Limits, Tool, bounded, pointer};
+use crate::pointer::{self, Step};
+use crate::{Code, Limits, Tool, bounded};
 
 /// Levels below which optional fields are left out and lists left empty,
 /// so that recursive types end.
@@ -56,10 +57,7 @@ pub(crate) fn unstated<S: 'static>(tool: &dyn Tool<S>) -> Option<Unstated> {
     };
     passes(&base).ok()?;
     for (path, max) in &builder.sites {
-        let at = pointer::build(path.iter().map(|s| match s {
-            Step::Key(k) => pointer::Segment::Key(k),
-            Step::Index(i) => pointer::Segment::Index(*i),
-        }));
+        let at = pointer::of_steps(path);
         let fill = |c: char| {
             let mut instance = base.clone();
             if let Some(slot) = at_mut(&mut instance, path) {
@@ -80,10 +78,7 @@ pub(crate) fn unstated<S: 'static>(tool: &dyn Tool<S>) -> Option<Unstated> {
     // strings and arrays. A map the schema leaves unbounded must take no
     // entries and many.
     for (path, entry) in &builder.maps {
-        let at = pointer::build(path.iter().map(|s| match s {
-            Step::Key(k) => pointer::Segment::Key(k),
-            Step::Index(i) => pointer::Segment::Index(*i),
-        }));
+        let at = pointer::of_steps(path);
         for size in [0, MANY_ENTRIES] {
             let mut instance = base.clone();
             if let Some(slot) = at_mut(&mut instance, path) {
@@ -106,12 +101,6 @@ pub(crate) fn unstated<S: 'static>(tool: &dyn Tool<S>) -> Option<Unstated> {
 
 /// Entries a map with no stated size must take.
 const MANY_ENTRIES: usize = 64;
-
-#[derive(Clone)]
-enum Step {
-    Key(String),
-    Index(usize),
-}
 
 fn at_mut<'v>(value: &'v mut Value, path: &[Step]) -> Option<&'v mut Value> {
     path.iter().try_fold(value, |value, step| match step {

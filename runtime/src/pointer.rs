@@ -19,6 +19,27 @@ pub(crate) enum Segment<'a> {
     Index(usize),
 }
 
+/// One step of a path that its walker owns: a key it decoded, or an index.
+#[derive(Clone, Debug)]
+pub(crate) enum Step {
+    Key(String),
+    Index(usize),
+}
+
+impl Step {
+    pub(crate) fn segment(&self) -> Segment<'_> {
+        match self {
+            Step::Key(k) => Segment::Key(k),
+            Step::Index(i) => Segment::Index(*i),
+        }
+    }
+}
+
+/// [`build`] over owned steps.
+pub(crate) fn of_steps(steps: &[Step]) -> String {
+    build(steps.iter().map(Step::segment))
+}
+
 /// Whether a key may be shown to the model as written.
 pub(crate) fn is_echoable(key: &str) -> bool {
     !key.is_empty()

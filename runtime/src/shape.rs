@@ -29,7 +29,7 @@ use regex::Regex;
 use serde_json::Value;
 use smallvec::SmallVec;
 
-use crate::pointer::{self, Segment};
+use crate::pointer::{self, Step};
 use crate::{Code, Rejection, message};
 
 type Id = u32;
@@ -243,19 +243,9 @@ impl<'s> Builder<'s> {
 
     /// A subschema that is one list of choices and nothing else.
     fn is_choice(&self, id: Id) -> bool {
-        self.nodes.get(id as usize).is_some_and(|n| {
-            n.choices.len() == 1
-                && n.properties.is_empty()
-                && n.required.is_empty()
-                && n.patterns.is_empty()
-                && n.additional == Child::Any
-                && n.prefix.is_empty()
-                && n.items == Child::Any
-                && n.any_of.is_empty()
-                && n.all_of.is_empty()
-                && n.range == (None, None)
-                && n.length == (None, None)
-        })
+        self.nodes
+            .get(id as usize)
+            .is_some_and(|n| n.choices.len() == 1 && n.is_bare())
     }
 
     fn push(&mut self, node: Node) -> Id {
@@ -422,18 +412,47 @@ fn is_annotation(key: &str) -> bool {
 }
 
 fn is_trivial(node: &Node) -> bool {
-    node.kinds == ANY
-        && node.properties.is_empty()
-        && node.required.is_empty()
-        && node.patterns.is_empty()
-        && node.additional == Child::Any
-        && node.prefix.is_empty()
-        && node.items == Child::Any
-        && node.choices.is_empty()
-        && node.any_of.is_empty()
-        && node.all_of.is_empty()
-        && node.range == (None, None)
-        && node.length == (None, None)
+    node.kinds == ANY && node.choices.is_empty() && node.is_bare()
+}
+
+impl Node {
+    /// No keyword but `type`, `enum` and `const`.
+    fn is_bare(&self) -> bool {
+        self.properties.is_empty()
+            && self.required.is_empty()
+            && self.patterns.is_empty()
+            && self.additional == Child::Any
+            && self.prefix.is_empty()
+            && self.items == Child::Any
+            && self.any_of.is_empty()
+            && self.all_of.is_empty()
+            && self.range == (None, None)
+            && self.length == (None, None)
+    }
+
+    /// What describes the member `key` of an object, and whether the key
+    /// is a required one.
+    #[inline(always)]
+    fn member(&self, key: &[u8]) -> (Child, bool) {
+        if let Some((_, child)) = self.properties.iter().find(|(n, _)| n.as_bytes() == key) {
+            let required = self.required.iter().any(|r| r.as_bytes() == key);
+            return (*child, required);
+        }
+        let pattern = self
+            .patterns
+            .iter()
+            .find(|(r, _)| core::str::from_utf8(key).is_ok_and(|key| r.is_match(key)));
+        match pattern {
+            Some((_, child)) => (*child, false),
+            None => (self.additional, false),
+        }
+    }
+
+    /// What describes element `index` of an array.
+    #[inline(always)]
+    fn item(&self, index: usize) -> Child {
+        self.prefix.get(index).copied().unwrap_or(self.items)
+    }
 }
 
 fn kinds_of(types: &Value) -> Option<u8> {
@@ -475,12 +494,6 @@ struct Failure {
     path: Vec<Step>,
     /// For an unknown member: its name, last in `path`.
     unknown: bool,
-}
-
-#[derive(Clone)]
-enum Step {
-    Key(String),
-    Index(usize),
 }
 
 /// One subschema's verdict on a value, and (on the explaining walk) why.
@@ -550,24 +563,36 @@ impl<'a> Walk<'a> {
 
     /// Reads one value and gives each subschema of `set` its verdict.
     fn value(&mut self, set: &[Id]) -> Verdicts {
-        // One subschema without unions: its own keywords decide.
-        if let [id] = set
+        let mut verdicts: Verdicts = if let [id] = set
             && let node = self.node(*id)
             && node.any_of.is_empty()
             && node.all_of.is_empty()
         {
-            let mut verdicts = self.local(set);
-            if self.explain {
-                for verdict in &mut verdicts {
-                    if !verdict.ok && verdict.why.is_empty() {
-                        self.refuse(verdict, Rank::Choice, Code::InvalidValue, false);
-                    }
+            // One subschema without unions: its own keywords decide.
+            self.local(set)
+        } else {
+            let atoms = self.atoms(set);
+            let local = self.local(&atoms);
+            let mut memo: SmallVec<[Option<Verdict>; 8]> = SmallVec::from_elem(None, atoms.len());
+            set.iter()
+                .map(|id| accepts(self.shape, *id, &atoms, &local, &mut memo))
+                .collect()
+        };
+        if self.explain {
+            for verdict in &mut verdicts {
+                if !verdict.ok && verdict.why.is_empty() {
+                    self.refuse(verdict, Rank::Choice, Code::InvalidValue, false);
                 }
             }
-            return verdicts;
         }
-        // Every subschema the verdicts depend on: the set and the branches
-        // of its unions, each read against the value at once.
+        verdicts
+    }
+
+    /// Every subschema the verdicts on `set` depend on: the set and the
+    /// branches of its unions, each read against the value at once. The
+    /// set comes first, in its order.
+    #[inline(always)]
+    fn atoms(&self, set: &[Id]) -> SmallVec<[Id; 8]> {
         let mut atoms: SmallVec<[Id; 8]> = SmallVec::new();
         for id in set {
             if !atoms.contains(id) {
@@ -584,25 +609,7 @@ impl<'a> Walk<'a> {
             }
             i += 1;
         }
-        let local = self.local(&atoms);
-        let mut memo: SmallVec<[Option<Verdict>; 8]> = SmallVec::from_elem(None, atoms.len());
-        let mut verdicts: Verdicts = set
-            .iter()
-            .map(|id| accepts(self.shape, *id, &atoms, &local, &mut memo))
-            .collect();
-        if self.explain {
-            for verdict in &mut verdicts {
-                if !verdict.ok && verdict.why.is_empty() {
-                    verdict.why.push(Failure {
-                        rank: Rank::Choice,
-                        code: Code::InvalidValue,
-                        path: self.path.clone(),
-                        unknown: false,
-                    });
-                }
-            }
-        }
-        verdicts
+        atoms
     }
 
     /// Reads one value against each atom's own keywords (not its unions).
@@ -712,22 +719,7 @@ impl<'a> Walk<'a> {
     /// when a value has more subschemas than bits, for the full walk to
     /// decide.
     fn quick_value(&mut self, set: &[Id]) -> Option<u64> {
-        let mut atoms: SmallVec<[Id; 8]> = SmallVec::new();
-        for id in set {
-            if !atoms.contains(id) {
-                atoms.push(*id);
-            }
-        }
-        let mut i = 0;
-        while let Some(&id) = atoms.get(i) {
-            let node = self.node(id);
-            for member in node.any_of.iter().flatten().chain(&node.all_of) {
-                if !atoms.contains(member) {
-                    atoms.push(*member);
-                }
-            }
-            i += 1;
-        }
+        let atoms = self.atoms(set);
         if atoms.len() > 64 {
             return None;
         }
@@ -815,21 +807,10 @@ impl<'a> Walk<'a> {
                 let node = self.node(*id);
                 let child = if alive & (1 << i) == 0 {
                     Child::Any
-                } else if let Some((_, child)) =
-                    node.properties.iter().find(|(n, _)| n.as_bytes() == &*key)
-                {
-                    if node.required.iter().any(|r| r.as_bytes() == &*key) {
-                        *found += 1;
-                    }
-                    *child
-                } else if let Some((_, child)) = node
-                    .patterns
-                    .iter()
-                    .find(|(r, _)| core::str::from_utf8(&key).is_ok_and(|key| r.is_match(key)))
-                {
-                    *child
                 } else {
-                    node.additional
+                    let (child, required) = node.member(&key);
+                    *found += usize::from(required);
+                    child
                 };
                 if child == Child::Never {
                     alive &= !(1 << i);
@@ -871,7 +852,7 @@ impl<'a> Walk<'a> {
                 let child = if alive & (1 << i) == 0 {
                     Child::Any
                 } else {
-                    node.prefix.get(index).copied().unwrap_or(node.items)
+                    node.item(index)
                 };
                 if child == Child::Never {
                     alive &= !(1 << i);
@@ -941,21 +922,10 @@ impl<'a> Walk<'a> {
                 let node = self.node(*id);
                 let child = if !self.reads(verdict, node, OBJECT) {
                     Child::Any
-                } else if let Some((_, child)) =
-                    node.properties.iter().find(|(n, _)| n.as_bytes() == &*key)
-                {
-                    if node.required.iter().any(|r| r.as_bytes() == &*key) {
-                        *found += 1;
-                    }
-                    *child
-                } else if let Some((_, child)) = node
-                    .patterns
-                    .iter()
-                    .find(|(r, _)| core::str::from_utf8(&key).is_ok_and(|key| r.is_match(key)))
-                {
-                    *child
                 } else {
-                    node.additional
+                    let (child, required) = node.member(&key);
+                    *found += usize::from(required);
+                    child
                 };
                 if child == Child::Never {
                     self.refuse(verdict, Rank::Shape, Code::UnknownField, true);
@@ -1021,7 +991,7 @@ impl<'a> Walk<'a> {
                 let child = if !self.reads(verdict, node, ARRAY) {
                     Child::Any
                 } else {
-                    node.prefix.get(index).copied().unwrap_or(node.items)
+                    node.item(index)
                 };
                 if child == Child::Never {
                     self.refuse(verdict, Rank::Shape, Code::InvalidLength, false);
@@ -1095,16 +1065,16 @@ impl<'a> Walk<'a> {
         if failure.unknown
             && let Some((Step::Key(field), parent)) = failure.path.split_last()
         {
-            let parent_at = pointer::build(segments(parent));
+            let parent_at = pointer::of_steps(parent);
             let text = message::unknown(&parent_at, Some(field), schema);
             let at = if pointer::is_echoable(field) {
-                pointer::build(segments(&failure.path))
+                pointer::of_steps(&failure.path)
             } else {
                 parent_at
             };
             return Rejection::new(Code::UnknownField, text).at(at);
         }
-        let at = pointer::build(segments(&failure.path));
+        let at = pointer::of_steps(&failure.path);
         let text = match failure.code {
             Code::MissingField => message::missing(&at, schema),
             code => message::for_value(code, &at, schema),
@@ -1235,16 +1205,6 @@ fn string_chars(raw: &[u8]) -> u64 {
         return text.chars().count() as u64;
     }
     serde_json::from_slice::<String>(raw).map_or(0, |s| s.chars().count() as u64)
-}
-
-fn segments(steps: &[Step]) -> Vec<Segment<'_>> {
-    steps
-        .iter()
-        .map(|s| match s {
-            Step::Key(k) => Segment::Key(k),
-            Step::Index(i) => Segment::Index(*i),
-        })
-        .collect()
 }
 
 static ANY_NODE: std::sync::LazyLock<Node> = std::sync::LazyLock::new(Node::default);

@@ -58,6 +58,13 @@ pub(crate) fn emit(tool: &ToolFn, error: syn::Error) -> TokenStream {
             ) -> ::core::result::Result<(), ::toolgate::Rejection> {
                 ::core::unreachable!(#unreachable)
             }
+
+            fn __parsed_key(
+                &self,
+                _: &::toolgate::__private::serde_json::Value,
+            ) -> ::core::option::Option<::toolgate::__private::ParsedKey> {
+                ::core::unreachable!(#unreachable)
+            }
         }
     }
 }

@@ -99,6 +99,18 @@ pub(crate) fn unstated<S: 'static>(tool: &dyn Tool<S>) -> Option<Unstated> {
     None
 }
 
+/// The instance registration's probes read: the simplest the schema allows,
+/// with every optional field present and one entry in each map, a few
+/// levels deep. `None` where the builder cannot satisfy the schema.
+pub(crate) fn instance(schema: &Value) -> Option<Value> {
+    let mut builder = Builder {
+        root: schema,
+        sites: Vec::new(),
+        maps: Vec::new(),
+    };
+    builder.value(schema, 0, &mut Vec::new())
+}
+
 /// Entries a map with no stated size must take.
 const MANY_ENTRIES: usize = 64;
 

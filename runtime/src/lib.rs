@@ -58,6 +58,7 @@ mod code;
 mod context;
 mod definition;
 mod error;
+mod keys;
 mod lengths;
 mod limits;
 mod message;

@@ -4,8 +4,10 @@
 pub use garde;
 pub use schemars;
 pub use serde;
+pub use serde_json;
 pub use std::sync::OnceLock;
 
+pub use crate::keys::{ParsedKey, parsed_key};
 pub use crate::tool::{BoxFuture, IntoOutcome, Invocation, check};
 
 use crate::{Effect, ToolDef, schema};

@@ -39,6 +39,11 @@ pub trait Tool<S>: Send + Sync + 'static {
     /// Gates 2–3 alone, for testing aids. Generated code only.
     #[doc(hidden)]
     fn __check(&self, raw: RawArgs<'_>) -> Result<(), crate::Rejection>;
+
+    /// The first map in `instance` whose key type parses its keys, for
+    /// registration. Generated code only.
+    #[doc(hidden)]
+    fn __parsed_key(&self, instance: &serde_json::Value) -> Option<crate::__private::ParsedKey>;
 }
 
 /// Gates 2–3 on arguments that passed gate 1, without running anything.

@@ -98,6 +98,19 @@ pub enum RegisterError {
         /// The map, as a JSON Pointer into the arguments.
         at: String,
     },
+    /// A map in a nested type has keys whose type parses them (`IpAddr`,
+    /// `Uuid`, a date, a type with its own `Deserialize`): two spellings
+    /// of one key, which gate 1 lets through as two keys, would become one
+    /// entry, the last. `#[tool]` refuses such keys on a tool's own
+    /// parameters; this is the same rule for the types they contain.
+    ParsedMapKey {
+        /// The tool.
+        tool: &'static str,
+        /// The map, as a JSON Pointer into the arguments.
+        at: String,
+        /// What the key type asks serde for (`deserialize_str`, …).
+        reads: &'static str,
+    },
     /// A pattern in the tool's schema means one thing to the server's regex
     /// and another to JSON Schema validators (ECMA-262): an unescaped `.`,
     /// `\d`, `\w`, `\s`, `\b`, an inline flag, …. `#[tool]` rewrites the
@@ -128,6 +141,10 @@ impl fmt::Display for RegisterError {
             RegisterError::MapSizeNotInSchema { tool, at } => write!(
                 f,
                 "tool `{tool}`: the map at `{at}` has a size rule the schema does not state; state it on the field with `#[schemars(extend(\"minProperties\" = …, \"maxProperties\" = …))]`"
+            ),
+            RegisterError::ParsedMapKey { tool, at, reads } => write!(
+                f,
+                "tool `{tool}`: the keys of the map at `{at}` are parsed (their type calls serde's `{reads}`), so two spellings of one key (`::1` and `0:0:0:0:0:0:0:1`) would become one entry, the last; key the map by `String` and parse in the body, or by an integer or an enum of unit variants"
             ),
             RegisterError::LengthInBytes { tool, at } => write!(
                 f,
@@ -199,6 +216,15 @@ impl<S: Send + Sync + 'static> Toolbox<S> {
             });
         }
         crate::pattern::check(name, def.schema())?;
+        if let Some(found) = crate::lengths::instance(def.schema())
+            .and_then(|instance| tool.__parsed_key(&instance))
+        {
+            return Err(RegisterError::ParsedMapKey {
+                tool: name,
+                at: found.at,
+                reads: found.reads,
+            });
+        }
         match crate::lengths::unstated(&*tool) {
             Some(crate::lengths::Unstated::Bytes(at)) => {
                 return Err(RegisterError::LengthInBytes { tool: name, at });

@@ -45,6 +45,10 @@ impl Tool<Shop> for Forger {
     fn __check(&self, _: toolgate::RawArgs<'_>) -> Result<(), toolgate::Rejection> {
         Ok(())
     }
+
+    fn __parsed_key(&self, _: &serde_json::Value) -> Option<toolgate::__private::ParsedKey> {
+        None
+    }
 }
 
 #[test]

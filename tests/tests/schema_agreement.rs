@@ -1013,3 +1013,119 @@ fn each_built_in_rule_has_its_code() {
         "{outcome:?}"
     );
 }
+
+// Map keys that a nested type parses: two spellings, one entry.
+
+#[derive(Debug, Deserialize, JsonSchema, garde::Validate)]
+#[serde(deny_unknown_fields)]
+pub struct Hosts {
+    #[garde(skip)]
+    pub by_address: HashMap<std::net::IpAddr, u8>,
+}
+
+/// Weigh hosts by address.
+#[tool(effect = write)]
+pub fn weigh_hosts(hosts: Hosts) -> Result<usize, ToolError> {
+    Ok(hosts.by_address.len())
+}
+
+/// A key type that reads a string its own way: lower-cased.
+#[derive(Debug, PartialEq, Eq, PartialOrd, Ord, JsonSchema)]
+#[schemars(transparent)]
+pub struct Folded(String);
+
+impl<'de> Deserialize<'de> for Folded {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let text = <&str>::deserialize(d)?;
+        Ok(Folded(text.to_lowercase()))
+    }
+}
+
+#[derive(Debug, Deserialize, JsonSchema, garde::Validate)]
+#[serde(deny_unknown_fields)]
+pub enum Tagging {
+    /// Tags by folded name, inside a variant and a list.
+    ByName(#[garde(skip)] Vec<BTreeMap<Folded, u8>>),
+}
+
+/// Tag things.
+#[tool(effect = write)]
+pub fn tag_things(#[garde(dive)] tagging: Option<Tagging>) -> Result<usize, ToolError> {
+    Ok(usize::from(tagging.is_some()))
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Colour {
+    #[serde(alias = "crimson")]
+    Red,
+    Blue,
+}
+
+#[derive(Debug, Deserialize, JsonSchema, garde::Validate)]
+#[serde(deny_unknown_fields)]
+pub struct Keyed {
+    #[garde(skip)]
+    pub by_name: HashMap<String, u8>,
+    #[garde(skip)]
+    pub by_number: BTreeMap<u32, u8>,
+    #[garde(skip)]
+    pub by_letter: BTreeMap<char, u8>,
+    #[garde(skip)]
+    pub by_colour: HashMap<Colour, u8>,
+    #[garde(skip)]
+    pub by_boxed: BTreeMap<Box<str>, u8>,
+}
+
+/// Keys that keep their spelling.
+#[tool(effect = write)]
+pub fn keep_keys(keyed: Keyed) -> Result<usize, ToolError> {
+    Ok(keyed.by_colour.len())
+}
+
+#[test]
+fn a_nested_map_whose_keys_are_parsed_is_refused_at_registration() {
+    let mut toolbox = Toolbox::new(());
+    let error = toolbox.register(WeighHosts).unwrap_err();
+    assert_eq!(
+        error,
+        RegisterError::ParsedMapKey {
+            tool: "weigh_hosts",
+            at: "/hosts/by_address".to_owned(),
+            reads: "deserialize_str",
+        }
+    );
+    assert!(error.to_string().contains("key the map by `String`"), "{error}");
+    let error = toolbox.register(TagThings).unwrap_err();
+    assert_eq!(
+        error,
+        RegisterError::ParsedMapKey {
+            tool: "tag_things",
+            at: "/tagging/ByName/0".to_owned(),
+            reads: "deserialize_str",
+        }
+    );
+}
+
+#[test]
+fn nested_map_keys_that_keep_their_spelling_register_and_aliases_are_refused() {
+    let mut toolbox = Toolbox::new(());
+    toolbox.register(KeepKeys).unwrap();
+    let keyed = |colours: &str| {
+        format!(
+            r#"{{"keyed":{{"by_name":{{"a":1}},"by_number":{{"7":1}},"by_letter":{{"x":1}},"by_colour":{colours},"by_boxed":{{"b":1}}}}}}"#
+        )
+    };
+    let ok = call(&toolbox, "keep_keys", &keyed(r#"{"red":1,"blue":2}"#));
+    assert_eq!(ok.value(), Some(&json!(2)), "{ok:?}");
+    // The alias is a spelling the schema does not list: with it, "red" and
+    // "crimson" would be one entry.
+    let outcome = call(&toolbox, "keep_keys", &keyed(r#"{"red":1,"crimson":2}"#));
+    assert_eq!(
+        code(&outcome),
+        Some((Code::UnknownField, "/keyed/by_colour/crimson".to_owned())),
+        "{outcome:?}"
+    );
+    let outcome = call(&toolbox, "keep_keys", &keyed(r#"{"blue":1}"#).replace(r#""7""#, r#""07""#));
+    assert_eq!(code(&outcome).map(|c| c.1), Some("/keyed/by_number/07".to_owned()), "{outcome:?}");
+}

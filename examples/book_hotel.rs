@@ -1,7 +1,7 @@
 //! `cargo run --example book_hotel`: the tool's schema, then the calls an
 //! attacker would make, each with the outcome the model would read.
 
-use toolgate::{ToolContext, Toolbox};
+use toolgate::{ApprovalRule, Effect, EffectPolicy, ToolContext, Toolbox};
 use toolgate_examples::hotel::{BookHotel, Hotels};
 
 #[tokio::main(flavor = "current_thread")]
@@ -86,5 +86,46 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         println!("{what:<34} {}", serde_json::to_string(&outcome)?);
     }
     println!("\nbookings written: {}", toolbox.state().bookings().len());
+
+    // Gate 6: a toolbox whose writes need a person's approval. The call
+    // does not run; the host shows the preview, a manager approves, and
+    // the approved call runs once.
+    let mut guarded = Toolbox::new(Hotels::demo())
+        .with_effect_policy(EffectPolicy::default().approval(Effect::Write, ApprovalRule::Always));
+    guarded.register(BookHotel)?;
+    let ctx = ctx.with_session("conversation_1");
+    println!("\nwith approvals:");
+    let asked = guarded
+        .call(
+            &ctx,
+            "book_hotel",
+            r#"{"hotel_id":"h_seaview1","nights":2}"#,
+        )
+        .await;
+    println!(
+        "{:<34} {}",
+        "the model's call",
+        serde_json::to_string(&asked)?
+    );
+    let approval = asked.approval().ok_or("the call should need approval")?;
+    println!(
+        "{:<34} {} v{} {} {}",
+        "the preview a person sees",
+        approval.tool,
+        approval.version,
+        approval.arguments,
+        serde_json::to_string(&approval.resources)?
+    );
+    let manager = ToolContext::new("manager_1", "tenant_a", "req_2");
+    guarded.approve(&manager, &approval.id).await?;
+    let done = guarded.resume(&ctx, &approval.id).await;
+    println!(
+        "{:<34} {}",
+        "approved and resumed",
+        serde_json::to_string(&done)?
+    );
+    let again = guarded.resume(&ctx, &approval.id).await;
+    println!("{:<34} {}", "resumed again", serde_json::to_string(&again)?);
+    println!("bookings written: {}", guarded.state().bookings().len());
     Ok(())
 }

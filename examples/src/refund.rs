@@ -31,6 +31,9 @@ pub struct Order {
     pub refunded_cents: u64,
     /// A disputed order is refunded through the dispute, not by an agent.
     pub disputed: bool,
+    /// Bumped by every change: what an approval and a refund's
+    /// compare-and-set are bound to.
+    pub version: u64,
 }
 
 impl Order {
@@ -77,6 +80,7 @@ impl Shop {
             paid_cents: paid,
             refunded_cents: 0,
             disputed,
+            version: 1,
         };
         let orders = [
             order("ord_1001", "tenant_a", 10_000, false),
@@ -111,16 +115,35 @@ impl Shop {
         self
     }
 
+    /// Changes an order behind the agent's back (a payment arrives, a
+    /// person edits it): its version moves on, so an approval given for
+    /// the order as it was no longer runs.
+    pub fn touch(&self, tenant: &str, order_id: &str) {
+        if let Ok(mut orders) = self.orders.lock()
+            && let Some(order) = orders.get_mut(&(tenant.to_owned(), order_id.to_owned()))
+        {
+            order.version += 1;
+        }
+    }
+
     /// Every committed refund: the side effect a refused call must never
     /// reach.
     pub fn refunds(&self) -> Vec<Refund> {
         self.ledger.lock().map(|l| l.clone()).unwrap_or_default()
     }
 
-    /// Commits a refund if the order still has `amount` left to refund,
-    /// checking and updating under one lock: the early check before the body
-    /// can be stale by now.
-    async fn commit(&self, tenant: &str, order_id: &str, amount: u64) -> Result<Refund, ToolError> {
+    /// Commits a refund if the order is still at `version` and has `amount`
+    /// left to refund, checking and updating under one lock: the early
+    /// check before the body can be stale by now. In SQL, `UPDATE orders SET
+    /// refunded = refunded + $3, version = version + 1 WHERE id = $1 AND
+    /// version = $2 AND paid - refunded >= $3`.
+    async fn commit(
+        &self,
+        tenant: &str,
+        order_id: &str,
+        version: u64,
+        amount: u64,
+    ) -> Result<Refund, ToolError> {
         if let Some(race) = &self.race {
             race.wait().await;
         }
@@ -131,10 +154,14 @@ impl Shop {
         let order = orders
             .get_mut(&(tenant.to_owned(), order_id.to_owned()))
             .ok_or_else(|| ToolError::internal("an authorized order vanished"))?;
+        if order.version != version {
+            return Err(ToolError::stale());
+        }
         if amount > order.refundable_cents() {
             return Err(exceeds(order.refundable_cents()));
         }
         order.refunded_cents += amount;
+        order.version += 1;
         let mut ledger = self
             .ledger
             .lock()
@@ -174,6 +201,19 @@ impl Resource<Shop> for Order {
             .get(&(ctx.tenant().to_owned(), reference.0.clone()))
             .cloned())
     }
+
+    fn version(&self) -> Option<u64> {
+        Some(self.version)
+    }
+
+    /// What the person approving a refund sees of the order.
+    fn summary(&self) -> Option<serde_json::Value> {
+        Some(serde_json::json!({
+            "id": self.id,
+            "paid_cents": self.paid_cents,
+            "refunded_cents": self.refunded_cents,
+        }))
+    }
 }
 
 /// Refunds only: a disputed order is settled through its dispute.
@@ -200,6 +240,7 @@ pub fn within_refundable(order: &Order, amount_cents: u64) -> Result<(), ToolErr
     version = 2,
     scope = "refunds:write",
     effect = irreversible,
+    approver_scope = "refunds:approve",
     check = within_refundable(&order, amount_cents)
 )]
 pub async fn issue_refund(
@@ -211,5 +252,6 @@ pub async fn issue_refund(
     #[garde(range(min = 1, max = 50_000))]
     amount_cents: u64,
 ) -> Result<Refund, ToolError> {
-    shop.commit(ctx.tenant(), &order.id, amount_cents).await
+    shop.commit(ctx.tenant(), &order.id, order.version, amount_cents)
+        .await
 }

@@ -7,7 +7,8 @@ use syn::{Expr, ExprLit, Ident, Lit, LitInt, LitStr, Meta, Token};
 
 use crate::errors::Errors;
 
-pub(crate) const KEYS: &str = "name, version, description, scope, effect, check, business_fields";
+pub(crate) const KEYS: &str =
+    "name, version, description, scope, effect, check, approval, approver_scope, business_fields";
 
 /// What the attribute said, each value with its span.
 #[derive(Default)]
@@ -20,6 +21,11 @@ pub(crate) struct ToolAttrs {
     /// An expression over the parameters, run after authorization and
     /// before the body: `check = export_allowed(&account, &columns)`.
     pub(crate) check: Option<Expr>,
+    /// A `bool` expression over the parameters, run after `check`: whether
+    /// this call needs a person's approval (`approval = amount_cents > 10_000`).
+    pub(crate) approval: Option<Expr>,
+    /// A scope the approver must hold.
+    pub(crate) approver_scope: Option<LitStr>,
     /// Field names that look like trusted context but are the tool's own
     /// business data: `business_fields = ["user_id"]` for an admin tool.
     pub(crate) business_fields: Vec<LitStr>,
@@ -64,7 +70,7 @@ pub(crate) fn parse(tokens: TokenStream, errors: &mut Errors) -> ToolAttrs {
             _ => {
                 match key.as_str() {
                     "name" | "version" | "description" | "scope" | "effect" | "check"
-                    | "business_fields" => {
+                    | "approval" | "approver_scope" | "business_fields" => {
                         errors.at(&meta, format_args!("`{key}` needs a value: `{key} = …`"))
                     }
                     _ => errors.at(
@@ -108,6 +114,8 @@ pub(crate) fn parse(tokens: TokenStream, errors: &mut Errors) -> ToolAttrs {
                 set(&mut attrs.effect, ident);
             }
             "check" => set(&mut attrs.check, Some(value.clone())),
+            "approval" => set(&mut attrs.approval, Some(value.clone())),
+            "approver_scope" => set(&mut attrs.approver_scope, string(value, &key, errors)),
             "business_fields" => match value {
                 Expr::Array(array) => {
                     for element in &array.elems {

@@ -32,6 +32,7 @@ pub(crate) enum Gate {
     Resolve,
     Authorize,
     Checks,
+    Effect,
     Execute,
 }
 
@@ -46,6 +47,7 @@ impl Gate {
             Gate::Resolve => "resolve",
             Gate::Authorize => "authorize",
             Gate::Checks => "checks",
+            Gate::Effect => "effect",
             Gate::Execute => "execute",
         }
     }
@@ -178,6 +180,22 @@ pub(crate) fn failed(ctx: &ToolContext, tool: &str, error: &dyn std::error::Erro
         gate = Gate::Execute.as_str(),
         error = text_of(error),
         "tool failed"
+    );
+}
+
+/// A decision of gate 6: an approval requested, granted, denied or used, a
+/// stale object, a replay, a call in progress, a conflicting key.
+pub(crate) fn effect(ctx: &ToolContext, tool: &str, decision: &str, approval: &str) {
+    tracing::info!(
+        target: "toolgate::audit",
+        request_id = text(ctx.request_id()),
+        actor = text(ctx.actor()),
+        tenant = text(ctx.tenant()),
+        tool = escaped(tool, MAX_TOOL_CHARS),
+        gate = Gate::Effect.as_str(),
+        decision,
+        approval = text(approval),
+        "effect decision"
     );
 }
 

@@ -25,6 +25,14 @@ use core::fmt;
 /// | `INVALID_LENGTH` | 3 | yes | a string or array that is too short or too long |
 /// | `PATTERN_MISMATCH` | 3 | yes | a string that does not match the field's pattern |
 /// | `INVALID_FORMAT` | 3 | yes | a string that is not a valid email, URL, IP address, … |
+/// | `IN_PROGRESS` | 6 | yes | a call with the same idempotency key is running; try again shortly |
+/// | `IDEMPOTENCY_CONFLICT` | 6 | no | the idempotency key the host gave was used for a call with other arguments |
+/// | `APPROVAL_PENDING` | 6 | no | the approval being resumed has not been decided yet |
+/// | `APPROVAL_DENIED` | 6 | no | a person denied the approval; the call did not run |
+/// | `APPROVAL_EXPIRED` | 6 | no | the approval expired before it was decided or resumed |
+/// | `APPROVAL_USED` | 6 | no | the approval was used by an earlier run |
+/// | `STALE` | 6, body | yes | an object changed between its authorization (or approval) and the write; nothing was done |
+/// | `UNAVAILABLE` | 6 | yes | the server could not record the call's effect state; nothing ran |
 /// | `VERSION_MISMATCH` | stored calls | no | a stored call was made for another version of the tool |
 /// | `INTERNAL` | 7 | no | the tool failed, or something after gate 1 panicked; only the request id is shown |
 ///
@@ -72,6 +80,22 @@ pub enum Code {
     PatternMismatch,
     /// `INVALID_FORMAT`
     InvalidFormat,
+    /// `IN_PROGRESS`
+    InProgress,
+    /// `IDEMPOTENCY_CONFLICT`
+    IdempotencyConflict,
+    /// `APPROVAL_PENDING`
+    ApprovalPending,
+    /// `APPROVAL_DENIED`
+    ApprovalDenied,
+    /// `APPROVAL_EXPIRED`
+    ApprovalExpired,
+    /// `APPROVAL_USED`
+    ApprovalUsed,
+    /// `STALE`
+    Stale,
+    /// `UNAVAILABLE`
+    Unavailable,
     /// `VERSION_MISMATCH`
     VersionMismatch,
     /// `INTERNAL`
@@ -80,7 +104,7 @@ pub enum Code {
     Domain(DomainCode),
 }
 
-const BUILTIN: [(Code, &str); 18] = [
+const BUILTIN: [(Code, &str); 26] = [
     (Code::NotPermitted, "NOT_PERMITTED"),
     (Code::PayloadTooLarge, "PAYLOAD_TOO_LARGE"),
     (Code::TooDeep, "TOO_DEEP"),
@@ -97,6 +121,14 @@ const BUILTIN: [(Code, &str); 18] = [
     (Code::InvalidLength, "INVALID_LENGTH"),
     (Code::PatternMismatch, "PATTERN_MISMATCH"),
     (Code::InvalidFormat, "INVALID_FORMAT"),
+    (Code::InProgress, "IN_PROGRESS"),
+    (Code::IdempotencyConflict, "IDEMPOTENCY_CONFLICT"),
+    (Code::ApprovalPending, "APPROVAL_PENDING"),
+    (Code::ApprovalDenied, "APPROVAL_DENIED"),
+    (Code::ApprovalExpired, "APPROVAL_EXPIRED"),
+    (Code::ApprovalUsed, "APPROVAL_USED"),
+    (Code::Stale, "STALE"),
+    (Code::Unavailable, "UNAVAILABLE"),
     (Code::VersionMismatch, "VERSION_MISMATCH"),
     (Code::Internal, "INTERNAL"),
 ];
@@ -126,6 +158,14 @@ impl Code {
             Code::InvalidLength => "INVALID_LENGTH",
             Code::PatternMismatch => "PATTERN_MISMATCH",
             Code::InvalidFormat => "INVALID_FORMAT",
+            Code::InProgress => "IN_PROGRESS",
+            Code::IdempotencyConflict => "IDEMPOTENCY_CONFLICT",
+            Code::ApprovalPending => "APPROVAL_PENDING",
+            Code::ApprovalDenied => "APPROVAL_DENIED",
+            Code::ApprovalExpired => "APPROVAL_EXPIRED",
+            Code::ApprovalUsed => "APPROVAL_USED",
+            Code::Stale => "STALE",
+            Code::Unavailable => "UNAVAILABLE",
             Code::VersionMismatch => "VERSION_MISMATCH",
             Code::Internal => "INTERNAL",
             Code::Domain(code) => code.as_str(),
@@ -133,7 +173,8 @@ impl Code {
     }
 
     /// Whether a rejection with this code invites the model to fix the call
-    /// and try again. Gate 2–3 codes do; the rest do not. A tool body chooses
+    /// and try again. Gate 2–3 codes do, and gate 6's `IN_PROGRESS`, `STALE`
+    /// and `UNAVAILABLE`; the rest do not. A tool body chooses
     /// for its domain codes ([`ToolError::retryable`](crate::ToolError::retryable)).
     pub const fn retryable(&self) -> bool {
         matches!(
@@ -146,6 +187,9 @@ impl Code {
                 | Code::InvalidLength
                 | Code::PatternMismatch
                 | Code::InvalidFormat
+                | Code::InProgress
+                | Code::Stale
+                | Code::Unavailable
         )
     }
 }

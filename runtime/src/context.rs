@@ -25,6 +25,7 @@ pub struct ToolContext {
     tenant: Box<str>,
     request_id: Box<str>,
     session_id: Option<Box<str>>,
+    call_id: Option<Box<str>>,
     scopes: Vec<Box<str>>,
     allowed: Allowed,
 }
@@ -48,6 +49,7 @@ impl ToolContext {
             tenant: tenant.into(),
             request_id: request_id.into(),
             session_id: None,
+            call_id: None,
             scopes: Vec::new(),
             allowed: Allowed::Listed(Vec::new()),
         }
@@ -71,6 +73,17 @@ impl ToolContext {
         self
     }
 
+    /// Sets the idempotency key of this call, as the host knows it (the
+    /// provider's tool-call id, say). Gate 6 then keys the call's record by
+    /// it instead of by the action it derives from the arguments: a repeat
+    /// with this key replays the outcome, and the key reused with other
+    /// arguments is `IDEMPOTENCY_CONFLICT`.
+    #[must_use]
+    pub fn with_call_id(mut self, call_id: impl Into<Box<str>>) -> Self {
+        self.call_id = Some(call_id.into());
+        self
+    }
+
     /// Adds tools, by name, to this request's allow-list.
     #[must_use]
     pub fn allow_tools<I>(mut self, names: I) -> Self
@@ -91,6 +104,11 @@ impl ToolContext {
     pub fn allow_all_tools(mut self) -> Self {
         self.allowed = Allowed::Every;
         self
+    }
+
+    /// The host's idempotency key for this call, if it gave one.
+    pub fn call_id(&self) -> Option<&str> {
+        self.call_id.as_deref()
     }
 
     /// The authenticated actor.

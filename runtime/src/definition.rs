@@ -5,8 +5,9 @@ use serde_json::Value;
 
 /// What a tool's call can change, declared with `#[tool(effect = …)]`.
 ///
-/// Today this is metadata exported with the definition; the effect gate will
-/// use it to require approval for irreversible calls.
+/// Gate 6 reads it: an `irreversible` call needs a person's approval unless
+/// the tool or the toolbox says otherwise, and `write` and `irreversible`
+/// calls are idempotent (a repeat replays the first outcome).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Effect {
@@ -52,9 +53,17 @@ pub struct ToolDef {
     /// Names the tool declared as its own data although they look like
     /// trusted context (`#[tool(business_fields = [...])]`).
     pub(crate) business_fields: &'static [&'static str],
+    /// A scope the approver of a call must hold (`#[tool(approver_scope = …)]`).
+    pub(crate) approver_scope: Option<&'static str>,
 }
 
 impl ToolDef {
+    /// The scope a person must hold to approve a call of this tool, if the
+    /// tool names one.
+    pub fn approver_scope(&self) -> Option<&'static str> {
+        self.approver_scope
+    }
+
     /// The tool's name, unique in a toolbox; safe for every provider
     /// (`^[A-Za-z_][A-Za-z0-9_-]{0,63}$`).
     pub fn name(&self) -> &'static str {

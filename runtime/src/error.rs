@@ -131,6 +131,23 @@ impl ToolError {
         ))
     }
 
+    /// Reports a lost race: the object the body was to change is no longer
+    /// at the version it was authorized at (its compare-and-set matched no
+    /// row), and the body changed nothing. Gate 6 records no outcome for
+    /// the call, so it can run again; a call that was approved asks for a
+    /// fresh approval with the object as it is now. The model reads a
+    /// retryable `STALE`.
+    ///
+    /// ```
+    /// use toolgate::{Code, ToolError};
+    ///
+    /// let error = ToolError::stale();
+    /// assert_eq!(error.as_rejection().map(|r| r.code()), Some(Code::Stale));
+    /// ```
+    pub fn stale() -> Self {
+        ToolError(Repr::Rejected(crate::effect::stale()))
+    }
+
     /// The reason for a flat denial from [`not_permitted`](Self::not_permitted),
     /// for the audit log (escaped and cut there like every logged text).
     /// Never shown to the model. No effect on other errors.

@@ -514,7 +514,13 @@ impl<'de, V: VariantAccess<'de>> VariantAccess<'de> for Contents<'_, V> {
     fn tuple_variant<W: Visitor<'de>>(self, len: usize, visitor: W) -> Result<W::Value, V::Error> {
         let (inner, log) = (self.inner, self.log);
         log.within(self.step, || {
-            inner.tuple_variant(len, Watch { inner: visitor, log })
+            inner.tuple_variant(
+                len,
+                Watch {
+                    inner: visitor,
+                    log,
+                },
+            )
         })
     }
 
@@ -525,7 +531,13 @@ impl<'de, V: VariantAccess<'de>> VariantAccess<'de> for Contents<'_, V> {
     ) -> Result<W::Value, V::Error> {
         let (inner, log) = (self.inner, self.log);
         log.within(self.step, || {
-            inner.struct_variant(fields, Watch { inner: visitor, log })
+            inner.struct_variant(
+                fields,
+                Watch {
+                    inner: visitor,
+                    log,
+                },
+            )
         })
     }
 }

@@ -10,6 +10,8 @@
 //! | 1 | bounded parse: size, depth, nodes, string length, duplicate keys, UTF-8 | specific, not retryable |
 //! | 2 | serde into a closed struct (`deny_unknown_fields`) | specific, retryable |
 //! | 3 | garde rules | specific, retryable |
+//! | 4–5 | each referenced object resolved in the caller's tenant, then authorized | one flat `NOT_PERMITTED` |
+//! | 6 | approval for irreversible calls, idempotency for writes ([`Approval`]) | `approval_required`, a replay, or a gate-6 code |
 //! | 7 | the body, with `&ToolContext` and state injected | internal errors never leak |
 //!
 //! ```
@@ -57,6 +59,7 @@ mod bounded;
 mod code;
 mod context;
 mod definition;
+mod effect;
 mod error;
 mod keys;
 mod lengths;
@@ -88,6 +91,10 @@ pub use bounded::RawArgs;
 pub use code::{Code, DomainCode};
 pub use context::ToolContext;
 pub use definition::{Effect, ToolDef};
+pub use effect::{
+    Approval, ApprovalRule, ApprovalState, Claim, Clock, Consumed, Decided, Decision, EffectPolicy,
+    EffectStore, MemoryStore, Seen, StoreError, SystemClock,
+};
 pub use error::{BodyCode, ToolError};
 pub use limits::Limits;
 pub use outcome::{Failure, Outcome};
@@ -97,7 +104,7 @@ pub use semantic::Valid;
 pub use stored::StoredCall;
 pub use structural::Parsed;
 pub use tool::{BoxFuture, Tool};
-pub use toolbox::{RegisterError, Toolbox};
+pub use toolbox::{ApprovalError, RegisterError, Toolbox};
 
 pub use toolgate_macros::tool;
 

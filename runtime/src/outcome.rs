@@ -1,9 +1,12 @@
 //! What one call ends in.
 
-use serde::ser::{Serialize, SerializeStruct, Serializer};
+use serde::ser::{Serialize, SerializeMap, SerializeStruct, Serializer};
 use serde_json::Value;
 
-use crate::{Code, Rejection};
+use crate::{Approval, Code, Rejection};
+
+/// What the model reads when a call waits for approval.
+const APPROVAL_MESSAGE: &str = "This call needs a person's approval before it runs, and approval has been requested. It has not run; do not repeat it. The result will follow once it is approved.";
 
 /// The result of one call: done, rejected or failed.
 ///
@@ -13,6 +16,10 @@ use crate::{Code, Rejection};
 /// - `{"status":"rejected","code":…,"path":…,"safe_message":…,"retryable":…}`
 ///   (see [`Rejection`])
 /// - `{"status":"failed","code":"INTERNAL","safe_message":…,"retryable":false,"request_id":…}`
+/// - `{"status":"approval_required","approval_id":…,"safe_message":…,"retryable":false}`:
+///   the call did not run; a person decides on it (see [`Approval`])
+/// - a replay: the stored outcome of an earlier identical call, with
+///   `"replayed":true`; the body did not run again
 ///
 /// ```
 /// use toolgate::Outcome;
@@ -22,6 +29,7 @@ use crate::{Code, Rejection};
 /// assert!(done.rejection().is_none());
 /// ```
 #[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
 pub enum Outcome {
     /// The body ran and returned this value.
     Done(Value),
@@ -29,6 +37,12 @@ pub enum Outcome {
     Rejected(Rejection),
     /// The body failed; the detail is in the audit log under the request id.
     Failed(Failure),
+    /// Gate 6: the call needs a person's approval and did not run. The
+    /// approval is the preview to show them.
+    ApprovalRequired(Box<Approval>),
+    /// Gate 6: an identical call finished before; this is the outcome the
+    /// model read then, as JSON, and the body did not run again.
+    Replayed(Value),
 }
 
 impl Outcome {
@@ -40,12 +54,29 @@ impl Outcome {
         }
     }
 
-    /// The result, if the call completed.
+    /// The result, if the call completed (now, or in the call a replay
+    /// repeats).
     pub fn value(&self) -> Option<&Value> {
         match self {
             Outcome::Done(v) => Some(v),
+            Outcome::Replayed(stored) if stored.get("status") == Some(&Value::from("done")) => {
+                stored.get("result")
+            }
             _ => None,
         }
+    }
+
+    /// The approval to ask a person for, if the call needs one.
+    pub fn approval(&self) -> Option<&Approval> {
+        match self {
+            Outcome::ApprovalRequired(approval) => Some(approval),
+            _ => None,
+        }
+    }
+
+    /// Whether this is the stored outcome of an earlier call.
+    pub fn is_replay(&self) -> bool {
+        matches!(self, Outcome::Replayed(_))
     }
 
     /// The outcome as the JSON the model reads.
@@ -71,6 +102,30 @@ impl Serialize for Outcome {
             }
             Outcome::Rejected(rejection) => rejection.serialize(serializer),
             Outcome::Failed(failure) => failure.serialize(serializer),
+            Outcome::ApprovalRequired(approval) => {
+                let mut s = serializer.serialize_struct("Outcome", 4)?;
+                s.serialize_field("status", "approval_required")?;
+                s.serialize_field("approval_id", &approval.id)?;
+                s.serialize_field("safe_message", APPROVAL_MESSAGE)?;
+                s.serialize_field("retryable", &false)?;
+                s.end()
+            }
+            // The stored outcome as it was read, `status` first, then
+            // `"replayed":true`.
+            Outcome::Replayed(stored) => {
+                let Value::Object(fields) = stored else {
+                    return stored.serialize(serializer);
+                };
+                let mut map = serializer.serialize_map(Some(fields.len() + 1))?;
+                if let Some(status) = fields.get("status") {
+                    map.serialize_entry("status", status)?;
+                }
+                for (key, value) in fields.iter().filter(|(k, _)| *k != "status") {
+                    map.serialize_entry(key, value)?;
+                }
+                map.serialize_entry("replayed", &true)?;
+                map.end()
+            }
         }
     }
 }

@@ -8,7 +8,7 @@ pub use serde_json;
 pub use std::sync::OnceLock;
 
 pub use crate::keys::{ParsedKey, parsed_key};
-pub use crate::tool::{BoxFuture, IntoOutcome, Invocation, check};
+pub use crate::tool::{BoxFuture, IntoOutcome, Invocation, check, into_outcome};
 
 use crate::{Effect, ToolDef, schema};
 
@@ -21,6 +21,7 @@ pub struct Meta {
     pub effect: Effect,
     pub renames: &'static [(&'static str, &'static str)],
     pub business_fields: &'static [&'static str],
+    pub approver_scope: Option<&'static str>,
     /// The result's schema, found by [`Output`].
     pub output_schema: Option<serde_json::Value>,
 }
@@ -33,6 +34,7 @@ pub fn define<A: schemars::JsonSchema>(meta: Meta) -> ToolDef {
     ToolDef {
         shape,
         business_fields: meta.business_fields,
+        approver_scope: meta.approver_scope,
         name: meta.name,
         version: meta.version,
         description: schema::described(meta.description, &schema),
@@ -43,6 +45,12 @@ pub fn define<A: schemars::JsonSchema>(meta: Meta) -> ToolDef {
         renames: meta.renames,
         output_schema: meta.output_schema,
     }
+}
+
+/// `#[tool(approval = …)]` is a `bool`: whether this call needs approval.
+#[inline(always)]
+pub fn approval_is_a_bool(needed: bool) -> bool {
+    needed
 }
 
 /// A model argument's type must be readable from the model's JSON.

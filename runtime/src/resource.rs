@@ -75,6 +75,23 @@ pub trait Resource<S>: Sized + Send + Sync + 'static {
         state: &S,
         reference: &Self::Ref,
     ) -> impl Future<Output = Result<Option<Self>, Fault>> + Send;
+
+    /// The object's version as resolved (a row version, a revision
+    /// counter), if it has one. Gate 6 records it in an approval: if the
+    /// object has another version when the approval is resumed, the call
+    /// does not run and a fresh approval is asked for. A body makes its
+    /// write a compare-and-set on it (`UPDATE … WHERE id = $1 AND version
+    /// = $2`) and reports a lost race with [`ToolError::stale`](crate::ToolError::stale).
+    fn version(&self) -> Option<u64> {
+        None
+    }
+
+    /// What a person approving a call should see of this object (an
+    /// order's customer and amount, say). Without one, the preview shows
+    /// the reference the model sent.
+    fn summary(&self) -> Option<serde_json::Value> {
+        None
+    }
 }
 
 /// An authorization policy: may this caller use this resolved object with

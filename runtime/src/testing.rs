@@ -737,9 +737,24 @@ pub async fn assert_all_rejected<S, F>(
     F: Fn(&S) -> usize,
 {
     let before = side_effects(toolbox.state());
-    let outcome = toolbox
+    let mut outcome = toolbox
         .call(ctx, suite.tool, suite.example.as_slice())
         .await;
+    // A call that needs approval is approved, by someone else holding the
+    // approver's scope, and resumed: its body must still move the count.
+    if let Some(approval) = outcome.approval() {
+        let approver =
+            ToolContext::new("toolgate-testing-approver", ctx.tenant(), ctx.request_id())
+                .with_scopes(approval.approver_scope.clone());
+        let id = approval.id.clone();
+        if let Err(error) = toolbox.approve(&approver, &id).await {
+            panic!(
+                "the valid call to `{}` needs approval, and approving it failed: {error}",
+                suite.tool
+            );
+        }
+        outcome = toolbox.resume(ctx, &id).await;
+    }
     let after = side_effects(toolbox.state());
     if !matches!(outcome, Outcome::Done(_)) {
         panic!(
@@ -793,5 +808,47 @@ pub async fn assert_all_rejected<S, F>(
             suite.cases.len(),
             failures.join("\n  ")
         );
+    }
+}
+
+/// A clock for tests of gate 6's expiries: it stands still until moved.
+/// Clones share one time.
+///
+/// ```
+/// use std::time::{Duration, SystemTime};
+/// use toolgate::{Clock, Toolbox};
+/// use toolgate::testing::ManualClock;
+///
+/// let clock = ManualClock::new(SystemTime::UNIX_EPOCH);
+/// let toolbox = Toolbox::new(()).with_clock(clock.clone());
+/// clock.advance(Duration::from_secs(16 * 60)); // past an approval's expiry
+/// assert_eq!(clock.now(), SystemTime::UNIX_EPOCH + Duration::from_secs(960));
+/// # let _ = toolbox;
+/// ```
+#[derive(Clone, Debug)]
+pub struct ManualClock(std::sync::Arc<std::sync::Mutex<std::time::SystemTime>>);
+
+impl ManualClock {
+    /// A clock showing `start`.
+    pub fn new(start: std::time::SystemTime) -> Self {
+        ManualClock(std::sync::Arc::new(std::sync::Mutex::new(start)))
+    }
+
+    /// Moves the clock on by `by`.
+    pub fn advance(&self, by: std::time::Duration) {
+        let mut now = self
+            .0
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        *now += by;
+    }
+}
+
+impl crate::Clock for ManualClock {
+    fn now(&self) -> std::time::SystemTime {
+        *self
+            .0
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 }

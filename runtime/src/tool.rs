@@ -6,11 +6,12 @@ use core::pin::Pin;
 use serde::Serialize;
 
 use crate::audit::{self, Gate};
+use crate::effect::Effects;
 use crate::error::Repr;
 use crate::outcome::Failure;
 use crate::resource::{self, Authorize, Authorized, ToolInfo};
 use crate::semantic::Valid;
-use crate::{Outcome, RawArgs, ToolContext, ToolDef, ToolError, semantic, structural};
+use crate::{Approval, Outcome, RawArgs, ToolContext, ToolDef, ToolError, semantic, structural};
 
 /// A boxed, sendable future, as tools return them.
 pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
@@ -63,6 +64,11 @@ pub struct Invocation<'a, S> {
     pub(crate) state: &'a S,
     pub(crate) raw: RawArgs<'a>,
     pub(crate) def: &'static ToolDef,
+    pub(crate) effects: &'a Effects,
+    /// The approval this run resumes, if any.
+    pub(crate) resuming: Option<&'a Approval>,
+    /// Each authorized object: its field (wire name), version and summary.
+    pub(crate) seen: Vec<(&'static str, Option<u64>, Option<serde_json::Value>)>,
 }
 
 impl<'a, S> Invocation<'a, S> {
@@ -94,7 +100,7 @@ impl<'a, S> Invocation<'a, S> {
     /// Gates 4 and 5 for the reference in field `field`: resolve it within
     /// the caller's tenant, then authorize the resolved object for tool `T`.
     pub async fn authorize<T, R>(
-        &self,
+        &mut self,
         field: &'static str,
         reference: &R::Ref,
     ) -> Result<Authorized<R, T>, Outcome>
@@ -113,9 +119,16 @@ impl<'a, S> Invocation<'a, S> {
             );
             return Err(Outcome::Rejected(crate::Rejection::not_permitted()));
         }
-        resource::authorize::<T, R, S>(self.ctx, self.state, self.def.name(), field, reference)
-            .await
-            .map_err(Outcome::Rejected)
+        let authorized =
+            resource::authorize::<T, R, S>(self.ctx, self.state, self.def.name(), field, reference)
+                .await
+                .map_err(Outcome::Rejected)?;
+        self.seen.push((
+            field,
+            <R as crate::Resource<S>>::version(&authorized),
+            <R as crate::Resource<S>>::summary(&authorized),
+        ));
+        Ok(authorized)
     }
 
     /// The tool's checks on its authorized resources, run before the body.
@@ -137,10 +150,28 @@ impl<'a, S> Invocation<'a, S> {
         }
     }
 
-    /// Turns what the body returned into the outcome the model sees.
-    pub fn finish<R: IntoOutcome>(&self, returned: R) -> Outcome {
-        returned.into_outcome(self.ctx, self.def)
+    /// Gate 6, then the body: `approval` is what the tool's `approval = …`
+    /// expression said (`None` without one); `body` runs only if the gate
+    /// lets it, and its outcome is recorded for replay.
+    pub async fn execute<F>(self, approval: Option<bool>, body: F) -> Outcome
+    where
+        F: Future<Output = Outcome>,
+    {
+        let needs = self
+            .effects
+            .policy
+            .needs_approval(self.def.effect(), approval);
+        if !needs && self.resuming.is_none() && self.def.effect() == crate::Effect::Read {
+            return body.await;
+        }
+        crate::effect::gate(self, needs, body).await
     }
+}
+
+/// What the body returned, as the outcome the model sees.
+#[doc(hidden)]
+pub fn into_outcome<R: IntoOutcome>(returned: R, ctx: &ToolContext, def: &ToolDef) -> Outcome {
+    returned.into_outcome(ctx, def)
 }
 
 /// What a tool function may return: `Result<T, ToolError>` with `T: Serialize`.

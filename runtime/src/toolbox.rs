@@ -2,13 +2,16 @@
 
 use std::collections::BTreeMap;
 use std::fmt;
+use std::sync::Arc;
+
+use crate::effect::Effects;
 
 use crate::audit::{self, Gate};
 use crate::outcome::Failure;
 use crate::tool::Invocation;
 use crate::{
-    Arguments, Code, Limits, Outcome, Rejection, StoredCall, Tool, ToolContext, ToolDef, bounded,
-    panic,
+    Approval, ApprovalState, Arguments, Clock, Code, Decided, Decision, EffectPolicy, EffectStore,
+    Limits, Outcome, Rejection, StoreError, StoredCall, Tool, ToolContext, ToolDef, bounded, panic,
 };
 
 /// The tools a server offers, with the application state they share.
@@ -55,12 +58,50 @@ pub struct Toolbox<S> {
     state: S,
     limits: Limits,
     tools: BTreeMap<&'static str, Entry<S>>,
+    effects: Effects,
 }
 
 struct Entry<S> {
     tool: Box<dyn Tool<S>>,
     limits: Option<Limits>,
 }
+
+/// Why an approval could not be decided.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ApprovalError {
+    /// No approval has this id in the approver's tenant.
+    NotFound,
+    /// The approval expired before the decision.
+    Expired,
+    /// The approval was already approved, denied or used.
+    AlreadyDecided,
+    /// The approver lacks the scope the tool requires of approvers.
+    MissingScope(String),
+    /// The approver made the call, and the policy requires someone else.
+    OwnCall,
+    /// The store failed; the text is for the host's logs.
+    Store(String),
+}
+
+impl fmt::Display for ApprovalError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ApprovalError::NotFound => f.write_str("no such approval in this tenant"),
+            ApprovalError::Expired => f.write_str("the approval expired"),
+            ApprovalError::AlreadyDecided => f.write_str("the approval was already decided"),
+            ApprovalError::MissingScope(scope) => {
+                write!(f, "the approver does not hold the scope `{scope}`")
+            }
+            ApprovalError::OwnCall => {
+                f.write_str("the approver made the call, and may not approve it")
+            }
+            ApprovalError::Store(error) => write!(f, "the effect store failed: {error}"),
+        }
+    }
+}
+
+impl std::error::Error for ApprovalError {}
 
 /// A tool could not be registered.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -176,7 +217,31 @@ impl<S: Send + Sync + 'static> Toolbox<S> {
             state,
             limits: Limits::DEFAULT,
             tools: BTreeMap::new(),
+            effects: Effects::default(),
         }
+    }
+
+    /// Sets gate 6's policy: which effect classes need approval, how long
+    /// approvals and idempotency records last, who may approve.
+    #[must_use]
+    pub fn with_effect_policy(mut self, policy: EffectPolicy) -> Self {
+        self.effects.policy = policy;
+        self
+    }
+
+    /// Sets where gate 6 keeps approvals and idempotency records (default:
+    /// a [`MemoryStore`](crate::MemoryStore), lost on restart and not shared between servers).
+    #[must_use]
+    pub fn with_effect_store(mut self, store: impl EffectStore) -> Self {
+        self.effects.store = Arc::new(store);
+        self
+    }
+
+    /// Sets the clock gate 6 reads (default: the system clock).
+    #[must_use]
+    pub fn with_clock(mut self, clock: impl Clock) -> Self {
+        self.effects.clock = Arc::new(clock);
+        self
     }
 
     /// Sets the limits for every tool without its own.
@@ -216,8 +281,8 @@ impl<S: Send + Sync + 'static> Toolbox<S> {
             });
         }
         crate::pattern::check(name, def.schema())?;
-        if let Some(found) = crate::lengths::instance(def.schema())
-            .and_then(|instance| tool.__parsed_key(&instance))
+        if let Some(found) =
+            crate::lengths::instance(def.schema()).and_then(|instance| tool.__parsed_key(&instance))
         {
             return Err(RegisterError::ParsedMapKey {
                 tool: name,
@@ -272,7 +337,7 @@ impl<S: Send + Sync + 'static> Toolbox<S> {
     ) -> Outcome {
         let arguments = arguments.into();
         match self.admit(ctx, name) {
-            Ok(entry) => self.run(ctx, entry, arguments.as_bytes()).await,
+            Ok(entry) => self.run(ctx, entry, arguments.as_bytes(), None).await,
             Err(rejection) => Outcome::Rejected(rejection),
         }
     }
@@ -298,7 +363,187 @@ impl<S: Send + Sync + 'static> Toolbox<S> {
             audit::rejected(ctx, def.name(), Gate::Version, &rejection);
             return Outcome::Rejected(rejection);
         }
-        self.run(ctx, entry, call.arguments.get().as_bytes()).await
+        self.run(ctx, entry, call.arguments.get().as_bytes(), None)
+            .await
+    }
+
+    /// The approval with this id, for the host to show a person: `None`
+    /// unless it exists in `ctx`'s tenant.
+    pub async fn approval(
+        &self,
+        ctx: &ToolContext,
+        approval_id: &str,
+    ) -> Result<Option<Approval>, StoreError> {
+        Ok(self
+            .effects
+            .store
+            .approval(approval_id)
+            .await?
+            .filter(|a| a.tenant == ctx.tenant()))
+    }
+
+    /// Records that `approver` approves the pending call `approval_id`.
+    /// The approver must be in the call's tenant, hold the tool's
+    /// `approver_scope` if it has one, and be someone other than the actor
+    /// if the policy says so ([`EffectPolicy::distinct_approver`]).
+    /// [`resume`](Self::resume) then runs the call.
+    pub async fn approve(
+        &self,
+        approver: &ToolContext,
+        approval_id: &str,
+    ) -> Result<(), ApprovalError> {
+        self.decide(approver, approval_id, true).await
+    }
+
+    /// Records that `approver` denies the pending call `approval_id`; a
+    /// resume is then refused with `APPROVAL_DENIED`. The approver must
+    /// qualify as for [`approve`](Self::approve).
+    pub async fn deny(
+        &self,
+        approver: &ToolContext,
+        approval_id: &str,
+    ) -> Result<(), ApprovalError> {
+        self.decide(approver, approval_id, false).await
+    }
+
+    async fn decide(
+        &self,
+        approver: &ToolContext,
+        approval_id: &str,
+        approve: bool,
+    ) -> Result<(), ApprovalError> {
+        let store = &*self.effects.store;
+        let verb = if approve {
+            "approval_granted"
+        } else {
+            "approval_denied"
+        };
+        let refuse = |error: ApprovalError| {
+            audit::denied(
+                approver,
+                "",
+                Gate::Effect,
+                &format!("{verb} refused: {error}"),
+            );
+            Err(error)
+        };
+        let approval = match store.approval(approval_id).await {
+            Ok(Some(approval)) if approval.tenant == approver.tenant() => approval,
+            Ok(_) => return refuse(ApprovalError::NotFound),
+            Err(error) => return refuse(ApprovalError::Store(error.to_string())),
+        };
+        if let Some(scope) = &approval.approver_scope
+            && !approver.has_scope(scope)
+        {
+            return refuse(ApprovalError::MissingScope(scope.to_owned()));
+        }
+        if approval.distinct_approver && approval.actor == approver.actor() {
+            return refuse(ApprovalError::OwnCall);
+        }
+        let by = approver.actor().to_owned();
+        let decision = if approve {
+            Decision::Approve(by)
+        } else {
+            Decision::Deny(by)
+        };
+        match store
+            .decide(approval_id, decision, self.effects.clock.now())
+            .await
+        {
+            Ok(Decided::Done) => {
+                audit::effect(approver, &approval.tool, verb, approval_id);
+                Ok(())
+            }
+            Ok(Decided::Unknown) => refuse(ApprovalError::NotFound),
+            Ok(Decided::Expired) => refuse(ApprovalError::Expired),
+            Ok(Decided::AlreadyDecided) => refuse(ApprovalError::AlreadyDecided),
+            Err(error) => refuse(ApprovalError::Store(error.to_string())),
+        }
+    }
+
+    /// Runs an approved call: the call `approval_id` stands for, made by
+    /// `ctx`'s actor in `ctx`'s tenant, passes gates 0–5 again under the
+    /// current context and state, must match what was approved (tool,
+    /// version, fingerprint, arguments, objects), and runs once. If an
+    /// object's version changed, nothing runs and a fresh approval is asked
+    /// for (`Outcome::ApprovalRequired`). A repeat after the run replays
+    /// its outcome.
+    ///
+    /// An unknown or forged id, or another tenant's or actor's approval, is
+    /// the flat `NOT_PERMITTED`; a pending, denied, expired or used one has
+    /// its own code.
+    pub async fn resume(&self, ctx: &ToolContext, approval_id: &str) -> Outcome {
+        let approval = match self.effects.store.approval(approval_id).await {
+            Ok(Some(approval))
+                if approval.tenant == ctx.tenant() && approval.actor == ctx.actor() =>
+            {
+                approval
+            }
+            Ok(_) => {
+                audit::denied(
+                    ctx,
+                    "",
+                    Gate::Effect,
+                    "no such approval for this tenant and actor",
+                );
+                return Outcome::Rejected(Rejection::not_permitted());
+            }
+            Err(error) => {
+                audit::failed(ctx, "", &error);
+                return Outcome::Rejected(Rejection::new(
+                    Code::Unavailable,
+                    "The server could not look up this approval. Try again shortly.",
+                ));
+            }
+        };
+        let now = self.effects.clock.now();
+        let refusal = match &approval.state {
+            ApprovalState::Pending if now < approval.expires_at => Some(crate::effect::pending()),
+            ApprovalState::Denied { .. } => Some(crate::effect::denied()),
+            ApprovalState::Pending | ApprovalState::Approved { .. }
+                if now >= approval.expires_at =>
+            {
+                Some(crate::effect::expired())
+            }
+            // A used approval replays the outcome of its run, if that is
+            // still kept; gate 6 refuses it otherwise.
+            ApprovalState::Approved { .. } | ApprovalState::Used { .. } => None,
+            ApprovalState::Pending => Some(crate::effect::expired()),
+        };
+        if let Some(rejection) = refusal {
+            audit::rejected(ctx, &approval.tool, Gate::Effect, &rejection);
+            return Outcome::Rejected(rejection);
+        }
+        let entry = match self.admit(ctx, &approval.tool) {
+            Ok(entry) => entry,
+            Err(rejection) => return Outcome::Rejected(rejection),
+        };
+        let def = entry.tool.definition();
+        if approval.version != def.version() || approval.fingerprint != def.fingerprint() {
+            let rejection = Rejection::new(
+                Code::VersionMismatch,
+                format!(
+                    "this call was approved for another version of {}; the current one is version {}. Make the call again.",
+                    def.name(),
+                    def.version()
+                ),
+            );
+            audit::rejected(ctx, def.name(), Gate::Version, &rejection);
+            return Outcome::Rejected(rejection);
+        }
+        let bytes = crate::effect::canonical(&approval.arguments);
+        let outcome = self
+            .run(ctx, entry, bytes.as_bytes(), Some(&approval))
+            .await;
+        if outcome.rejection().map(Rejection::code) == Some(Code::Stale) {
+            // The body's compare-and-set lost: the object moved on after
+            // gate 6 compared versions. Running the gates again finds its
+            // new version and asks for a fresh approval; nothing runs.
+            return self
+                .run(ctx, entry, bytes.as_bytes(), Some(&approval))
+                .await;
+        }
+        outcome
     }
 
     /// Gate 0: one answer for every reason, the reason in the audit log.
@@ -340,7 +585,13 @@ impl<S: Send + Sync + 'static> Toolbox<S> {
         Some(bounded::scan(bytes, &limits).and_then(|raw| entry.tool.__check(raw)))
     }
 
-    async fn run(&self, ctx: &ToolContext, entry: &Entry<S>, bytes: &[u8]) -> Outcome {
+    async fn run(
+        &self,
+        ctx: &ToolContext,
+        entry: &Entry<S>,
+        bytes: &[u8],
+        resuming: Option<&Approval>,
+    ) -> Outcome {
         let def = entry.tool.definition();
         let limits = entry.limits.unwrap_or(self.limits);
         let raw = match bounded::scan(bytes, &limits) {
@@ -355,6 +606,9 @@ impl<S: Send + Sync + 'static> Toolbox<S> {
             state: &self.state,
             raw,
             def,
+            effects: &self.effects,
+            resuming,
+            seen: Vec::new(),
         };
         match panic::contain(|| entry.tool.__call(invocation)).await {
             Ok(outcome) => outcome,

@@ -29,7 +29,7 @@ impl Tool<Shop> for Forger {
         Peek::definition()
     }
 
-    fn __call<'a>(&'a self, invocation: Invocation<'a, Shop>) -> BoxFuture<'a, Outcome> {
+    fn __call<'a>(&'a self, mut invocation: Invocation<'a, Shop>) -> BoxFuture<'a, Outcome> {
         Box::pin(async move {
             let reference: OrderRef = serde_json::from_str(r#""ord_1001""#).unwrap();
             let authorized: Result<Authorized<Order, IssueRefund>, Outcome> = invocation

@@ -12,7 +12,7 @@ use toolgate::{Code, Outcome, ToolContext, Toolbox};
 use toolgate_examples::refund::{EXCEEDS_REFUNDABLE, IssueRefund, Shop};
 
 fn toolbox() -> Toolbox<Shop> {
-    let mut toolbox = Toolbox::new(Shop::demo());
+    let mut toolbox = Toolbox::new(Shop::demo()).with_effect_policy(common::no_approvals());
     toolbox.register(IssueRefund).unwrap();
     toolbox
 }
@@ -101,7 +101,8 @@ fn concurrent_refunds_cannot_both_pass() {
     // refused there never arrives, and the timeout below reports it). Only
     // the atomic check at commit can let exactly one through, in every run.
     const CALLS: usize = 8;
-    let mut toolbox = Toolbox::new(Shop::demo().race_at_commit(CALLS));
+    let mut toolbox =
+        Toolbox::new(Shop::demo().race_at_commit(CALLS)).with_effect_policy(common::no_approvals());
     toolbox.register(IssueRefund).unwrap();
     let toolbox = Arc::new(toolbox);
     let runtime = tokio::runtime::Builder::new_multi_thread()
@@ -111,12 +112,15 @@ fn concurrent_refunds_cannot_both_pass() {
         .unwrap();
     let outcomes: Vec<Outcome> = runtime.block_on(async {
         let calls: Vec<_> = (0..CALLS)
-            .map(|_| {
+            .map(|i| {
                 let toolbox = Arc::clone(&toolbox);
+                // Eight separate calls, each with its own id: identical calls
+                // without one would be one action to gate 6.
+                let ctx = ctx().with_call_id(format!("call_{i}"));
                 tokio::spawn(async move {
                     toolbox
                         .call(
-                            &ctx(),
+                            &ctx,
                             "issue_refund",
                             r#"{"order":"ord_1001","amount_cents":6000}"#,
                         )
@@ -134,9 +138,16 @@ fn concurrent_refunds_cannot_both_pass() {
         outcomes
     });
     let done = outcomes.iter().filter(|o| o.value().is_some()).count();
+    // The commit's compare-and-set on the order's version refuses every
+    // refund after the first as STALE (the order moved on); without it,
+    // the amount re-check would refuse them as EXCEEDS_REFUNDABLE. Either
+    // way, one refund commits.
     let refused = outcomes
         .iter()
-        .filter(|o| o.rejection().map(|r| r.code()) == Some(Code::Domain(EXCEEDS_REFUNDABLE)))
+        .filter(|o| {
+            let code = o.rejection().map(|r| r.code());
+            code == Some(Code::Stale) || code == Some(Code::Domain(EXCEEDS_REFUNDABLE))
+        })
         .count();
     assert_eq!((done, refused), (1, CALLS - 1), "{outcomes:?}");
     let refunds = toolbox.state().refunds();

@@ -56,7 +56,7 @@ fn subject<S: Send + Sync + 'static>(
         tool,
         example,
         call: Box::new(move |bytes| {
-            let mut toolbox = Toolbox::new(state());
+            let mut toolbox = Toolbox::new(state()).with_effect_policy(common::no_approvals());
             register(&mut toolbox);
             block_on(toolbox.call(&ctx, tool, bytes))
         }),

@@ -7,7 +7,7 @@ use toolgate::{Code, Outcome, ToolContext, Toolbox};
 use toolgate_examples::invoice::{Billing, RefundInvoice};
 
 fn toolbox() -> Toolbox<Billing> {
-    let mut toolbox = Toolbox::new(Billing::demo());
+    let mut toolbox = Toolbox::new(Billing::demo()).with_effect_policy(common::no_approvals());
     toolbox.register(RefundInvoice).unwrap();
     toolbox
 }

@@ -1095,7 +1095,10 @@ fn a_nested_map_whose_keys_are_parsed_is_refused_at_registration() {
             reads: "deserialize_str",
         }
     );
-    assert!(error.to_string().contains("key the map by `String`"), "{error}");
+    assert!(
+        error.to_string().contains("key the map by `String`"),
+        "{error}"
+    );
     let error = toolbox.register(TagThings).unwrap_err();
     assert_eq!(
         error,
@@ -1126,6 +1129,14 @@ fn nested_map_keys_that_keep_their_spelling_register_and_aliases_are_refused() {
         Some((Code::UnknownField, "/keyed/by_colour/crimson".to_owned())),
         "{outcome:?}"
     );
-    let outcome = call(&toolbox, "keep_keys", &keyed(r#"{"blue":1}"#).replace(r#""7""#, r#""07""#));
-    assert_eq!(code(&outcome).map(|c| c.1), Some("/keyed/by_number/07".to_owned()), "{outcome:?}");
+    let outcome = call(
+        &toolbox,
+        "keep_keys",
+        &keyed(r#"{"blue":1}"#).replace(r#""7""#, r#""07""#),
+    );
+    assert_eq!(
+        code(&outcome).map(|c| c.1),
+        Some("/keyed/by_number/07".to_owned()),
+        "{outcome:?}"
+    );
 }

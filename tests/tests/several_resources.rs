@@ -90,7 +90,7 @@ fn toolbox() -> Toolbox<Bank> {
         bank.accounts
             .insert((tenant.into(), id.into()), (owner.into(), 100));
     }
-    let mut toolbox = Toolbox::new(bank);
+    let mut toolbox = Toolbox::new(bank).with_effect_policy(common::no_approvals());
     toolbox.register(Transfer).unwrap();
     toolbox
 }

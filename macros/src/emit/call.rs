@@ -14,6 +14,8 @@ pub(crate) fn emit(tool: &ToolFn) -> TokenStream {
     let fn_ident = &tool.func.sig.ident;
     let site = Span::mixed_site();
     let invocation = quote_spanned!(site=> __invocation);
+    let context = quote_spanned!(site=> __context);
+    let state_ref = quote_spanned!(site=> __state);
 
     let (impl_generics, state) = match tool.state() {
         Some(ty) => (quote!(), quote!(#ty)),
@@ -31,15 +33,15 @@ pub(crate) fn emit(tool: &ToolFn) -> TokenStream {
     for param in &tool.params {
         match param {
             Param::Context(name) => {
-                call_args.push(quote!(#invocation.context()));
+                call_args.push(quote!(#context));
                 if let Some(name) = name {
-                    bindings.push(quote!(let #name = #invocation.context();));
+                    bindings.push(quote!(let #name = #context;));
                 }
             }
             Param::State(_, name) => {
-                call_args.push(quote!(#invocation.state()));
+                call_args.push(quote!(#state_ref));
                 if let Some(name) = name {
-                    bindings.push(quote!(let #name = #invocation.state();));
+                    bindings.push(quote!(let #name = #state_ref;));
                 }
             }
             Param::Model(arg) => {
@@ -93,6 +95,12 @@ pub(crate) fn emit(tool: &ToolFn) -> TokenStream {
         }
     });
     let awaited = tool.func.sig.asyncness.map(|_| quote!(.await));
+    let approval = match &tool.attrs.approval {
+        Some(expr) => quote_spanned! {expr.span()=>
+            ::core::option::Option::Some(::toolgate::__private::approval_is_a_bool(#expr))
+        },
+        None => quote!(::core::option::Option::None),
+    };
 
     // Spanned on the user's tokens so that a failed bound names the parameter
     // or return type that caused it.
@@ -130,8 +138,11 @@ pub(crate) fn emit(tool: &ToolFn) -> TokenStream {
         ReturnType::Type(_, ty) => ty.span(),
         ReturnType::Default => tool.func.sig.ident.span(),
     };
+    // The body is a future the effect gate polls only if the call may run.
     let finish = quote_spanned! {output_span=>
-        #invocation.finish(#fn_ident(#(#call_args),*)#awaited)
+        #invocation.execute(#approval, async move {
+            ::toolgate::__private::into_outcome(#fn_ident(#(#call_args),*)#awaited, #context, #marker::definition())
+        }).await
     };
 
     quote! {
@@ -141,11 +152,14 @@ pub(crate) fn emit(tool: &ToolFn) -> TokenStream {
                 #marker::definition()
             }
 
+            #[allow(unused_mut)]
             fn __call<'__a>(
                 &'__a self,
-                #invocation: ::toolgate::__private::Invocation<'__a, #state>,
+                mut #invocation: ::toolgate::__private::Invocation<'__a, #state>,
             ) -> ::toolgate::BoxFuture<'__a, ::toolgate::Outcome> {
                 ::std::boxed::Box::pin(async move {
+                    let #context = #invocation.context();
+                    let #state_ref = #invocation.state();
                     let #args { #(#fields,)* } = match #invocation.validate::<#args>() {
                         ::core::result::Result::Ok(valid) => valid.into_inner(),
                         ::core::result::Result::Err(rejected) => return rejected,

@@ -41,6 +41,10 @@ pub(crate) fn emit(tool: &ToolFn) -> TokenStream {
         quote!((#rust, #wire))
     });
     let business = tool.attrs.business_fields.iter();
+    let approver_scope = match &tool.attrs.approver_scope {
+        Some(lit) => quote!(::core::option::Option::Some(#lit)),
+        None => quote!(::core::option::Option::None),
+    };
     let output_schema = match ok_type(&tool.func.sig.output) {
         Some(ty) => quote!({
             #[allow(unused_imports)]
@@ -74,6 +78,7 @@ pub(crate) fn emit(tool: &ToolFn) -> TokenStream {
                         effect: ::toolgate::Effect::#effect,
                         renames: &[#(#renames),*],
                         business_fields: &[#(#business),*],
+                        approver_scope: #approver_scope,
                         output_schema: #output_schema,
                     })
                 })

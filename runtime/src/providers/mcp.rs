@@ -103,10 +103,8 @@ pub fn call_params(params: &str) -> Result<ToolCall<'_>, ImportError> {
 /// assert_eq!(result["isError"], false);
 /// ```
 pub fn call_tool_result(outcome: &Outcome) -> Value {
-    let structured = match outcome {
-        Outcome::Done(value @ Value::Object(_)) => Some(value),
-        _ => None,
-    };
+    // A result object, now or replayed, is the structured content.
+    let structured = outcome.value().filter(|value| value.is_object());
     let text = match structured {
         Some(value) => serde_json::to_string(value).unwrap_or_default(),
         None => outcome_text(outcome),

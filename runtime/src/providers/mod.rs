@@ -114,7 +114,17 @@ pub(crate) fn outcome_text(outcome: &crate::Outcome) -> String {
     serde_json::to_string(outcome).unwrap_or_default()
 }
 
-/// Whether the model should read the outcome as an error.
+/// Whether the model should read the outcome as an error: a rejection or
+/// a failure, now or in the call a replay repeats. A call waiting for
+/// approval is not one.
 pub(crate) fn is_error(outcome: &crate::Outcome) -> bool {
-    !matches!(outcome, crate::Outcome::Done(_))
+    use crate::Outcome;
+    match outcome {
+        Outcome::Done(_) | Outcome::ApprovalRequired(_) => false,
+        Outcome::Replayed(stored) => !matches!(
+            stored.get("status").and_then(serde_json::Value::as_str),
+            Some("done")
+        ),
+        _ => true,
+    }
 }

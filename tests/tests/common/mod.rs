@@ -14,6 +14,18 @@ use tracing::span;
 use tracing::{Event, Metadata, Subscriber};
 
 /// Runs a future to completion on a fresh single-threaded runtime.
+/// Gate 6's policy with approvals off for `irreversible` tools: for tests
+/// of the other gates and of bodies, which would otherwise stop at the
+/// approval every irreversible call asks for (`tests/effect_gate.rs` tests
+/// approvals themselves).
+#[allow(dead_code)]
+pub fn no_approvals() -> toolgate::EffectPolicy {
+    toolgate::EffectPolicy::default().approval(
+        toolgate::Effect::Irreversible,
+        toolgate::ApprovalRule::Never,
+    )
+}
+
 pub fn block_on<F: Future>(future: F) -> F::Output {
     tokio::runtime::Builder::new_current_thread()
         .build()

@@ -1,0 +1,253 @@
+//! Gate 6, the effect gate: may this admitted, authorized call run *now*?
+//!
+//! After authorization and the tool's `check`, with the validated arguments
+//! and the authorized objects in hand, the gate decides:
+//!
+//! - **approval**: an `irreversible` call (or one whose `#[tool(approval =
+//!   …)]` expression says so) does not run; it becomes an [`Approval`] that a
+//!   person decides on and [`Toolbox::resume`](crate::Toolbox::resume) runs,
+//!   once, if nothing it was bound to has changed;
+//! - **idempotency**: a `write` or `irreversible` call claims a key derived
+//!   from the logical action (or given by the host); a repeat of a finished
+//!   call returns the stored outcome without running the body.
+//!
+//! `read` calls that need no approval pass straight through: no store call,
+//! no hashing.
+
+mod approval;
+mod gate;
+mod store;
+
+pub(crate) use gate::{denied, expired, gate, pending, stale};
+
+use std::fmt::Write as _;
+use std::sync::Arc;
+use std::time::{Duration, SystemTime};
+
+use serde_json::Value;
+use sha2::{Digest as _, Sha256};
+
+pub use approval::{Approval, ApprovalState, Seen};
+pub use store::{Claim, Consumed, Decided, Decision, EffectStore, MemoryStore, StoreError};
+
+use crate::Effect;
+
+/// How long a decided or expired approval is kept for lookups, past its
+/// expiry, by the memory store.
+pub(crate) const RETAIN_DECIDED: Duration = Duration::from_secs(24 * 60 * 60);
+
+/// Where gate 6 reads the time: the system clock, or a clock a test moves.
+pub trait Clock: Send + Sync + 'static {
+    /// Now.
+    fn now(&self) -> SystemTime;
+}
+
+/// The system's clock.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct SystemClock;
+
+impl Clock for SystemClock {
+    fn now(&self) -> SystemTime {
+        SystemTime::now()
+    }
+}
+
+/// Whether calls of an effect class need approval, toolbox-wide.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ApprovalRule {
+    /// The tool decides: its `approval = …` expression, or its class's
+    /// default (`irreversible` needs approval; `read` and `write` do not).
+    ToolDecides,
+    /// Every call of the class needs approval.
+    Always,
+    /// No call of the class needs approval.
+    Never,
+}
+
+/// Gate 6's settings for a toolbox.
+///
+/// ```
+/// use std::time::Duration;
+/// use toolgate::{ApprovalRule, Effect, EffectPolicy};
+///
+/// // Every write needs approval too, approvals last 5 minutes, and no one
+/// // approves their own calls.
+/// let policy = EffectPolicy::default()
+///     .approval(Effect::Write, ApprovalRule::Always)
+///     .approval_ttl(Duration::from_secs(300))
+///     .distinct_approver(true);
+/// # let _ = policy;
+/// ```
+#[derive(Clone, Debug)]
+pub struct EffectPolicy {
+    read: ApprovalRule,
+    write: ApprovalRule,
+    irreversible: ApprovalRule,
+    approval_ttl: Duration,
+    lease: Duration,
+    retain: Duration,
+    distinct_approver: bool,
+}
+
+impl Default for EffectPolicy {
+    fn default() -> Self {
+        EffectPolicy {
+            read: ApprovalRule::ToolDecides,
+            write: ApprovalRule::ToolDecides,
+            irreversible: ApprovalRule::ToolDecides,
+            approval_ttl: Duration::from_secs(15 * 60),
+            lease: Duration::from_secs(5 * 60),
+            retain: Duration::from_secs(24 * 60 * 60),
+            distinct_approver: false,
+        }
+    }
+}
+
+impl EffectPolicy {
+    /// Overrides whether calls of `effect` need approval.
+    #[must_use]
+    pub fn approval(mut self, effect: Effect, rule: ApprovalRule) -> Self {
+        *self.rule(effect) = rule;
+        self
+    }
+
+    fn rule(&mut self, effect: Effect) -> &mut ApprovalRule {
+        match effect {
+            Effect::Read => &mut self.read,
+            Effect::Write => &mut self.write,
+            Effect::Irreversible => &mut self.irreversible,
+        }
+    }
+
+    /// How long an approval may be decided and resumed (default 15 minutes).
+    #[must_use]
+    pub fn approval_ttl(mut self, ttl: Duration) -> Self {
+        self.approval_ttl = ttl;
+        self
+    }
+
+    /// How long a call holds its idempotency key before a repeat may run
+    /// again (default 5 minutes): the recovery after a process dies in a
+    /// body, or a caller drops the call's future.
+    #[must_use]
+    pub fn lease(mut self, lease: Duration) -> Self {
+        self.lease = lease;
+        self
+    }
+
+    /// How long a finished call's outcome is kept for replay (default 24
+    /// hours).
+    #[must_use]
+    pub fn retain(mut self, retain: Duration) -> Self {
+        self.retain = retain;
+        self
+    }
+
+    /// Whether the approver must be someone other than the actor who made
+    /// the call (default `false`).
+    #[must_use]
+    pub fn distinct_approver(mut self, distinct: bool) -> Self {
+        self.distinct_approver = distinct;
+        self
+    }
+
+    /// Whether a call of `effect` needs approval, given what the tool's own
+    /// `approval = …` expression said (`None` without one).
+    pub(crate) fn needs_approval(&self, effect: Effect, tool_says: Option<bool>) -> bool {
+        let rule = match effect {
+            Effect::Read => self.read,
+            Effect::Write => self.write,
+            Effect::Irreversible => self.irreversible,
+        };
+        match rule {
+            ApprovalRule::Always => true,
+            ApprovalRule::Never => false,
+            ApprovalRule::ToolDecides => tool_says.unwrap_or(effect == Effect::Irreversible),
+        }
+    }
+
+    pub(crate) fn approval_ttl_of(&self) -> Duration {
+        self.approval_ttl
+    }
+
+    pub(crate) fn lease_of(&self) -> Duration {
+        self.lease
+    }
+
+    pub(crate) fn retain_of(&self) -> Duration {
+        self.retain
+    }
+
+    pub(crate) fn distinct(&self) -> bool {
+        self.distinct_approver
+    }
+}
+
+/// A toolbox's gate 6: its policy, store and clock.
+pub(crate) struct Effects {
+    pub(crate) policy: EffectPolicy,
+    pub(crate) store: Arc<dyn EffectStore>,
+    pub(crate) clock: Arc<dyn Clock>,
+}
+
+impl Default for Effects {
+    fn default() -> Self {
+        Effects {
+            policy: EffectPolicy::default(),
+            store: Arc::new(MemoryStore::new()),
+            clock: Arc::new(SystemClock),
+        }
+    }
+}
+
+/// The canonical text of a JSON value: no whitespace, object keys sorted
+/// by their bytes, numbers and strings as serde_json writes them.
+pub(crate) fn canonical(value: &Value) -> String {
+    fn write(value: &Value, out: &mut String) {
+        match value {
+            Value::Object(map) => {
+                let mut entries: Vec<_> = map.iter().collect();
+                entries.sort_unstable_by(|a, b| a.0.cmp(b.0));
+                out.push('{');
+                for (i, (key, value)) in entries.into_iter().enumerate() {
+                    if i > 0 {
+                        out.push(',');
+                    }
+                    out.push_str(&Value::from(key.as_str()).to_string());
+                    out.push(':');
+                    write(value, out);
+                }
+                out.push('}');
+            }
+            Value::Array(items) => {
+                out.push('[');
+                for (i, item) in items.iter().enumerate() {
+                    if i > 0 {
+                        out.push(',');
+                    }
+                    write(item, out);
+                }
+                out.push(']');
+            }
+            scalar => out.push_str(&scalar.to_string()),
+        }
+    }
+    let mut out = String::new();
+    write(value, &mut out);
+    out
+}
+
+/// SHA-256 of `parts`, each length-prefixed so that no two lists of parts
+/// hash alike, as hex.
+pub(crate) fn digest(parts: &[&str]) -> String {
+    let mut hasher = Sha256::new();
+    for part in parts {
+        hasher.update((part.len() as u64).to_be_bytes());
+        hasher.update(part.as_bytes());
+    }
+    let mut out = String::with_capacity(64);
+    for byte in hasher.finalize() {
+        let _ = write!(out, "{byte:02x}");
+    }
+    out
+}

@@ -1,0 +1,308 @@
+//! Where gate 6 keeps its state: approvals and idempotency records.
+//!
+//! Every operation that must be atomic is one call: deciding an approval,
+//! consuming it, claiming an idempotency key. A store never asks the gate
+//! to read and then write.
+
+use std::collections::HashMap;
+use std::sync::Mutex;
+use std::time::{Duration, SystemTime};
+
+use serde_json::Value;
+
+use super::approval::{Approval, ApprovalState};
+use crate::BoxFuture;
+
+/// Why a store operation did not complete: the database is unreachable,
+/// a statement failed, a lock was poisoned. The gate answers the model
+/// with a retryable failure and logs this text.
+#[derive(Debug)]
+pub struct StoreError(Box<dyn std::error::Error + Send + Sync>);
+
+impl StoreError {
+    /// A store failure with its cause.
+    pub fn new(error: impl Into<Box<dyn std::error::Error + Send + Sync>>) -> Self {
+        StoreError(error.into())
+    }
+}
+
+impl core::fmt::Display for StoreError {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        write!(f, "effect store: {}", self.0)
+    }
+}
+
+impl std::error::Error for StoreError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        Some(&*self.0)
+    }
+}
+
+/// A person's decision on a pending approval.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Decision {
+    /// Approved, by this actor.
+    Approve(String),
+    /// Denied, by this actor.
+    Deny(String),
+}
+
+/// What [`EffectStore::decide`] found.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Decided {
+    /// The approval was pending, unexpired, and now carries the decision.
+    Done,
+    /// No approval has this id.
+    Unknown,
+    /// The approval expired before the decision.
+    Expired,
+    /// The approval was already decided (or used).
+    AlreadyDecided,
+}
+
+/// What [`EffectStore::consume`] found.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Consumed {
+    /// The approval was approved and unexpired, and is now used.
+    Done,
+    /// No approval has this id.
+    Unknown,
+    /// The approval expired.
+    Expired,
+    /// The approval is still pending.
+    Pending,
+    /// The approval was denied.
+    Denied,
+    /// The approval was used already.
+    Used,
+}
+
+/// What [`EffectStore::claim`] found for an idempotency key.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Claim {
+    /// The key was free (or its lease had run out): the caller holds it
+    /// until `lease_until` and must [`complete`](EffectStore::complete) it.
+    Claimed,
+    /// Another call holds the key and its lease has not run out.
+    InFlight,
+    /// A call with this key finished: the outcome the model read, as JSON.
+    Finished(Value),
+    /// The key was claimed for a request with another digest: a key the
+    /// host supplied, reused for different arguments.
+    Conflict,
+}
+
+/// The store behind gate 6. Implemented in memory by [`MemoryStore`]; the
+/// SQLite and PostgreSQL stores implement it on a database, each operation
+/// one statement or one transaction.
+pub trait EffectStore: Send + Sync + 'static {
+    /// Saves a new, pending approval.
+    fn create_approval(&self, record: Approval) -> BoxFuture<'_, Result<(), StoreError>>;
+
+    /// The approval with this id, in whatever state it is.
+    fn approval<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<Option<Approval>, StoreError>>;
+
+    /// Atomically: if the approval is pending and unexpired at `now`, record
+    /// the decision.
+    fn decide<'a>(
+        &'a self,
+        id: &'a str,
+        decision: Decision,
+        now: SystemTime,
+    ) -> BoxFuture<'a, Result<Decided, StoreError>>;
+
+    /// Atomically: if the approval is approved and unexpired at `now`, mark
+    /// it used. Exactly one of any number of concurrent calls gets `Done`.
+    fn consume<'a>(
+        &'a self,
+        id: &'a str,
+        now: SystemTime,
+    ) -> BoxFuture<'a, Result<Consumed, StoreError>>;
+
+    /// Atomically: claim `key` for a request with this `digest` until
+    /// `now + lease`, unless a live claim or a finished record holds it.
+    /// The record is kept until `now + retain`.
+    fn claim<'a>(
+        &'a self,
+        key: &'a str,
+        digest: &'a str,
+        now: SystemTime,
+        lease: Duration,
+        retain: Duration,
+    ) -> BoxFuture<'a, Result<Claim, StoreError>>;
+
+    /// Records the outcome of the call that claimed `key`; later claims
+    /// of the key get it as [`Claim::Finished`].
+    fn complete<'a>(
+        &'a self,
+        key: &'a str,
+        outcome: Value,
+    ) -> BoxFuture<'a, Result<(), StoreError>>;
+
+    /// Gives up a claim without an outcome (the call never reached its
+    /// body), so that a repeat runs.
+    fn release<'a>(&'a self, key: &'a str) -> BoxFuture<'a, Result<(), StoreError>>;
+}
+
+/// Gate 6's state in memory: one process, lost on restart. The default
+/// store of a [`Toolbox`](crate::Toolbox).
+#[derive(Debug, Default)]
+pub struct MemoryStore {
+    approvals: Mutex<HashMap<String, Approval>>,
+    keys: Mutex<HashMap<String, KeyRecord>>,
+}
+
+#[derive(Debug)]
+struct KeyRecord {
+    digest: String,
+    state: KeyState,
+    retain_until: SystemTime,
+}
+
+#[derive(Debug)]
+enum KeyState {
+    InFlight { lease_until: SystemTime },
+    Finished(Value),
+}
+
+impl MemoryStore {
+    /// An empty store.
+    pub fn new() -> Self {
+        MemoryStore::default()
+    }
+}
+
+fn poisoned<T>(_: T) -> StoreError {
+    StoreError::new("a lock of the memory store was poisoned")
+}
+
+impl EffectStore for MemoryStore {
+    fn create_approval(&self, record: Approval) -> BoxFuture<'_, Result<(), StoreError>> {
+        Box::pin(async move {
+            let mut approvals = self.approvals.lock().map_err(poisoned)?;
+            approvals.retain(|_, r| r.expires_at + super::RETAIN_DECIDED > record.created_at);
+            approvals.insert(record.id.clone(), record);
+            Ok(())
+        })
+    }
+
+    fn approval<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<Option<Approval>, StoreError>> {
+        Box::pin(async move { Ok(self.approvals.lock().map_err(poisoned)?.get(id).cloned()) })
+    }
+
+    fn decide<'a>(
+        &'a self,
+        id: &'a str,
+        decision: Decision,
+        now: SystemTime,
+    ) -> BoxFuture<'a, Result<Decided, StoreError>> {
+        Box::pin(async move {
+            let mut approvals = self.approvals.lock().map_err(poisoned)?;
+            let Some(record) = approvals.get_mut(id) else {
+                return Ok(Decided::Unknown);
+            };
+            if record.state != ApprovalState::Pending {
+                return Ok(Decided::AlreadyDecided);
+            }
+            if now >= record.expires_at {
+                return Ok(Decided::Expired);
+            }
+            record.state = match decision {
+                Decision::Approve(by) => ApprovalState::Approved { by },
+                Decision::Deny(by) => ApprovalState::Denied { by },
+            };
+            Ok(Decided::Done)
+        })
+    }
+
+    fn consume<'a>(
+        &'a self,
+        id: &'a str,
+        now: SystemTime,
+    ) -> BoxFuture<'a, Result<Consumed, StoreError>> {
+        Box::pin(async move {
+            let mut approvals = self.approvals.lock().map_err(poisoned)?;
+            let Some(record) = approvals.get_mut(id) else {
+                return Ok(Consumed::Unknown);
+            };
+            Ok(match &record.state {
+                ApprovalState::Pending if now >= record.expires_at => Consumed::Expired,
+                ApprovalState::Pending => Consumed::Pending,
+                ApprovalState::Denied { .. } => Consumed::Denied,
+                ApprovalState::Used { .. } => Consumed::Used,
+                ApprovalState::Approved { .. } if now >= record.expires_at => Consumed::Expired,
+                ApprovalState::Approved { by } => {
+                    record.state = ApprovalState::Used { by: by.clone() };
+                    Consumed::Done
+                }
+            })
+        })
+    }
+
+    fn claim<'a>(
+        &'a self,
+        key: &'a str,
+        digest: &'a str,
+        now: SystemTime,
+        lease: Duration,
+        retain: Duration,
+    ) -> BoxFuture<'a, Result<Claim, StoreError>> {
+        Box::pin(async move {
+            let mut keys = self.keys.lock().map_err(poisoned)?;
+            if keys.len() > 1024 {
+                keys.retain(|_, r| r.retain_until > now);
+            }
+            if let Some(record) = keys.get(key).filter(|r| r.retain_until > now) {
+                if record.digest != digest {
+                    return Ok(Claim::Conflict);
+                }
+                match &record.state {
+                    KeyState::Finished(outcome) => return Ok(Claim::Finished(outcome.clone())),
+                    KeyState::InFlight { lease_until } if *lease_until > now => {
+                        return Ok(Claim::InFlight);
+                    }
+                    // A lease that ran out: the call that held it died.
+                    KeyState::InFlight { .. } => {}
+                }
+            }
+            keys.insert(
+                key.to_owned(),
+                KeyRecord {
+                    digest: digest.to_owned(),
+                    state: KeyState::InFlight {
+                        lease_until: now + lease,
+                    },
+                    retain_until: now + retain,
+                },
+            );
+            Ok(Claim::Claimed)
+        })
+    }
+
+    fn complete<'a>(
+        &'a self,
+        key: &'a str,
+        outcome: Value,
+    ) -> BoxFuture<'a, Result<(), StoreError>> {
+        Box::pin(async move {
+            let mut keys = self.keys.lock().map_err(poisoned)?;
+            if let Some(record) = keys.get_mut(key) {
+                record.state = KeyState::Finished(outcome);
+            }
+            Ok(())
+        })
+    }
+
+    fn release<'a>(&'a self, key: &'a str) -> BoxFuture<'a, Result<(), StoreError>> {
+        Box::pin(async move {
+            let mut keys = self.keys.lock().map_err(poisoned)?;
+            if matches!(
+                keys.get(key).map(|r| &r.state),
+                Some(KeyState::InFlight { .. })
+            ) {
+                keys.remove(key);
+            }
+            Ok(())
+        })
+    }
+}

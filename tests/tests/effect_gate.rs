@@ -1,0 +1,723 @@
+//! Gate 6: a call that passed gates 0–5 runs only when it may run now.
+//! Irreversible calls wait for a person's approval, which is bound to what
+//! the person saw and runs once; writes are idempotent; nothing runs on an
+//! approval that is unknown, forged, someone else's, pending, denied,
+//! expired, used, or for an object that has changed since.
+
+mod common;
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, SystemTime};
+
+use common::block_on;
+use serde_json::{Value, json};
+use toolgate::testing::ManualClock;
+use toolgate::{
+    Approval, ApprovalError, ApprovalRule, Claim, Code, Consumed, Decided, Decision, Effect,
+    EffectPolicy, EffectStore, MemoryStore, Outcome, StoreError, ToolContext, ToolError, Toolbox,
+    tool,
+};
+use toolgate_examples::hotel::{BookHotel, Hotels};
+use toolgate_examples::refund::{IssueRefund, Shop};
+
+const REFUND: &str = r#"{"order":"ord_1001","amount_cents":2500}"#;
+
+fn agent() -> ToolContext {
+    ToolContext::new("agent_1", "tenant_a", "req_1")
+        .with_session("conv_1")
+        .with_scopes(["refunds:write"])
+        .allow_tools(["issue_refund"])
+}
+
+fn manager() -> ToolContext {
+    ToolContext::new("manager_1", "tenant_a", "req_m").with_scopes(["refunds:approve"])
+}
+
+fn shop() -> (Toolbox<Shop>, ManualClock) {
+    let clock = ManualClock::new(SystemTime::UNIX_EPOCH + Duration::from_secs(1_700_000_000));
+    let mut toolbox = Toolbox::new(Shop::demo()).with_clock(clock.clone());
+    toolbox.register(IssueRefund).unwrap();
+    (toolbox, clock)
+}
+
+/// Makes the refund call and returns the approval it asks for.
+fn requested(toolbox: &Toolbox<Shop>) -> Approval {
+    let outcome = block_on(toolbox.call(&agent(), "issue_refund", REFUND));
+    match outcome.approval() {
+        Some(approval) => approval.clone(),
+        None => panic!("expected an approval request, got {outcome:?}"),
+    }
+}
+
+fn code(outcome: &Outcome) -> Option<Code> {
+    outcome.rejection().map(|r| r.code())
+}
+
+#[test]
+fn an_irreversible_call_waits_for_approval_and_shows_what_it_will_do() {
+    let (toolbox, _) = shop();
+    let outcome = block_on(toolbox.call(&agent(), "issue_refund", REFUND));
+    assert!(
+        toolbox.state().refunds().is_empty(),
+        "nothing runs before approval"
+    );
+    let approval = outcome.approval().expect("approval required").clone();
+    let shown = outcome.to_json();
+    assert_eq!(shown["status"], "approval_required");
+    assert_eq!(shown["approval_id"], json!(approval.id));
+    assert_eq!(shown["retryable"], false);
+    assert_eq!(
+        shown.as_object().unwrap().keys().collect::<Vec<_>>(),
+        ["approval_id", "retryable", "safe_message", "status"],
+        "the model sees no preview: {shown}"
+    );
+    assert!(
+        approval.id.starts_with("apr_") && approval.id.len() == 36,
+        "{}",
+        approval.id
+    );
+    assert_eq!(approval.tool, "issue_refund");
+    assert_eq!(approval.version, 2);
+    assert_eq!(
+        approval.fingerprint,
+        IssueRefund::definition().fingerprint()
+    );
+    assert_eq!(
+        approval.arguments,
+        json!({"amount_cents": 2500, "order": "ord_1001"})
+    );
+    assert_eq!(
+        (approval.tenant.as_str(), approval.actor.as_str()),
+        ("tenant_a", "agent_1")
+    );
+    assert_eq!(approval.resources.len(), 1);
+    let order = &approval.resources[0];
+    assert_eq!(
+        (order.field.as_str(), &order.reference),
+        ("order", &json!("ord_1001"))
+    );
+    assert_eq!(order.version, Some(1));
+    assert_eq!(
+        order.summary,
+        Some(json!({"id": "ord_1001", "paid_cents": 10_000, "refunded_cents": 0}))
+    );
+    assert_eq!(approval.approver_scope.as_deref(), Some("refunds:approve"));
+    assert_eq!(
+        approval
+            .expires_at
+            .duration_since(approval.created_at)
+            .unwrap(),
+        Duration::from_secs(15 * 60)
+    );
+    // The host finds it again by id, in its tenant only.
+    assert_eq!(
+        block_on(toolbox.approval(&manager(), &approval.id)).unwrap(),
+        Some(approval.clone())
+    );
+    let elsewhere = ToolContext::new("manager_1", "tenant_b", "r");
+    assert_eq!(
+        block_on(toolbox.approval(&elsewhere, &approval.id)).unwrap(),
+        None
+    );
+}
+
+#[test]
+fn an_approved_call_runs_once_and_a_repeat_replays_it() {
+    let (toolbox, _) = shop();
+    let approval = requested(&toolbox);
+    block_on(toolbox.approve(&manager(), &approval.id)).unwrap();
+    let first = block_on(toolbox.resume(&agent(), &approval.id));
+    assert_eq!(first.value().unwrap()["remaining_cents"], 7500, "{first:?}");
+    assert!(!first.is_replay());
+    let again = block_on(toolbox.resume(&agent(), &approval.id));
+    assert!(again.is_replay(), "{again:?}");
+    assert_eq!(again.value(), first.value());
+    assert_eq!(again.to_json()["replayed"], true);
+    assert_eq!(
+        toolbox.state().refunds().len(),
+        1,
+        "one approval, one refund"
+    );
+}
+
+#[test]
+fn nothing_runs_on_an_approval_that_is_not_this_callers_live_one() {
+    let (toolbox, clock) = shop();
+    let approval = requested(&toolbox);
+    let resume = |ctx: &ToolContext, id: &str| block_on(toolbox.resume(ctx, id));
+
+    // Not yet decided.
+    assert_eq!(
+        code(&resume(&agent(), &approval.id)),
+        Some(Code::ApprovalPending)
+    );
+    block_on(toolbox.approve(&manager(), &approval.id)).unwrap();
+
+    // Unknown, forged, another tenant's, another actor's: one flat answer.
+    let flat = Some(Code::NotPermitted);
+    assert_eq!(
+        code(&resume(&agent(), "apr_00000000000000000000000000000000")),
+        flat
+    );
+    assert_eq!(code(&resume(&agent(), "anything at all")), flat);
+    let other_tenant = ToolContext::new("agent_1", "tenant_b", "r")
+        .with_scopes(["refunds:write"])
+        .allow_tools(["issue_refund"]);
+    assert_eq!(code(&resume(&other_tenant, &approval.id)), flat);
+    let other_actor = ToolContext::new("agent_2", "tenant_a", "r")
+        .with_scopes(["refunds:write"])
+        .allow_tools(["issue_refund"]);
+    assert_eq!(code(&resume(&other_actor, &approval.id)), flat);
+    // The actor, without the tool in this request: gate 0 again.
+    let not_allowed = ToolContext::new("agent_1", "tenant_a", "r").with_scopes(["refunds:write"]);
+    assert_eq!(code(&resume(&not_allowed, &approval.id)), flat);
+    assert!(toolbox.state().refunds().is_empty());
+
+    // Expired.
+    clock.advance(Duration::from_secs(15 * 60));
+    assert_eq!(
+        code(&resume(&agent(), &approval.id)),
+        Some(Code::ApprovalExpired)
+    );
+    assert!(toolbox.state().refunds().is_empty());
+}
+
+#[test]
+fn a_denied_approval_never_runs_and_cannot_be_approved_after() {
+    let (toolbox, _) = shop();
+    let approval = requested(&toolbox);
+    block_on(toolbox.deny(&manager(), &approval.id)).unwrap();
+    assert_eq!(
+        block_on(toolbox.approve(&manager(), &approval.id)),
+        Err(ApprovalError::AlreadyDecided)
+    );
+    let outcome = block_on(toolbox.resume(&agent(), &approval.id));
+    assert_eq!(code(&outcome), Some(Code::ApprovalDenied));
+    assert!(toolbox.state().refunds().is_empty());
+}
+
+#[test]
+fn only_a_qualified_approver_decides() {
+    let clock = ManualClock::new(SystemTime::UNIX_EPOCH);
+    let mut toolbox = Toolbox::new(Shop::demo())
+        .with_clock(clock.clone())
+        .with_effect_policy(EffectPolicy::default().distinct_approver(true));
+    toolbox.register(IssueRefund).unwrap();
+    let approval = requested(&toolbox);
+    let without_scope = ToolContext::new("manager_1", "tenant_a", "r");
+    assert_eq!(
+        block_on(toolbox.approve(&without_scope, &approval.id)),
+        Err(ApprovalError::MissingScope("refunds:approve".to_owned()))
+    );
+    let the_actor = agent().with_scopes(["refunds:approve"]);
+    assert_eq!(
+        block_on(toolbox.approve(&the_actor, &approval.id)),
+        Err(ApprovalError::OwnCall)
+    );
+    let other_tenant =
+        ToolContext::new("manager_1", "tenant_b", "r").with_scopes(["refunds:approve"]);
+    assert_eq!(
+        block_on(toolbox.approve(&other_tenant, &approval.id)),
+        Err(ApprovalError::NotFound)
+    );
+    assert_eq!(
+        block_on(toolbox.deny(&without_scope, &approval.id)),
+        Err(ApprovalError::MissingScope("refunds:approve".to_owned()))
+    );
+    clock.advance(Duration::from_secs(15 * 60));
+    assert_eq!(
+        block_on(toolbox.approve(&manager(), &approval.id)),
+        Err(ApprovalError::Expired)
+    );
+    // None of them left a decision behind.
+    let outcome = block_on(toolbox.resume(&agent(), &approval.id));
+    assert_eq!(code(&outcome), Some(Code::ApprovalExpired));
+    assert!(toolbox.state().refunds().is_empty());
+}
+
+#[test]
+fn an_object_changed_after_approval_asks_again_with_what_it_is_now() {
+    let (toolbox, _) = shop();
+    let approval = requested(&toolbox);
+    block_on(toolbox.approve(&manager(), &approval.id)).unwrap();
+    toolbox.state().touch("tenant_a", "ord_1001");
+    let outcome = block_on(toolbox.resume(&agent(), &approval.id));
+    let fresh = outcome.approval().expect("a fresh approval").clone();
+    assert_ne!(fresh.id, approval.id);
+    assert_eq!(fresh.resources[0].version, Some(2));
+    assert!(
+        toolbox.state().refunds().is_empty(),
+        "nothing ran against the changed order"
+    );
+    block_on(toolbox.approve(&manager(), &fresh.id)).unwrap();
+    let outcome = block_on(toolbox.resume(&agent(), &fresh.id));
+    assert_eq!(
+        outcome.value().unwrap()["remaining_cents"],
+        7500,
+        "{outcome:?}"
+    );
+    assert_eq!(toolbox.state().refunds().len(), 1);
+}
+
+/// A store that hands back approvals altered the way an attacker with a
+/// copy of an approval id, or a bug in the host, might present them.
+struct Tampered<F> {
+    inner: MemoryStore,
+    alter: F,
+}
+
+impl<F: Fn(&mut Approval) + Send + Sync + 'static> EffectStore for Tampered<F> {
+    fn create_approval(&self, record: Approval) -> toolgate::BoxFuture<'_, Result<(), StoreError>> {
+        self.inner.create_approval(record)
+    }
+    fn approval<'a>(
+        &'a self,
+        id: &'a str,
+    ) -> toolgate::BoxFuture<'a, Result<Option<Approval>, StoreError>> {
+        Box::pin(async move {
+            let mut found = self.inner.approval(id).await?;
+            if let Some(approval) = &mut found
+                && approval.state != toolgate::ApprovalState::Pending
+            {
+                (self.alter)(approval);
+            }
+            Ok(found)
+        })
+    }
+    fn decide<'a>(
+        &'a self,
+        id: &'a str,
+        decision: Decision,
+        now: SystemTime,
+    ) -> toolgate::BoxFuture<'a, Result<Decided, StoreError>> {
+        self.inner.decide(id, decision, now)
+    }
+    fn consume<'a>(
+        &'a self,
+        id: &'a str,
+        now: SystemTime,
+    ) -> toolgate::BoxFuture<'a, Result<Consumed, StoreError>> {
+        self.inner.consume(id, now)
+    }
+    fn claim<'a>(
+        &'a self,
+        key: &'a str,
+        digest: &'a str,
+        now: SystemTime,
+        lease: Duration,
+        retain: Duration,
+    ) -> toolgate::BoxFuture<'a, Result<Claim, StoreError>> {
+        self.inner.claim(key, digest, now, lease, retain)
+    }
+    fn complete<'a>(
+        &'a self,
+        key: &'a str,
+        outcome: Value,
+    ) -> toolgate::BoxFuture<'a, Result<(), StoreError>> {
+        self.inner.complete(key, outcome)
+    }
+    fn release<'a>(&'a self, key: &'a str) -> toolgate::BoxFuture<'a, Result<(), StoreError>> {
+        self.inner.release(key)
+    }
+}
+
+#[test]
+fn an_approval_runs_only_what_was_approved() {
+    type Alter = Box<dyn Fn(&mut Approval) + Send + Sync>;
+    let alterations: Vec<(&str, Alter, Code)> = vec![
+        (
+            "arguments changed after approval",
+            Box::new(|a| a.arguments["amount_cents"] = json!(9_999)),
+            Code::NotPermitted,
+        ),
+        (
+            "another order",
+            Box::new(|a| {
+                a.arguments["order"] = json!("ord_1002");
+                a.resources[0].reference = json!("ord_1002");
+            }),
+            Code::NotPermitted,
+        ),
+        (
+            "another version of the tool",
+            Box::new(|a| a.version = 1),
+            Code::VersionMismatch,
+        ),
+        (
+            "another schema",
+            Box::new(|a| a.fingerprint = "0".repeat(64)),
+            Code::VersionMismatch,
+        ),
+    ];
+    for (name, alter, expected) in alterations {
+        let mut toolbox = Toolbox::new(Shop::demo()).with_effect_store(Tampered {
+            inner: MemoryStore::new(),
+            alter,
+        });
+        toolbox.register(IssueRefund).unwrap();
+        let approval = requested(&toolbox);
+        block_on(toolbox.approve(&manager(), &approval.id)).unwrap();
+        let outcome = block_on(toolbox.resume(&agent(), &approval.id));
+        assert_eq!(code(&outcome), Some(expected), "{name}: {outcome:?}");
+        assert!(
+            toolbox.state().refunds().is_empty(),
+            "{name}: the refund ran"
+        );
+    }
+}
+
+#[test]
+fn a_thousand_concurrent_resumes_refund_once() {
+    let (toolbox, _) = shop();
+    let approval = requested(&toolbox);
+    block_on(toolbox.approve(&manager(), &approval.id)).unwrap();
+    let toolbox = Arc::new(toolbox);
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(4)
+        .build()
+        .unwrap();
+    let outcomes: Vec<Outcome> = runtime.block_on(async {
+        let tasks: Vec<_> = (0..1000)
+            .map(|_| {
+                let toolbox = Arc::clone(&toolbox);
+                let id = approval.id.clone();
+                tokio::spawn(async move { toolbox.resume(&agent(), &id).await })
+            })
+            .collect();
+        let mut outcomes = Vec::new();
+        for task in tasks {
+            outcomes.push(task.await.unwrap());
+        }
+        outcomes
+    });
+    assert_eq!(toolbox.state().refunds().len(), 1);
+    let ran = outcomes
+        .iter()
+        .filter(|o| matches!(o, Outcome::Done(_)))
+        .count();
+    let others = outcomes
+        .iter()
+        .filter(|o| o.is_replay() || code(o) == Some(Code::InProgress))
+        .count();
+    assert_eq!((ran, others), (1, 999));
+}
+
+#[test]
+fn a_thousand_concurrent_identical_writes_in_one_conversation_book_once() {
+    let mut toolbox = Toolbox::new(Hotels::demo());
+    toolbox.register(BookHotel).unwrap();
+    let toolbox = Arc::new(toolbox);
+    let ctx = ToolContext::new("traveller_7", "tenant_a", "req_1")
+        .with_session("conv_9")
+        .with_scopes(["bookings:write"])
+        .allow_tools(["book_hotel"]);
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(4)
+        .build()
+        .unwrap();
+    runtime.block_on(async {
+        let tasks: Vec<_> = (0..1000)
+            .map(|_| {
+                let toolbox = Arc::clone(&toolbox);
+                let ctx = ctx.clone();
+                tokio::spawn(async move {
+                    toolbox
+                        .call(
+                            &ctx,
+                            "book_hotel",
+                            r#"{"hotel_id":"h_seaview1","nights":3}"#,
+                        )
+                        .await
+                })
+            })
+            .collect();
+        for task in tasks {
+            task.await.unwrap();
+        }
+    });
+    assert_eq!(toolbox.state().bookings().len(), 1);
+    // Another conversation is another action.
+    let elsewhere = ctx.clone().with_session("conv_10");
+    let outcome = block_on(toolbox.call(
+        &elsewhere,
+        "book_hotel",
+        r#"{"hotel_id":"h_seaview1","nights":3}"#,
+    ));
+    assert!(matches!(outcome, Outcome::Done(_)), "{outcome:?}");
+    assert_eq!(toolbox.state().bookings().len(), 2);
+}
+
+#[test]
+fn a_host_call_id_replays_its_call_and_refuses_other_arguments() {
+    let mut toolbox = Toolbox::new(Hotels::demo());
+    toolbox.register(BookHotel).unwrap();
+    let ctx = ToolContext::new("traveller_7", "tenant_a", "req_1")
+        .with_scopes(["bookings:write"])
+        .allow_tools(["book_hotel"])
+        .with_call_id("call_abc");
+    let first = block_on(toolbox.call(
+        &ctx,
+        "book_hotel",
+        r#"{"hotel_id":"h_seaview1","nights":3}"#,
+    ));
+    assert!(matches!(first, Outcome::Done(_)), "{first:?}");
+    // The same call, its keys in another order: the same action.
+    let again = block_on(toolbox.call(
+        &ctx,
+        "book_hotel",
+        r#"{"nights":3,"hotel_id":"h_seaview1"}"#,
+    ));
+    assert!(again.is_replay(), "{again:?}");
+    assert_eq!(again.value(), first.value());
+    let other = block_on(toolbox.call(
+        &ctx,
+        "book_hotel",
+        r#"{"hotel_id":"h_seaview1","nights":4}"#,
+    ));
+    assert_eq!(code(&other), Some(Code::IdempotencyConflict));
+    assert!(!other.rejection().unwrap().is_retryable());
+    assert_eq!(toolbox.state().bookings().len(), 1);
+}
+
+// A write whose body the test holds, to see the record a call leaves
+// while it runs and after it is dropped.
+
+#[derive(Default)]
+struct Gate {
+    runs: AtomicUsize,
+    hold: Mutex<Option<Arc<tokio::sync::Notify>>>,
+    stale_first: AtomicUsize,
+}
+
+/// Record something.
+#[tool(effect = write)]
+async fn record(
+    gate: &Gate,
+    #[garde(length(chars, max = 8))] what: String,
+) -> Result<String, ToolError> {
+    let hold = gate.hold.lock().unwrap().clone();
+    if let Some(hold) = hold {
+        hold.notified().await;
+    }
+    if gate.stale_first.fetch_sub(1, Ordering::SeqCst) > 0 {
+        return Err(ToolError::stale());
+    }
+    gate.stale_first.store(0, Ordering::SeqCst);
+    gate.runs.fetch_add(1, Ordering::SeqCst);
+    Ok(what)
+}
+
+/// Pay someone: needs approval only above 10,000 cents.
+#[tool(effect = write, approval = amount_cents > 10_000)]
+fn pay(
+    gate: &Gate,
+    #[garde(range(min = 1, max = 1_000_000))] amount_cents: u64,
+) -> Result<u64, ToolError> {
+    gate.runs.fetch_add(1, Ordering::SeqCst);
+    Ok(amount_cents)
+}
+
+fn recorder(clock: &ManualClock) -> (Toolbox<Gate>, ToolContext) {
+    let mut toolbox = Toolbox::new(Gate::default()).with_clock(clock.clone());
+    toolbox.register(Record).unwrap().register(Pay).unwrap();
+    let ctx = ToolContext::new("u", "t", "req")
+        .with_session("conv")
+        .allow_all_tools();
+    (toolbox, ctx)
+}
+
+#[test]
+fn a_dropped_call_holds_its_key_until_the_lease_runs_out() {
+    let clock = ManualClock::new(SystemTime::UNIX_EPOCH);
+    let (toolbox, ctx) = recorder(&clock);
+    *toolbox.state().hold.lock().unwrap() = Some(Arc::new(tokio::sync::Notify::new()));
+    {
+        let mut call = std::pin::pin!(toolbox.call(&ctx, "record", r#"{"what":"x"}"#));
+        let waker = std::task::Waker::noop();
+        let mut cx = std::task::Context::from_waker(waker);
+        assert!(call.as_mut().poll(&mut cx).is_pending(), "the body waits");
+    } // dropped mid-body: the caller went away, or the process died
+    *toolbox.state().hold.lock().unwrap() = None;
+    let outcome = block_on(toolbox.call(&ctx, "record", r#"{"what":"x"}"#));
+    assert_eq!(code(&outcome), Some(Code::InProgress));
+    assert!(outcome.rejection().unwrap().is_retryable());
+    clock.advance(Duration::from_secs(5 * 60));
+    let outcome = block_on(toolbox.call(&ctx, "record", r#"{"what":"x"}"#));
+    assert_eq!(outcome.value(), Some(&json!("x")), "{outcome:?}");
+    assert_eq!(toolbox.state().runs.load(Ordering::SeqCst), 1);
+}
+
+#[test]
+fn a_body_that_lost_its_race_leaves_no_record_and_may_run_again() {
+    let clock = ManualClock::new(SystemTime::UNIX_EPOCH);
+    let (toolbox, ctx) = recorder(&clock);
+    toolbox.state().stale_first.store(1, Ordering::SeqCst);
+    let outcome = block_on(toolbox.call(&ctx, "record", r#"{"what":"y"}"#));
+    assert_eq!(code(&outcome), Some(Code::Stale));
+    assert!(outcome.rejection().unwrap().is_retryable());
+    let outcome = block_on(toolbox.call(&ctx, "record", r#"{"what":"y"}"#));
+    assert_eq!(outcome.value(), Some(&json!("y")), "{outcome:?}");
+    assert!(!outcome.is_replay());
+    assert_eq!(toolbox.state().runs.load(Ordering::SeqCst), 1);
+}
+
+#[test]
+fn approval_follows_the_tools_own_condition_and_the_toolboxs_override() {
+    let clock = ManualClock::new(SystemTime::UNIX_EPOCH);
+    let (toolbox, ctx) = recorder(&clock);
+    let small = block_on(toolbox.call(&ctx, "pay", r#"{"amount_cents":10000}"#));
+    assert_eq!(small.value(), Some(&json!(10_000)), "{small:?}");
+    let large = block_on(toolbox.call(&ctx, "pay", r#"{"amount_cents":10001}"#));
+    assert!(large.approval().is_some(), "{large:?}");
+    assert_eq!(toolbox.state().runs.load(Ordering::SeqCst), 1);
+
+    // The toolbox can require approval for a whole class, or waive it.
+    let mut strict = Toolbox::new(Gate::default())
+        .with_effect_policy(EffectPolicy::default().approval(Effect::Write, ApprovalRule::Always));
+    strict.register(Pay).unwrap();
+    let outcome = block_on(strict.call(&ctx, "pay", r#"{"amount_cents":5}"#));
+    assert!(outcome.approval().is_some(), "{outcome:?}");
+    let mut lax = Toolbox::new(Gate::default())
+        .with_effect_policy(EffectPolicy::default().approval(Effect::Write, ApprovalRule::Never));
+    lax.register(Pay).unwrap();
+    let outcome = block_on(lax.call(&ctx, "pay", r#"{"amount_cents":50000}"#));
+    assert_eq!(outcome.value(), Some(&json!(50_000)), "{outcome:?}");
+}
+
+/// A store that is down.
+struct Down;
+
+impl EffectStore for Down {
+    fn create_approval(&self, _: Approval) -> toolgate::BoxFuture<'_, Result<(), StoreError>> {
+        Box::pin(async { Err(StoreError::new("connection refused")) })
+    }
+    fn approval<'a>(
+        &'a self,
+        _: &'a str,
+    ) -> toolgate::BoxFuture<'a, Result<Option<Approval>, StoreError>> {
+        Box::pin(async { Err(StoreError::new("connection refused")) })
+    }
+    fn decide<'a>(
+        &'a self,
+        _: &'a str,
+        _: Decision,
+        _: SystemTime,
+    ) -> toolgate::BoxFuture<'a, Result<Decided, StoreError>> {
+        Box::pin(async { Err(StoreError::new("connection refused")) })
+    }
+    fn consume<'a>(
+        &'a self,
+        _: &'a str,
+        _: SystemTime,
+    ) -> toolgate::BoxFuture<'a, Result<Consumed, StoreError>> {
+        Box::pin(async { Err(StoreError::new("connection refused")) })
+    }
+    fn claim<'a>(
+        &'a self,
+        _: &'a str,
+        _: &'a str,
+        _: SystemTime,
+        _: Duration,
+        _: Duration,
+    ) -> toolgate::BoxFuture<'a, Result<Claim, StoreError>> {
+        Box::pin(async { Err(StoreError::new("connection refused")) })
+    }
+    fn complete<'a>(
+        &'a self,
+        _: &'a str,
+        _: Value,
+    ) -> toolgate::BoxFuture<'a, Result<(), StoreError>> {
+        Box::pin(async { Err(StoreError::new("connection refused")) })
+    }
+    fn release<'a>(&'a self, _: &'a str) -> toolgate::BoxFuture<'a, Result<(), StoreError>> {
+        Box::pin(async { Err(StoreError::new("connection refused")) })
+    }
+}
+
+#[test]
+fn with_the_store_down_nothing_runs_and_the_model_may_retry_without_internals() {
+    let mut toolbox = Toolbox::new(Gate::default()).with_effect_store(Down);
+    toolbox.register(Record).unwrap().register(Pay).unwrap();
+    let ctx = ToolContext::new("u", "t", "req").allow_all_tools();
+    let (outcome, log) =
+        common::audit(|| block_on(toolbox.call(&ctx, "record", r#"{"what":"z"}"#)));
+    assert_eq!(code(&outcome), Some(Code::Unavailable));
+    assert!(outcome.rejection().unwrap().is_retryable());
+    assert!(
+        !outcome.to_json().to_string().contains("connection"),
+        "{outcome:?}"
+    );
+    assert!(
+        log.iter().any(|r| r
+            .get("error")
+            .is_some_and(|e| e.contains("connection refused"))),
+        "{log:?}"
+    );
+    let outcome = block_on(toolbox.call(&ctx, "pay", r#"{"amount_cents":20000}"#));
+    assert_eq!(code(&outcome), Some(Code::Unavailable));
+    assert_eq!(toolbox.state().runs.load(Ordering::SeqCst), 0);
+}
+
+#[test]
+fn an_approval_is_single_use_even_after_its_runs_record_is_gone() {
+    let clock = ManualClock::new(SystemTime::UNIX_EPOCH);
+    let mut toolbox = Toolbox::new(Shop::demo())
+        .with_clock(clock.clone())
+        .with_effect_policy(EffectPolicy::default().retain(Duration::from_secs(60)));
+    toolbox.register(IssueRefund).unwrap();
+    let approval = requested(&toolbox);
+    block_on(toolbox.approve(&manager(), &approval.id)).unwrap();
+    let first = block_on(toolbox.resume(&agent(), &approval.id));
+    assert!(matches!(first, Outcome::Done(_)), "{first:?}");
+    // The outcome is no longer kept for replay; the approval still says used.
+    clock.advance(Duration::from_secs(120));
+    let again = block_on(toolbox.resume(&agent(), &approval.id));
+    assert_eq!(code(&again), Some(Code::ApprovalUsed), "{again:?}");
+    assert_eq!(toolbox.state().refunds().len(), 1);
+}
+
+#[test]
+fn gate_sixs_outcomes_render_for_every_provider() {
+    use toolgate::providers::{anthropic, mcp, openai};
+    let (toolbox, _) = shop();
+    let asked = block_on(toolbox.call(&agent(), "issue_refund", REFUND));
+    let approval = asked.approval().unwrap().clone();
+    block_on(toolbox.approve(&manager(), &approval.id)).unwrap();
+    let done = block_on(toolbox.resume(&agent(), &approval.id));
+    let replayed = block_on(toolbox.resume(&agent(), &approval.id));
+    assert!(replayed.is_replay());
+
+    // Waiting for approval is not an error; the model reads why.
+    let result = mcp::call_tool_result(&asked);
+    assert_eq!(result["isError"], false);
+    assert_eq!(
+        result["content"][0]["text"],
+        serde_json::to_string(&asked).unwrap()
+    );
+    assert!(result.get("structuredContent").is_none());
+    assert_eq!(anthropic::tool_result("toolu_1", &asked)["is_error"], false);
+    let text = openai::chat_tool_message("call_1", &asked)["content"].clone();
+    assert!(
+        text.as_str().unwrap().contains("approval_required"),
+        "{text}"
+    );
+
+    // A replayed result is the result, with its structured content.
+    let first = mcp::call_tool_result(&done);
+    let again = mcp::call_tool_result(&replayed);
+    assert_eq!(again["isError"], false);
+    assert_eq!(again["structuredContent"], first["structuredContent"]);
+    let shown = replayed.to_json();
+    assert_eq!(shown["status"], "done");
+    assert_eq!(shown["replayed"], true);
+    assert_eq!(shown["result"], done.to_json()["result"]);
+    assert_eq!(
+        anthropic::tool_result("toolu_2", &replayed)["is_error"],
+        false
+    );
+
+    // A replayed rejection is still an error.
+    let refused = Outcome::Replayed(json!({"status": "rejected", "code": "EXCEEDS_REFUNDABLE"}));
+    assert_eq!(mcp::call_tool_result(&refused)["isError"], true);
+}

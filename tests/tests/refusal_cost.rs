@@ -137,6 +137,14 @@ pub fn trees(
     Ok(())
 }
 
+/// Take an untagged tree alone: a schema whose only unions are `anyOf`,
+/// with no tagged enum beside them.
+#[tool(effect = read)]
+pub fn untagged_tree(tree: Untagged) -> Result<(), ToolError> {
+    let _ = tree;
+    Ok(())
+}
+
 /// Polls once: these calls complete without waiting, and a runtime would
 /// allocate on its own.
 fn now<F: Future>(future: F) -> F::Output {
@@ -222,9 +230,13 @@ fn nest(shape: Shape, levels: &[bool], inner: Value) -> Value {
 
 /// Bytes and allocations spent refusing `args`.
 fn refusal_cost(toolbox: &Toolbox<()>, args: &str) -> (usize, usize, Outcome) {
+    cost_of(toolbox, "trees", args)
+}
+
+fn cost_of(toolbox: &Toolbox<()>, tool: &str, args: &str) -> (usize, usize, Outcome) {
     let ctx = ToolContext::new("u", "t", "r").allow_all_tools();
     let (bytes, count) = (BYTES.with(Cell::get), COUNT.with(Cell::get));
-    let outcome = now(toolbox.call(&ctx, "trees", args));
+    let outcome = now(toolbox.call(&ctx, tool, args));
     let cost = (BYTES.with(Cell::get) - bytes, COUNT.with(Cell::get) - count);
     (cost.0, cost.1, outcome)
 }
@@ -356,5 +368,34 @@ fn each_level_adds_a_bounded_cost() {
             }
             previous = Some(bytes);
         }
+    }
+}
+
+/// serde tries an untagged enum's variants one by one at every level, so
+/// a refusal deep inside one costs variants^depth there. A schema whose
+/// unions are all untagged (`anyOf`, nothing else) is walked before serde
+/// sees it, like any other with an untagged union: each level adds a
+/// bounded share.
+#[test]
+fn an_untagged_tree_alone_is_walked_before_serde() {
+    let mut toolbox = Toolbox::new(());
+    toolbox.register(UntaggedTree).unwrap();
+    let mut previous: Option<usize> = None;
+    for n in 0..15 {
+        let tree = nest(
+            Shape::Untagged,
+            &vec![false; n],
+            bottom(Shape::Untagged, Bottom::UnknownTag),
+        );
+        let args = json!({ "tree": tree }).to_string();
+        let (_, count, outcome) = cost_of(&toolbox, "untagged_tree", &args);
+        assert!(outcome.rejection().is_some(), "{args} ran");
+        if let (Some(previous), true) = (previous, n >= 4) {
+            assert!(
+                count * 10 <= previous * 16,
+                "level {n} took {count} allocations after {previous}"
+            );
+        }
+        previous = Some(count);
     }
 }

@@ -1140,3 +1140,67 @@ fn nested_map_keys_that_keep_their_spelling_register_and_aliases_are_refused() {
         "{outcome:?}"
     );
 }
+
+// An enum whose variants carry docs is published as a union of constants;
+// a refusal lists every one of them.
+
+#[derive(Debug, Deserialize, JsonSchema, garde::Validate)]
+#[serde(rename_all = "snake_case")]
+pub enum Priority {
+    /// Whenever.
+    Low,
+    /// Today.
+    High,
+    /// Now.
+    Urgent,
+}
+
+#[derive(Debug, Deserialize, JsonSchema, garde::Validate)]
+#[serde(deny_unknown_fields)]
+pub struct Ticket {
+    #[garde(skip)]
+    pub priority: Priority,
+}
+
+/// File a ticket.
+#[tool(effect = read)]
+pub fn file_ticket(ticket: Ticket, #[garde(skip)] also: Vec<Priority>) -> Result<usize, ToolError> {
+    Ok(also.len() + usize::from(matches!(ticket.priority, Priority::Urgent)))
+}
+
+#[test]
+fn a_union_of_documented_constants_is_refused_with_every_choice() {
+    let mut toolbox = Toolbox::new(());
+    toolbox.register(FileTicket).unwrap();
+    let schema = FileTicket::definition().schema();
+    assert!(schema["$defs"]["Priority"]["oneOf"].is_array(), "{schema}");
+    let ok = call(
+        &toolbox,
+        "file_ticket",
+        r#"{"ticket":{"priority":"urgent"},"also":["low"]}"#,
+    );
+    assert_eq!(ok.value(), Some(&json!(2)), "{ok:?}");
+    for (args, path) in [
+        (
+            r#"{"ticket":{"priority":"soon"},"also":[]}"#,
+            "/ticket/priority",
+        ),
+        (
+            r#"{"ticket":{"priority":"low"},"also":["high","soon"]}"#,
+            "/also/1",
+        ),
+    ] {
+        let outcome = call(&toolbox, "file_ticket", args);
+        let rejection = outcome.rejection().expect("refused");
+        assert_eq!(
+            (rejection.code(), rejection.path()),
+            (Code::InvalidValue, path),
+            "{args}"
+        );
+        assert_eq!(
+            rejection.safe_message(),
+            format!("{} must be one of: low, high, urgent", &path[1..]),
+            "{args}"
+        );
+    }
+}

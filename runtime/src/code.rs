@@ -31,6 +31,8 @@ use core::fmt;
 /// | `APPROVAL_DENIED` | 6 | no | a person denied the approval; the call did not run |
 /// | `APPROVAL_EXPIRED` | 6 | no | the approval expired before it was decided or resumed |
 /// | `APPROVAL_USED` | 6 | no | the approval was used by an earlier run |
+/// | `RETRY_BUDGET_EXHAUSTED` | 6 | no | this conversation made this rejected call, or rejected calls in all, more often than the budget allows |
+/// | `RATE_LIMITED` | 6 | yes | the caller made more calls of this tool than its rate limit allows; the message says when to try again |
 /// | `STALE` | 6, body | yes | an object changed between its authorization (or approval) and the write; nothing was done |
 /// | `UNAVAILABLE` | 6 | yes | the server could not record the call's effect state; nothing ran |
 /// | `VERSION_MISMATCH` | stored calls | no | a stored call was made for another version of the tool |
@@ -92,6 +94,10 @@ pub enum Code {
     ApprovalExpired,
     /// `APPROVAL_USED`
     ApprovalUsed,
+    /// `RETRY_BUDGET_EXHAUSTED`
+    RetryBudgetExhausted,
+    /// `RATE_LIMITED`
+    RateLimited,
     /// `STALE`
     Stale,
     /// `UNAVAILABLE`
@@ -104,7 +110,7 @@ pub enum Code {
     Domain(DomainCode),
 }
 
-const BUILTIN: [(Code, &str); 26] = [
+const BUILTIN: [(Code, &str); 28] = [
     (Code::NotPermitted, "NOT_PERMITTED"),
     (Code::PayloadTooLarge, "PAYLOAD_TOO_LARGE"),
     (Code::TooDeep, "TOO_DEEP"),
@@ -127,6 +133,8 @@ const BUILTIN: [(Code, &str); 26] = [
     (Code::ApprovalDenied, "APPROVAL_DENIED"),
     (Code::ApprovalExpired, "APPROVAL_EXPIRED"),
     (Code::ApprovalUsed, "APPROVAL_USED"),
+    (Code::RetryBudgetExhausted, "RETRY_BUDGET_EXHAUSTED"),
+    (Code::RateLimited, "RATE_LIMITED"),
     (Code::Stale, "STALE"),
     (Code::Unavailable, "UNAVAILABLE"),
     (Code::VersionMismatch, "VERSION_MISMATCH"),
@@ -164,6 +172,8 @@ impl Code {
             Code::ApprovalDenied => "APPROVAL_DENIED",
             Code::ApprovalExpired => "APPROVAL_EXPIRED",
             Code::ApprovalUsed => "APPROVAL_USED",
+            Code::RetryBudgetExhausted => "RETRY_BUDGET_EXHAUSTED",
+            Code::RateLimited => "RATE_LIMITED",
             Code::Stale => "STALE",
             Code::Unavailable => "UNAVAILABLE",
             Code::VersionMismatch => "VERSION_MISMATCH",
@@ -173,8 +183,8 @@ impl Code {
     }
 
     /// Whether a rejection with this code invites the model to fix the call
-    /// and try again. Gate 2–3 codes do, and gate 6's `IN_PROGRESS`, `STALE`
-    /// and `UNAVAILABLE`; the rest do not. A tool body chooses
+    /// and try again. Gate 2–3 codes do, and gate 6's `IN_PROGRESS`,
+    /// `RATE_LIMITED`, `STALE` and `UNAVAILABLE`; the rest do not. A tool body chooses
     /// for its domain codes ([`ToolError::retryable`](crate::ToolError::retryable)).
     pub const fn retryable(&self) -> bool {
         matches!(
@@ -188,6 +198,7 @@ impl Code {
                 | Code::PatternMismatch
                 | Code::InvalidFormat
                 | Code::InProgress
+                | Code::RateLimited
                 | Code::Stale
                 | Code::Unavailable
         )

@@ -336,9 +336,99 @@ impl<S: Send + Sync + 'static> Toolbox<S> {
         arguments: impl Into<Arguments<'a>>,
     ) -> Outcome {
         let arguments = arguments.into();
-        match self.admit(ctx, name) {
-            Ok(entry) => self.run(ctx, entry, arguments.as_bytes(), None).await,
+        let bytes = arguments.as_bytes();
+        let outcome = match self.admit(ctx, name) {
+            Ok(entry) => match self.rate_limited(ctx, name).await {
+                Some(rejection) => Outcome::Rejected(rejection),
+                None => self.run(ctx, entry, bytes, None).await,
+            },
             Err(rejection) => Outcome::Rejected(rejection),
+        };
+        self.budget(ctx, name, bytes, outcome).await
+    }
+
+    /// Gate 6's rate limit: a token for this actor and tool, if the policy
+    /// limits the tool. A store failure lets the call through (the limit
+    /// protects capacity, not correctness) and is logged.
+    async fn rate_limited(&self, ctx: &ToolContext, name: &str) -> Option<Rejection> {
+        let (calls, period) = self.effects.policy.rate_of(name)?;
+        let key = crate::effect::digest(&["rate", ctx.tenant(), ctx.actor(), name]);
+        let now = self.effects.clock.now();
+        match self.effects.store.take(&key, calls, period, now).await {
+            Ok(None) => None,
+            Ok(Some(wait)) => {
+                let seconds = wait.as_secs() + u64::from(wait.subsec_nanos() > 0);
+                let rejection = Rejection::new(
+                    Code::RateLimited,
+                    format!("too many calls of {name}; try again in {seconds} seconds"),
+                );
+                audit::rejected(ctx, name, Gate::Effect, &rejection);
+                Some(rejection)
+            }
+            Err(error) => {
+                audit::failed(ctx, name, &error);
+                None
+            }
+        }
+    }
+
+    /// Gate 6's retry budgets: a rejection counts against the budget of
+    /// the same call (tool and bytes) and the conversation's total; past
+    /// either, the model reads `RETRY_BUDGET_EXHAUSTED`, which tells it to
+    /// stop. Only rejections touch the store, and only in a conversation
+    /// (`ToolContext::with_session`).
+    async fn budget(
+        &self,
+        ctx: &ToolContext,
+        name: &str,
+        bytes: &[u8],
+        outcome: Outcome,
+    ) -> Outcome {
+        let (Outcome::Rejected(rejection), Some(session)) = (&outcome, ctx.session_id()) else {
+            return outcome;
+        };
+        // Waiting, a lost race or a store failure is not the model's mistake.
+        if matches!(
+            rejection.code(),
+            Code::InProgress
+                | Code::RateLimited
+                | Code::Stale
+                | Code::Unavailable
+                | Code::ApprovalPending
+        ) {
+            return outcome;
+        }
+        let store = &*self.effects.store;
+        let now = self.effects.clock.now();
+        let window = self.effects.policy.retain_of();
+        let text = String::from_utf8_lossy(bytes);
+        let same = crate::effect::digest(&["retry", ctx.tenant(), session, name, &text]);
+        let all = crate::effect::digest(&["retries", ctx.tenant(), session]);
+        let (retries, total) = self.effects.policy.budgets();
+        let counted = async {
+            Ok::<_, StoreError>((
+                store.count(&same, now, window).await?,
+                store.count(&all, now, window).await?,
+            ))
+        };
+        match counted.await {
+            Ok((same, all)) if same > retries || all > total => {
+                let reason = if same > retries {
+                    "the same rejected call, past its retry budget"
+                } else {
+                    "the conversation's rejections, past their budget"
+                };
+                audit::denied(ctx, name, Gate::Effect, reason);
+                Outcome::Rejected(Rejection::new(
+                    Code::RetryBudgetExhausted,
+                    "This call was refused too often in this conversation. Stop retrying it and tell the user what went wrong.",
+                ))
+            }
+            Ok(_) => outcome,
+            Err(error) => {
+                audit::failed(ctx, name, &error);
+                outcome
+            }
         }
     }
 

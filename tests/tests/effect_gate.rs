@@ -320,6 +320,23 @@ impl<F: Fn(&mut Approval) + Send + Sync + 'static> EffectStore for Tampered<F> {
     fn release<'a>(&'a self, key: &'a str) -> toolgate::BoxFuture<'a, Result<(), StoreError>> {
         self.inner.release(key)
     }
+    fn count<'a>(
+        &'a self,
+        key: &'a str,
+        now: SystemTime,
+        window: Duration,
+    ) -> toolgate::BoxFuture<'a, Result<u32, StoreError>> {
+        self.inner.count(key, now, window)
+    }
+    fn take<'a>(
+        &'a self,
+        key: &'a str,
+        capacity: u32,
+        period: Duration,
+        now: SystemTime,
+    ) -> toolgate::BoxFuture<'a, Result<Option<Duration>, StoreError>> {
+        self.inner.take(key, capacity, period, now)
+    }
 }
 
 #[test]
@@ -633,6 +650,23 @@ impl EffectStore for Down {
     fn release<'a>(&'a self, _: &'a str) -> toolgate::BoxFuture<'a, Result<(), StoreError>> {
         Box::pin(async { Err(StoreError::new("connection refused")) })
     }
+    fn count<'a>(
+        &'a self,
+        _: &'a str,
+        _: SystemTime,
+        _: Duration,
+    ) -> toolgate::BoxFuture<'a, Result<u32, StoreError>> {
+        Box::pin(async { Err(StoreError::new("connection refused")) })
+    }
+    fn take<'a>(
+        &'a self,
+        _: &'a str,
+        _: u32,
+        _: Duration,
+        _: SystemTime,
+    ) -> toolgate::BoxFuture<'a, Result<Option<Duration>, StoreError>> {
+        Box::pin(async { Err(StoreError::new("connection refused")) })
+    }
 }
 
 #[test]
@@ -720,4 +754,98 @@ fn gate_sixs_outcomes_render_for_every_provider() {
     // A replayed rejection is still an error.
     let refused = Outcome::Replayed(json!({"status": "rejected", "code": "EXCEEDS_REFUNDABLE"}));
     assert_eq!(mcp::call_tool_result(&refused)["isError"], true);
+}
+
+#[test]
+fn a_conversation_cannot_retry_one_rejected_call_indefinitely() {
+    let clock = ManualClock::new(SystemTime::UNIX_EPOCH);
+    let (toolbox, ctx) = recorder(&clock);
+    let bad = r#"{"what":"far too long"}"#;
+    for attempt in 1..=3 {
+        let outcome = block_on(toolbox.call(&ctx, "record", bad));
+        assert_eq!(
+            code(&outcome),
+            Some(Code::InvalidLength),
+            "attempt {attempt}"
+        );
+    }
+    let outcome = block_on(toolbox.call(&ctx, "record", bad));
+    assert_eq!(code(&outcome), Some(Code::RetryBudgetExhausted));
+    assert!(!outcome.rejection().unwrap().is_retryable());
+    // Another conversation has its own budget; a corrected call still runs.
+    let other = ctx.clone().with_session("conv_2");
+    assert_eq!(
+        code(&block_on(toolbox.call(&other, "record", bad))),
+        Some(Code::InvalidLength)
+    );
+    let fixed = block_on(toolbox.call(&ctx, "record", r#"{"what":"short"}"#));
+    assert_eq!(fixed.value(), Some(&json!("short")), "{fixed:?}");
+    // Without a conversation there is nothing to count in.
+    let no_session = ToolContext::new("u", "t", "req").allow_all_tools();
+    for _ in 0..5 {
+        let outcome = block_on(toolbox.call(&no_session, "record", bad));
+        assert_eq!(code(&outcome), Some(Code::InvalidLength));
+    }
+}
+
+#[test]
+fn a_conversation_has_a_total_rejection_budget() {
+    let clock = ManualClock::new(SystemTime::UNIX_EPOCH);
+    let mut toolbox = Toolbox::new(Gate::default())
+        .with_clock(clock.clone())
+        .with_effect_policy(EffectPolicy::default().conversation_budget(5));
+    toolbox.register(Record).unwrap();
+    let ctx = ToolContext::new("u", "t", "req")
+        .with_session("conv")
+        .allow_all_tools();
+    let codes: Vec<Option<Code>> = (0..7)
+        .map(|i| {
+            let args = format!(r#"{{"what":"too long {i}"}}"#);
+            code(&block_on(toolbox.call(&ctx, "record", args.as_str())))
+        })
+        .collect();
+    assert_eq!(codes[..5], [Some(Code::InvalidLength); 5]);
+    assert_eq!(codes[5..], [Some(Code::RetryBudgetExhausted); 2]);
+}
+
+#[test]
+fn a_rate_limit_refuses_with_when_to_try_again() {
+    let clock = ManualClock::new(SystemTime::UNIX_EPOCH);
+    let mut toolbox = Toolbox::new(Gate::default())
+        .with_clock(clock.clone())
+        .with_effect_policy(EffectPolicy::default().rate_limit_tool(
+            "record",
+            2,
+            Duration::from_secs(60),
+        ));
+    toolbox.register(Record).unwrap().register(Pay).unwrap();
+    let ctx =
+        |actor: &str, n: usize| ToolContext::new(actor, "t", format!("req_{n}")).allow_all_tools();
+    for n in 0..2 {
+        let outcome = block_on(toolbox.call(&ctx("u", n), "record", r#"{"what":"x"}"#));
+        assert!(outcome.value().is_some(), "{outcome:?}");
+    }
+    let outcome = block_on(toolbox.call(&ctx("u", 2), "record", r#"{"what":"x"}"#));
+    let rejection = outcome.rejection().expect("rate limited");
+    assert_eq!(rejection.code(), Code::RateLimited);
+    assert!(rejection.is_retryable());
+    assert_eq!(
+        rejection.safe_message(),
+        "too many calls of record; try again in 30 seconds"
+    );
+    // Per actor and per tool.
+    assert!(
+        block_on(toolbox.call(&ctx("v", 3), "record", r#"{"what":"x"}"#))
+            .value()
+            .is_some()
+    );
+    assert!(
+        block_on(toolbox.call(&ctx("u", 4), "pay", r#"{"amount_cents":5}"#))
+            .value()
+            .is_some()
+    );
+    clock.advance(Duration::from_secs(30));
+    let outcome = block_on(toolbox.call(&ctx("u", 5), "record", r#"{"what":"x"}"#));
+    assert!(outcome.value().is_some(), "{outcome:?}");
+    assert_eq!(toolbox.state().runs.load(Ordering::SeqCst), 5);
 }

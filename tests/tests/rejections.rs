@@ -121,6 +121,8 @@ fn codes_are_stable_screaming_snake_case() {
             "APPROVAL_DENIED",
             "APPROVAL_EXPIRED",
             "APPROVAL_USED",
+            "RETRY_BUDGET_EXHAUSTED",
+            "RATE_LIMITED",
             "STALE",
             "UNAVAILABLE",
             "VERSION_MISMATCH",

@@ -87,6 +87,10 @@ pub struct EffectPolicy {
     lease: Duration,
     retain: Duration,
     distinct_approver: bool,
+    retry_budget: u32,
+    conversation_budget: u32,
+    rate: Option<(u32, Duration)>,
+    rates: Vec<(String, u32, Duration)>,
 }
 
 impl Default for EffectPolicy {
@@ -99,6 +103,10 @@ impl Default for EffectPolicy {
             lease: Duration::from_secs(5 * 60),
             retain: Duration::from_secs(24 * 60 * 60),
             distinct_approver: false,
+            retry_budget: 3,
+            conversation_budget: 20,
+            rate: None,
+            rates: Vec::new(),
         }
     }
 }
@@ -149,6 +157,52 @@ impl EffectPolicy {
     pub fn distinct_approver(mut self, distinct: bool) -> Self {
         self.distinct_approver = distinct;
         self
+    }
+
+    /// How often a conversation may make one rejected call (same tool,
+    /// same bytes) before the next rejection of it is
+    /// `RETRY_BUDGET_EXHAUSTED` (default 3).
+    #[must_use]
+    pub fn retry_budget(mut self, attempts: u32) -> Self {
+        self.retry_budget = attempts;
+        self
+    }
+
+    /// How many rejections a conversation may collect in all before each
+    /// further one is `RETRY_BUDGET_EXHAUSTED` (default 20).
+    #[must_use]
+    pub fn conversation_budget(mut self, rejections: u32) -> Self {
+        self.conversation_budget = rejections;
+        self
+    }
+
+    /// Limits each actor to `calls` calls of each tool per `period`
+    /// (a token bucket: bursts up to `calls`, refilled evenly). Past it, a
+    /// call is a retryable `RATE_LIMITED` that says when to try again.
+    #[must_use]
+    pub fn rate_limit(mut self, calls: u32, period: Duration) -> Self {
+        self.rate = Some((calls, period));
+        self
+    }
+
+    /// A rate limit for one tool, in place of the toolbox-wide one.
+    #[must_use]
+    pub fn rate_limit_tool(mut self, tool: &str, calls: u32, period: Duration) -> Self {
+        self.rates.retain(|(t, _, _)| t != tool);
+        self.rates.push((tool.to_owned(), calls, period));
+        self
+    }
+
+    pub(crate) fn rate_of(&self, tool: &str) -> Option<(u32, Duration)> {
+        self.rates
+            .iter()
+            .find(|(t, _, _)| t == tool)
+            .map(|(_, calls, period)| (*calls, *period))
+            .or(self.rate)
+    }
+
+    pub(crate) fn budgets(&self) -> (u32, u32) {
+        (self.retry_budget, self.conversation_budget)
     }
 
     /// Whether a call of `effect` needs approval, given what the tool's own

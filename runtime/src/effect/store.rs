@@ -142,6 +142,27 @@ pub trait EffectStore: Send + Sync + 'static {
     /// Gives up a claim without an outcome (the call never reached its
     /// body), so that a repeat runs.
     fn release<'a>(&'a self, key: &'a str) -> BoxFuture<'a, Result<(), StoreError>>;
+
+    /// Atomically: adds one to the counter `key` and returns its new
+    /// value. A counter starts at zero and is forgotten `window` after its
+    /// first count.
+    fn count<'a>(
+        &'a self,
+        key: &'a str,
+        now: SystemTime,
+        window: Duration,
+    ) -> BoxFuture<'a, Result<u32, StoreError>>;
+
+    /// Atomically: takes a token from the bucket `key`, which holds at most
+    /// `capacity` tokens and gains `capacity` of them every `period`.
+    /// `None` if one was taken; otherwise how long until one is there.
+    fn take<'a>(
+        &'a self,
+        key: &'a str,
+        capacity: u32,
+        period: Duration,
+        now: SystemTime,
+    ) -> BoxFuture<'a, Result<Option<Duration>, StoreError>>;
 }
 
 /// Gate 6's state in memory: one process, lost on restart. The default
@@ -150,6 +171,10 @@ pub trait EffectStore: Send + Sync + 'static {
 pub struct MemoryStore {
     approvals: Mutex<HashMap<String, Approval>>,
     keys: Mutex<HashMap<String, KeyRecord>>,
+    /// Counters: value, and when the window ends.
+    counters: Mutex<HashMap<String, (u32, SystemTime)>>,
+    /// Token buckets: tokens (fractional), and when they were counted.
+    buckets: Mutex<HashMap<String, (f64, SystemTime)>>,
 }
 
 #[derive(Debug)]
@@ -303,6 +328,49 @@ impl EffectStore for MemoryStore {
                 keys.remove(key);
             }
             Ok(())
+        })
+    }
+
+    fn count<'a>(
+        &'a self,
+        key: &'a str,
+        now: SystemTime,
+        window: Duration,
+    ) -> BoxFuture<'a, Result<u32, StoreError>> {
+        Box::pin(async move {
+            let mut counters = self.counters.lock().map_err(poisoned)?;
+            if counters.len() > 1024 {
+                counters.retain(|_, (_, until)| *until > now);
+            }
+            let counter = counters.entry(key.to_owned()).or_insert((0, now + window));
+            if counter.1 <= now {
+                *counter = (0, now + window);
+            }
+            counter.0 = counter.0.saturating_add(1);
+            Ok(counter.0)
+        })
+    }
+
+    fn take<'a>(
+        &'a self,
+        key: &'a str,
+        capacity: u32,
+        period: Duration,
+        now: SystemTime,
+    ) -> BoxFuture<'a, Result<Option<Duration>, StoreError>> {
+        Box::pin(async move {
+            let mut buckets = self.buckets.lock().map_err(poisoned)?;
+            let capacity = f64::from(capacity);
+            let rate = capacity / period.as_secs_f64().max(f64::MIN_POSITIVE);
+            let bucket = buckets.entry(key.to_owned()).or_insert((capacity, now));
+            let elapsed = now.duration_since(bucket.1).unwrap_or_default();
+            bucket.0 = (bucket.0 + elapsed.as_secs_f64() * rate).min(capacity);
+            bucket.1 = now;
+            if bucket.0 >= 1.0 {
+                bucket.0 -= 1.0;
+                return Ok(None);
+            }
+            Ok(Some(Duration::from_secs_f64((1.0 - bucket.0) / rate)))
         })
     }
 }

@@ -7,8 +7,7 @@ use syn::{Expr, ExprLit, Ident, Lit, LitInt, LitStr, Meta, Token};
 
 use crate::errors::Errors;
 
-pub(crate) const KEYS: &str =
-    "name, version, description, scope, effect, check, approval, approver_scope, business_fields";
+pub(crate) const KEYS: &str = "name, version, description, scope, effect, check, approval, approver_scope, timeout_ms, business_fields";
 
 /// What the attribute said, each value with its span.
 #[derive(Default)]
@@ -26,6 +25,8 @@ pub(crate) struct ToolAttrs {
     pub(crate) approval: Option<Expr>,
     /// A scope the approver must hold.
     pub(crate) approver_scope: Option<LitStr>,
+    /// How long the body may run, in milliseconds.
+    pub(crate) timeout_ms: Option<LitInt>,
     /// Field names that look like trusted context but are the tool's own
     /// business data: `business_fields = ["user_id"]` for an admin tool.
     pub(crate) business_fields: Vec<LitStr>,
@@ -70,7 +71,7 @@ pub(crate) fn parse(tokens: TokenStream, errors: &mut Errors) -> ToolAttrs {
             _ => {
                 match key.as_str() {
                     "name" | "version" | "description" | "scope" | "effect" | "check"
-                    | "approval" | "approver_scope" | "business_fields" => {
+                    | "approval" | "approver_scope" | "timeout_ms" | "business_fields" => {
                         errors.at(&meta, format_args!("`{key}` needs a value: `{key} = …`"))
                     }
                     _ => errors.at(
@@ -85,6 +86,21 @@ pub(crate) fn parse(tokens: TokenStream, errors: &mut Errors) -> ToolAttrs {
             "name" => set(&mut attrs.name, string(value, &key, errors)),
             "description" => set(&mut attrs.description, string(value, &key, errors)),
             "scope" => set(&mut attrs.scope, string(value, &key, errors)),
+            "timeout_ms" => {
+                let lit = match value {
+                    Expr::Lit(ExprLit {
+                        lit: Lit::Int(int), ..
+                    }) if int.base10_parse::<u64>().is_ok_and(|ms| ms > 0) => Some(int.clone()),
+                    other => {
+                        errors.at(
+                            other,
+                            "`timeout_ms` is a whole number of milliseconds above 0, like `timeout_ms = 5_000`",
+                        );
+                        None
+                    }
+                };
+                set(&mut attrs.timeout_ms, lit);
+            }
             "version" => {
                 let lit = match value {
                     Expr::Lit(ExprLit {

@@ -33,6 +33,7 @@ use core::fmt;
 /// | `APPROVAL_USED` | 6 | no | the approval was used by an earlier run |
 /// | `RETRY_BUDGET_EXHAUSTED` | 6 | no | this conversation made this rejected call, or rejected calls in all, more often than the budget allows |
 /// | `RATE_LIMITED` | 6 | yes | the caller made more calls of this tool than its rate limit allows; the message says when to try again |
+/// | `TIMEOUT` | 6 | no | the body ran past its time limit and was stopped; it may or may not have taken effect |
 /// | `STALE` | 6, body | yes | an object changed between its authorization (or approval) and the write; nothing was done |
 /// | `UNAVAILABLE` | 6 | yes | the server could not record the call's effect state; nothing ran |
 /// | `VERSION_MISMATCH` | stored calls | no | a stored call was made for another version of the tool |
@@ -98,6 +99,8 @@ pub enum Code {
     RetryBudgetExhausted,
     /// `RATE_LIMITED`
     RateLimited,
+    /// `TIMEOUT`
+    Timeout,
     /// `STALE`
     Stale,
     /// `UNAVAILABLE`
@@ -110,7 +113,7 @@ pub enum Code {
     Domain(DomainCode),
 }
 
-const BUILTIN: [(Code, &str); 28] = [
+const BUILTIN: [(Code, &str); 29] = [
     (Code::NotPermitted, "NOT_PERMITTED"),
     (Code::PayloadTooLarge, "PAYLOAD_TOO_LARGE"),
     (Code::TooDeep, "TOO_DEEP"),
@@ -135,6 +138,7 @@ const BUILTIN: [(Code, &str); 28] = [
     (Code::ApprovalUsed, "APPROVAL_USED"),
     (Code::RetryBudgetExhausted, "RETRY_BUDGET_EXHAUSTED"),
     (Code::RateLimited, "RATE_LIMITED"),
+    (Code::Timeout, "TIMEOUT"),
     (Code::Stale, "STALE"),
     (Code::Unavailable, "UNAVAILABLE"),
     (Code::VersionMismatch, "VERSION_MISMATCH"),
@@ -174,6 +178,7 @@ impl Code {
             Code::ApprovalUsed => "APPROVAL_USED",
             Code::RetryBudgetExhausted => "RETRY_BUDGET_EXHAUSTED",
             Code::RateLimited => "RATE_LIMITED",
+            Code::Timeout => "TIMEOUT",
             Code::Stale => "STALE",
             Code::Unavailable => "UNAVAILABLE",
             Code::VersionMismatch => "VERSION_MISMATCH",

@@ -55,9 +55,18 @@ pub struct ToolDef {
     pub(crate) business_fields: &'static [&'static str],
     /// A scope the approver of a call must hold (`#[tool(approver_scope = …)]`).
     pub(crate) approver_scope: Option<&'static str>,
+    /// How long the body may run (`#[tool(timeout_ms = …)]`).
+    pub(crate) timeout: Option<core::time::Duration>,
 }
 
 impl ToolDef {
+    /// How long the tool's body may run, if the tool says
+    /// (`#[tool(timeout_ms = …)]`); otherwise the toolbox's
+    /// [`EffectPolicy::timeout`](crate::EffectPolicy::timeout) applies.
+    pub fn timeout(&self) -> Option<core::time::Duration> {
+        self.timeout
+    }
+
     /// The scope a person must hold to approve a call of this tool, if the
     /// tool names one.
     pub fn approver_scope(&self) -> Option<&'static str> {

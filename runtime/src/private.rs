@@ -22,6 +22,8 @@ pub struct Meta {
     pub renames: &'static [(&'static str, &'static str)],
     pub business_fields: &'static [&'static str],
     pub approver_scope: Option<&'static str>,
+    /// `#[tool(timeout_ms = …)]`, in milliseconds.
+    pub timeout_ms: Option<u64>,
     /// The result's schema, found by [`Output`].
     pub output_schema: Option<serde_json::Value>,
 }
@@ -35,6 +37,7 @@ pub fn define<A: schemars::JsonSchema>(meta: Meta) -> ToolDef {
         shape,
         business_fields: meta.business_fields,
         approver_scope: meta.approver_scope,
+        timeout: meta.timeout_ms.map(core::time::Duration::from_millis),
         name: meta.name,
         version: meta.version,
         description: schema::described(meta.description, &schema),

@@ -162,7 +162,9 @@ impl<'a, S> Invocation<'a, S> {
             .policy
             .needs_approval(self.def.effect(), approval);
         if !needs && self.resuming.is_none() && self.def.effect() == crate::Effect::Read {
-            return body.await;
+            return match crate::effect::timed(self.effects, self.ctx, self.def, body).await {
+                Ok(outcome) | Err(outcome) => outcome,
+            };
         }
         crate::effect::gate(self, needs, body).await
     }

@@ -849,3 +849,46 @@ fn a_rate_limit_refuses_with_when_to_try_again() {
     assert!(outcome.value().is_some(), "{outcome:?}");
     assert_eq!(toolbox.state().runs.load(Ordering::SeqCst), 5);
 }
+
+/// Wait for a signal that never comes.
+#[tool(effect = read, timeout_ms = 50)]
+async fn wait_forever(gate: &Gate) -> Result<(), ToolError> {
+    let _ = gate;
+    core::future::pending::<()>().await;
+    Ok(())
+}
+
+#[test]
+fn a_body_past_its_time_limit_is_stopped_and_a_write_keeps_its_key_until_the_lease() {
+    let clock = ManualClock::new(SystemTime::UNIX_EPOCH);
+    // The tool's own limit.
+    let mut toolbox = Toolbox::new(Gate::default()).with_clock(clock.clone());
+    toolbox.register(WaitForever).unwrap();
+    let ctx = ToolContext::new("u", "t", "req")
+        .with_session("conv")
+        .allow_all_tools();
+    let outcome = block_on(toolbox.call(&ctx, "wait_forever", "{}"));
+    let rejection = outcome.rejection().expect("stopped");
+    assert_eq!(rejection.code(), Code::Timeout);
+    assert!(!rejection.is_retryable());
+    assert_eq!(
+        rejection.safe_message(),
+        "wait_forever took longer than its limit of 50 ms and was stopped; it may or may not have taken effect."
+    );
+
+    // The toolbox's limit, on a write held forever.
+    let mut toolbox = Toolbox::new(Gate::default())
+        .with_clock(clock.clone())
+        .with_effect_policy(EffectPolicy::default().timeout(Duration::from_millis(50)));
+    toolbox.register(Record).unwrap();
+    *toolbox.state().hold.lock().unwrap() = Some(Arc::new(tokio::sync::Notify::new()));
+    let outcome = block_on(toolbox.call(&ctx, "record", r#"{"what":"t"}"#));
+    assert_eq!(code(&outcome), Some(Code::Timeout));
+    *toolbox.state().hold.lock().unwrap() = None;
+    // It may have taken effect: a repeat waits out the lease, then runs.
+    let outcome = block_on(toolbox.call(&ctx, "record", r#"{"what":"t"}"#));
+    assert_eq!(code(&outcome), Some(Code::InProgress));
+    clock.advance(Duration::from_secs(5 * 60));
+    let outcome = block_on(toolbox.call(&ctx, "record", r#"{"what":"t"}"#));
+    assert_eq!(outcome.value(), Some(&json!("t")), "{outcome:?}");
+}

@@ -123,6 +123,7 @@ fn codes_are_stable_screaming_snake_case() {
             "APPROVAL_USED",
             "RETRY_BUDGET_EXHAUSTED",
             "RATE_LIMITED",
+            "TIMEOUT",
             "STALE",
             "UNAVAILABLE",
             "VERSION_MISMATCH",

@@ -41,6 +41,13 @@ pub(crate) fn emit(tool: &ToolFn) -> TokenStream {
         quote!((#rust, #wire))
     });
     let business = tool.attrs.business_fields.iter();
+    let timeout_ms = match &tool.attrs.timeout_ms {
+        Some(lit) => {
+            let ms = lit.base10_parse::<u64>().unwrap_or(1);
+            quote!(::core::option::Option::Some(#ms))
+        }
+        None => quote!(::core::option::Option::None),
+    };
     let approver_scope = match &tool.attrs.approver_scope {
         Some(lit) => quote!(::core::option::Option::Some(#lit)),
         None => quote!(::core::option::Option::None),
@@ -79,6 +86,7 @@ pub(crate) fn emit(tool: &ToolFn) -> TokenStream {
                         renames: &[#(#renames),*],
                         business_fields: &[#(#business),*],
                         approver_scope: #approver_scope,
+                        timeout_ms: #timeout_ms,
                         output_schema: #output_schema,
                     })
                 })

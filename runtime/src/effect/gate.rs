@@ -179,7 +179,12 @@ where
         }
         audit::effect(ctx, def.name(), "approval_used", &approval.id);
     }
-    let outcome = body.await;
+    // Timed out: the body may have committed before it was stopped, so its
+    // key stays held until the lease runs out.
+    let outcome = match timed(effects, ctx, def, body).await {
+        Ok(outcome) => outcome,
+        Err(timed_out) => return timed_out,
+    };
     if outcome.rejection().map(Rejection::code) == Some(Code::Stale) {
         // The body lost a race and changed nothing: no outcome to keep.
         audit::effect(
@@ -266,6 +271,37 @@ async fn request<S>(
     }
     audit::effect(ctx, def.name(), "approval_requested", &approval.id);
     Outcome::ApprovalRequired(Box::new(approval))
+}
+
+/// The body, within the tool's time limit (or the toolbox's); `Err` with
+/// the `TIMEOUT` outcome if it ran past it, its future dropped.
+pub(crate) async fn timed<F>(
+    effects: &super::Effects,
+    ctx: &crate::ToolContext,
+    def: &crate::ToolDef,
+    body: F,
+) -> Result<Outcome, Outcome>
+where
+    F: Future<Output = Outcome>,
+{
+    let Some(limit) = def.timeout().or(effects.policy.timeout_of()) else {
+        return Ok(body.await);
+    };
+    match super::within(limit, body).await {
+        Some(outcome) => Ok(outcome),
+        None => {
+            audit::effect(ctx, def.name(), "timed_out", "");
+            let rejection = Rejection::new(
+                Code::Timeout,
+                format!(
+                    "{} took longer than its limit of {} ms and was stopped; it may or may not have taken effect.",
+                    def.name(),
+                    limit.as_millis()
+                ),
+            );
+            Err(Outcome::Rejected(rejection))
+        }
+    }
 }
 
 pub(crate) fn stale() -> Rejection {

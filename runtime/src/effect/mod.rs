@@ -17,8 +17,10 @@
 mod approval;
 mod gate;
 mod store;
+mod timer;
 
-pub(crate) use gate::{denied, expired, gate, pending, stale};
+pub(crate) use gate::{denied, expired, gate, pending, stale, timed};
+pub(crate) use timer::within;
 
 use std::fmt::Write as _;
 use std::sync::Arc;
@@ -91,6 +93,7 @@ pub struct EffectPolicy {
     conversation_budget: u32,
     rate: Option<(u32, Duration)>,
     rates: Vec<(String, u32, Duration)>,
+    timeout: Option<Duration>,
 }
 
 impl Default for EffectPolicy {
@@ -107,6 +110,7 @@ impl Default for EffectPolicy {
             conversation_budget: 20,
             rate: None,
             rates: Vec::new(),
+            timeout: None,
         }
     }
 }
@@ -191,6 +195,21 @@ impl EffectPolicy {
         self.rates.retain(|(t, _, _)| t != tool);
         self.rates.push((tool.to_owned(), calls, period));
         self
+    }
+
+    /// How long a body may run, for tools without `#[tool(timeout_ms =
+    /// …)]` (default: no limit). Past it, the body's future is dropped and
+    /// the model reads `TIMEOUT`. A write's idempotency key stays held
+    /// until its lease runs out, since the body may have committed before
+    /// it was stopped.
+    #[must_use]
+    pub fn timeout(mut self, limit: Duration) -> Self {
+        self.timeout = Some(limit);
+        self
+    }
+
+    pub(crate) fn timeout_of(&self) -> Option<Duration> {
+        self.timeout
     }
 
     pub(crate) fn rate_of(&self, tool: &str) -> Option<(u32, Duration)> {

@@ -38,6 +38,8 @@ pub struct Account {
     pub export_row_limit: u64,
     /// The rows an export would contain.
     pub rows: u64,
+    /// Exports larger than this wait for a person's approval.
+    pub approval_row_threshold: u64,
 }
 
 /// A reference to an account: `acct_` and letters or digits.
@@ -124,11 +126,13 @@ impl Accounts {
                 pii_export_enabled: pii,
                 export_row_limit: limit,
                 rows,
+                approval_row_threshold: 10_000,
             };
         let accounts = [
             account("acct_42", "tenant_a", true, false, 100_000, 1_200),
             account("acct_frozen", "tenant_a", false, false, 100_000, 10),
             account("acct_huge", "tenant_a", true, true, 100_000, 2_500_000),
+            account("acct_big", "tenant_a", true, false, 100_000, 50_000),
             account("acct_7", "tenant_b", true, true, 100_000, 50),
         ];
         Accounts {
@@ -218,7 +222,8 @@ pub fn export_allowed(account: &Account, columns: &Columns) -> Result<(), ToolEr
 #[tool(
     scope = "exports:write",
     effect = write,
-    check = export_allowed(&account, &columns)
+    check = export_allowed(&account, &columns),
+    approval = account.rows > account.approval_row_threshold
 )]
 pub async fn schedule_export(
     ctx: &ToolContext,

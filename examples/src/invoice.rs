@@ -44,6 +44,17 @@ pub enum RefundReason {
     },
 }
 
+impl RefundReason {
+    /// The person a goodwill refund names: the one who must approve it.
+    /// The model's text names them; only their own approval runs it.
+    pub fn approver(&self) -> Option<&str> {
+        match self {
+            RefundReason::Goodwill { approver_id } => Some(approver_id),
+            _ => None,
+        }
+    }
+}
+
 /// A recorded invoice refund: what the tool returns.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, JsonSchema)]
 pub struct InvoiceRefund {
@@ -121,7 +132,11 @@ impl<T: ToolInfo> Authorize<T, Billing> for Invoice {
 }
 
 /// Refund an invoice of the caller's tenant.
-#[tool(scope = "billing:refund", effect = irreversible)]
+///
+/// Irreversible, so every refund waits for a person's approval; a goodwill
+/// refund, for the approval of the person it names, not for the model's
+/// word that they approved.
+#[tool(scope = "billing:refund", effect = irreversible, approver = reason.approver())]
 pub async fn refund_invoice(
     billing: &Billing,
     /// The invoice to refund.

@@ -7,7 +7,7 @@ use syn::{Expr, ExprLit, Ident, Lit, LitInt, LitStr, Meta, Token};
 
 use crate::errors::Errors;
 
-pub(crate) const KEYS: &str = "name, version, description, scope, effect, check, approval, approver_scope, timeout_ms, business_fields";
+pub(crate) const KEYS: &str = "name, version, description, scope, effect, check, approval, approver, approver_scope, timeout_ms, business_fields";
 
 /// What the attribute said, each value with its span.
 #[derive(Default)]
@@ -23,6 +23,9 @@ pub(crate) struct ToolAttrs {
     /// A `bool` expression over the parameters, run after `check`: whether
     /// this call needs a person's approval (`approval = amount_cents > 10_000`).
     pub(crate) approval: Option<Expr>,
+    /// An `Option` of a string over the parameters: the one actor who may
+    /// approve (`approver = reason.approver()`).
+    pub(crate) approver: Option<Expr>,
     /// A scope the approver must hold.
     pub(crate) approver_scope: Option<LitStr>,
     /// How long the body may run, in milliseconds.
@@ -71,7 +74,8 @@ pub(crate) fn parse(tokens: TokenStream, errors: &mut Errors) -> ToolAttrs {
             _ => {
                 match key.as_str() {
                     "name" | "version" | "description" | "scope" | "effect" | "check"
-                    | "approval" | "approver_scope" | "timeout_ms" | "business_fields" => {
+                    | "approval" | "approver" | "approver_scope" | "timeout_ms"
+                    | "business_fields" => {
                         errors.at(&meta, format_args!("`{key}` needs a value: `{key} = …`"))
                     }
                     _ => errors.at(
@@ -131,6 +135,7 @@ pub(crate) fn parse(tokens: TokenStream, errors: &mut Errors) -> ToolAttrs {
             }
             "check" => set(&mut attrs.check, Some(value.clone())),
             "approval" => set(&mut attrs.approval, Some(value.clone())),
+            "approver" => set(&mut attrs.approver, Some(value.clone())),
             "approver_scope" => set(&mut attrs.approver_scope, string(value, &key, errors)),
             "business_fields" => match value {
                 Expr::Array(array) => {

@@ -56,6 +56,12 @@ pub fn approval_is_a_bool(needed: bool) -> bool {
     needed
 }
 
+/// `#[tool(approver = …)]` names the one actor who may approve: an
+/// `Option` of a string.
+pub fn approver_is_named<A: AsRef<str>>(approver: Option<A>) -> Option<String> {
+    approver.map(|a| a.as_ref().to_owned())
+}
+
 /// A model argument's type must be readable from the model's JSON.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be a model argument: the model's JSON cannot be read into it",

@@ -740,12 +740,16 @@ pub async fn assert_all_rejected<S, F>(
     let mut outcome = toolbox
         .call(ctx, suite.tool, suite.example.as_slice())
         .await;
-    // A call that needs approval is approved, by someone else holding the
-    // approver's scope, and resumed: its body must still move the count.
+    // A call that needs approval is approved, by the person it names or
+    // else someone other than the caller holding the approver's scope, and
+    // resumed: its body must still move the count.
     if let Some(approval) = outcome.approval() {
-        let approver =
-            ToolContext::new("toolgate-testing-approver", ctx.tenant(), ctx.request_id())
-                .with_scopes(approval.approver_scope.clone());
+        let name = approval
+            .approver
+            .as_deref()
+            .unwrap_or("toolgate-testing-approver");
+        let approver = ToolContext::new(name, ctx.tenant(), ctx.request_id())
+            .with_scopes(approval.approver_scope.clone());
         let id = approval.id.clone();
         if let Err(error) = toolbox.approve(&approver, &id).await {
             panic!(

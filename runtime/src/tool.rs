@@ -151,9 +151,15 @@ impl<'a, S> Invocation<'a, S> {
     }
 
     /// Gate 6, then the body: `approval` is what the tool's `approval = …`
-    /// expression said (`None` without one); `body` runs only if the gate
+    /// expression said (`None` without one), `approver` the actor its
+    /// `approver = …` expression named; `body` runs only if the gate
     /// lets it, and its outcome is recorded for replay.
-    pub async fn execute<F>(self, approval: Option<bool>, body: F) -> Outcome
+    pub async fn execute<F>(
+        self,
+        approval: Option<bool>,
+        approver: Option<String>,
+        body: F,
+    ) -> Outcome
     where
         F: Future<Output = Outcome>,
     {
@@ -166,7 +172,7 @@ impl<'a, S> Invocation<'a, S> {
                 Ok(outcome) | Err(outcome) => outcome,
             };
         }
-        crate::effect::gate(self, needs, body).await
+        crate::effect::gate(self, needs, approver, body).await
     }
 }
 

@@ -80,6 +80,9 @@ pub enum ApprovalError {
     MissingScope(String),
     /// The approver made the call, and the policy requires someone else.
     OwnCall,
+    /// The call names the one actor who may approve it, and this is
+    /// someone else.
+    NotTheNamedApprover(String),
     /// The store failed; the text is for the host's logs.
     Store(String),
 }
@@ -95,6 +98,9 @@ impl fmt::Display for ApprovalError {
             }
             ApprovalError::OwnCall => {
                 f.write_str("the approver made the call, and may not approve it")
+            }
+            ApprovalError::NotTheNamedApprover(named) => {
+                write!(f, "only `{named}`, whom the call names, may decide on it")
             }
             ApprovalError::Store(error) => write!(f, "the effect store failed: {error}"),
         }
@@ -529,6 +535,11 @@ impl<S: Send + Sync + 'static> Toolbox<S> {
         }
         if approval.distinct_approver && approval.actor == approver.actor() {
             return refuse(ApprovalError::OwnCall);
+        }
+        if let Some(named) = &approval.approver
+            && named != approver.actor()
+        {
+            return refuse(ApprovalError::NotTheNamedApprover(named.clone()));
         }
         let by = approver.actor().to_owned();
         let decision = if approve {

@@ -892,3 +892,64 @@ fn a_body_past_its_time_limit_is_stopped_and_a_write_keeps_its_key_until_the_lea
     let outcome = block_on(toolbox.call(&ctx, "record", r#"{"what":"t"}"#));
     assert_eq!(outcome.value(), Some(&json!("t")), "{outcome:?}");
 }
+
+#[test]
+fn a_large_export_waits_for_approval_and_a_small_one_runs() {
+    use toolgate_examples::export::{Accounts, ScheduleExport};
+    let mut toolbox = Toolbox::new(Accounts::demo());
+    toolbox.register(ScheduleExport).unwrap();
+    let ctx = ToolContext::new("analyst_1", "tenant_a", "req_1")
+        .with_scopes(["exports:write"])
+        .allow_tools(["schedule_export"]);
+    let small = block_on(toolbox.call(
+        &ctx,
+        "schedule_export",
+        r#"{"account_ref":"acct_42","format":"csv","columns":["id"]}"#,
+    ));
+    assert!(matches!(small, Outcome::Done(_)), "{small:?}");
+    // 50,000 rows, over the account's threshold of 10,000.
+    let large = block_on(toolbox.call(
+        &ctx,
+        "schedule_export",
+        r#"{"account_ref":"acct_big","format":"csv","columns":["id"]}"#,
+    ));
+    let approval = large.approval().expect("approval for a large export");
+    assert_eq!(approval.resources[0].reference, json!("acct_big"));
+    assert_eq!(toolbox.state().queued().len(), 1);
+}
+
+#[test]
+fn a_goodwill_refund_waits_for_the_person_it_names() {
+    use toolgate_examples::invoice::{Billing, RefundInvoice};
+    let mut toolbox = Toolbox::new(Billing::demo());
+    toolbox.register(RefundInvoice).unwrap();
+    let agent = ToolContext::new("agent_1", "tenant_a", "req_1")
+        .with_scopes(["billing:refund"])
+        .allow_tools(["refund_invoice"]);
+    let outcome = block_on(toolbox.call(
+        &agent,
+        "refund_invoice",
+        r#"{"invoice_id":"inv_88","amount_cents":100,"reason":{"kind":"goodwill","approver_id":"usr_lena"}}"#,
+    ));
+    // The model wrote an approver; that approves nothing.
+    let approval = outcome.approval().expect("approval required").clone();
+    assert_eq!(approval.approver.as_deref(), Some("usr_lena"));
+    assert!(toolbox.state().refunds().is_empty());
+    let someone_else = ToolContext::new("usr_max", "tenant_a", "r");
+    assert_eq!(
+        block_on(toolbox.approve(&someone_else, &approval.id)),
+        Err(ApprovalError::NotTheNamedApprover("usr_lena".to_owned()))
+    );
+    let lena = ToolContext::new("usr_lena", "tenant_a", "r");
+    block_on(toolbox.approve(&lena, &approval.id)).unwrap();
+    let done = block_on(toolbox.resume(&agent, &approval.id));
+    assert!(matches!(done, Outcome::Done(_)), "{done:?}");
+    assert_eq!(toolbox.state().refunds().len(), 1);
+    // A refund for another reason names no one: any approver may decide.
+    let outcome = block_on(toolbox.call(
+        &agent,
+        "refund_invoice",
+        r#"{"invoice_id":"inv_88","amount_cents":100,"reason":{"kind":"duplicate"}}"#,
+    ));
+    assert_eq!(outcome.approval().map(|a| a.approver.clone()), Some(None));
+}

@@ -101,6 +101,12 @@ pub(crate) fn emit(tool: &ToolFn) -> TokenStream {
         },
         None => quote!(::core::option::Option::None),
     };
+    let approver = match &tool.attrs.approver {
+        Some(expr) => quote_spanned! {expr.span()=>
+            ::toolgate::__private::approver_is_named(#expr)
+        },
+        None => quote!(::core::option::Option::None),
+    };
 
     // Spanned on the user's tokens so that a failed bound names the parameter
     // or return type that caused it.
@@ -140,7 +146,7 @@ pub(crate) fn emit(tool: &ToolFn) -> TokenStream {
     };
     // The body is a future the effect gate polls only if the call may run.
     let finish = quote_spanned! {output_span=>
-        #invocation.execute(#approval, async move {
+        #invocation.execute(#approval, #approver, async move {
             ::toolgate::__private::into_outcome(#fn_ident(#(#call_args),*)#awaited, #context, #marker::definition())
         }).await
     };

@@ -84,6 +84,9 @@ pub struct Approval {
     pub approver_scope: Option<String>,
     /// Whether the approver must be someone other than the actor.
     pub distinct_approver: bool,
+    /// The one actor who may decide, when the call names them
+    /// (`#[tool(approver = …)]`): a goodwill refund's named approver.
+    pub approver: Option<String>,
     /// When the call asked for approval.
     pub created_at: SystemTime,
     /// When the approval stops being usable.

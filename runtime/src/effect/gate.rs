@@ -84,7 +84,12 @@ fn unavailable(ctx: &crate::ToolContext, tool: &str, error: &StoreError) -> Outc
     Outcome::Rejected(rejection)
 }
 
-pub(crate) async fn gate<S, F>(invocation: Invocation<'_, S>, needs: bool, body: F) -> Outcome
+pub(crate) async fn gate<S, F>(
+    invocation: Invocation<'_, S>,
+    needs: bool,
+    approver: Option<String>,
+    body: F,
+) -> Outcome
 where
     F: Future<Output = Outcome>,
 {
@@ -103,7 +108,7 @@ where
                 return refused;
             }
         }
-        None if needs => return request(&invocation, action, now).await,
+        None if needs => return request(&invocation, action, approver, now).await,
         None => {}
     }
     let (key, claimed_with) = action.key(&invocation);
@@ -158,7 +163,7 @@ where
         if changed {
             let _ = store.release(&key).await;
             audit::effect(ctx, def.name(), "stale", &approval.id);
-            return request(&invocation, action, now).await;
+            return request(&invocation, action, approver, now).await;
         }
         let refusal = match store.consume(&approval.id, now).await {
             Ok(Consumed::Done) => None,
@@ -238,6 +243,7 @@ fn bound<S>(
 async fn request<S>(
     invocation: &Invocation<'_, S>,
     action: Action,
+    approver: Option<String>,
     now: std::time::SystemTime,
 ) -> Outcome {
     let ctx = invocation.ctx;
@@ -262,6 +268,7 @@ async fn request<S>(
         resources: action.resources,
         approver_scope: def.approver_scope().map(str::to_owned),
         distinct_approver: effects.policy.distinct(),
+        approver,
         created_at: now,
         expires_at: now + effects.policy.approval_ttl_of(),
         state: ApprovalState::Pending,

@@ -131,11 +131,11 @@ impl<T: ToolInfo> Authorize<T, Billing> for Invoice {
     }
 }
 
+// Irreversible, so every refund waits for a person's approval; a goodwill
+// refund, for the approval of the person it names, not for the model's word
+// that they approved. (Doc comments here are the description the model
+// reads.)
 /// Refund an invoice of the caller's tenant.
-///
-/// Irreversible, so every refund waits for a person's approval; a goodwill
-/// refund, for the approval of the person it names, not for the model's
-/// word that they approved.
 #[tool(scope = "billing:refund", effect = irreversible, approver = reason.approver())]
 pub async fn refund_invoice(
     billing: &Billing,

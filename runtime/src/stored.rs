@@ -13,6 +13,15 @@ use crate::ToolDef;
 /// version or fingerprint; it never runs against a contract it was not made
 /// for.
 ///
+/// A stored call carries no authority of its own: anyone can write one, so
+/// it runs as a new call of the context that runs it, through every gate,
+/// gate 6 included. An irreversible stored call asks for approval like any
+/// other, and a repeat of a write in the same conversation replays its
+/// outcome. A call that is to run *because* a person approved it is an
+/// [`Approval`](crate::Approval), run with
+/// [`Toolbox::resume`](crate::Toolbox::resume): bound to its tenant, actor,
+/// arguments and objects, and run once.
+///
 /// ```
 /// use serde_json::value::RawValue;
 /// use toolgate::{StoredCall, ToolDef};

@@ -856,3 +856,158 @@ impl crate::Clock for ManualClock {
             .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 }
+
+/// Proves that gate 6 holds for a tool whose call needs approval, and
+/// panics with every failure listed otherwise.
+///
+/// `arguments` is a valid call that needs approval, made as `ctx`;
+/// `approver` may approve it. `side_effects` counts the tool's effect, as
+/// for [`assert_all_rejected`]. In order:
+///
+/// - the call asks for approval and does not run;
+/// - resuming before a decision is `APPROVAL_PENDING`; a forged id,
+///   another tenant's resume and another actor's are the flat
+///   `NOT_PERMITTED`; none of them runs anything;
+/// - if `change` is given, it changes the object the call names (its
+///   version must move): the approved call then runs nothing and asks for
+///   a fresh approval, which is approved in turn;
+/// - the approved call runs once, a repeat replays it, and a repeat of the
+///   model's call in the same conversation does not run it again;
+/// - a second approval, denied, never runs.
+pub async fn assert_approvals_hold<S, F>(
+    toolbox: &Toolbox<S>,
+    ctx: &ToolContext,
+    approver: &ToolContext,
+    tool: &str,
+    arguments: &str,
+    side_effects: F,
+    change: Option<&dyn Fn(&S)>,
+) where
+    S: Send + Sync + 'static,
+    F: Fn(&S) -> usize,
+{
+    let count = || side_effects(toolbox.state());
+    let mut failures: Vec<String> = Vec::new();
+    let mut check = |ok: bool, what: String| {
+        if !ok {
+            failures.push(what);
+        }
+    };
+    let start = count();
+    let asked = toolbox.call(ctx, tool, arguments).await;
+    let Some(approval) = asked.approval().cloned() else {
+        panic!(
+            "the call to `{tool}` did not ask for approval, so there is nothing to prove: {}",
+            asked.to_json()
+        );
+    };
+    check(
+        count() == start,
+        "the call ran before it was approved".into(),
+    );
+    let code = |outcome: &Outcome| outcome.rejection().map(crate::Rejection::code);
+
+    let pending = toolbox.resume(ctx, &approval.id).await;
+    check(
+        code(&pending) == Some(Code::ApprovalPending),
+        format!("resumed before a decision: {}", pending.to_json()),
+    );
+    let forged = format!("{}0", approval.id);
+    let outsiders = [
+        ("a forged id", ctx.clone(), forged.as_str()),
+        (
+            "another tenant",
+            ToolContext::new(
+                ctx.actor(),
+                "toolgate-testing-other-tenant",
+                ctx.request_id(),
+            )
+            .with_scopes(ctx.scopes().map(str::to_owned).collect::<Vec<_>>())
+            .allow_all_tools(),
+            approval.id.as_str(),
+        ),
+        (
+            "another actor",
+            ToolContext::new(
+                "toolgate-testing-other-actor",
+                ctx.tenant(),
+                ctx.request_id(),
+            )
+            .with_scopes(ctx.scopes().map(str::to_owned).collect::<Vec<_>>())
+            .allow_all_tools(),
+            approval.id.as_str(),
+        ),
+    ];
+    if let Err(error) = toolbox.approve(approver, &approval.id).await {
+        panic!("the approver could not approve the call to `{tool}`: {error}");
+    }
+    for (who, outsider, id) in &outsiders {
+        let outcome = toolbox.resume(outsider, id).await;
+        check(
+            code(&outcome) == Some(Code::NotPermitted),
+            format!("{who} resumed the approval: {}", outcome.to_json()),
+        );
+    }
+    check(count() == start, "a refused resume ran the call".into());
+
+    let mut id = approval.id.clone();
+    if let Some(change) = change {
+        change(toolbox.state());
+        let outcome = toolbox.resume(ctx, &id).await;
+        check(
+            count() == start,
+            "the call ran against a changed object".into(),
+        );
+        match outcome.approval() {
+            Some(fresh) if fresh.id != id => {
+                id = fresh.id.clone();
+                if let Err(error) = toolbox.approve(approver, &id).await {
+                    panic!("the approver could not approve the fresh approval: {error}");
+                }
+            }
+            _ => check(
+                false,
+                format!(
+                    "a changed object did not ask for a fresh approval: {}",
+                    outcome.to_json()
+                ),
+            ),
+        }
+    }
+
+    let done = toolbox.resume(ctx, &id).await;
+    check(
+        matches!(done, Outcome::Done(_)) && count() == start + 1,
+        format!("the approved call did not run once: {}", done.to_json()),
+    );
+    let again = toolbox.resume(ctx, &id).await;
+    check(
+        again.is_replay() && count() == start + 1,
+        format!("a repeated resume was not a replay: {}", again.to_json()),
+    );
+
+    let second = toolbox.call(ctx, tool, arguments).await;
+    if let Some(second) = second.approval() {
+        let _ = toolbox.deny(approver, &second.id).await;
+        let outcome = toolbox.resume(ctx, &second.id).await;
+        check(
+            code(&outcome) == Some(Code::ApprovalDenied) && count() == start + 1,
+            format!(
+                "a denied approval ran or answered otherwise: {}",
+                outcome.to_json()
+            ),
+        );
+    } else {
+        check(
+            count() == start + 1,
+            format!("the repeated call ran again: {}", second.to_json()),
+        );
+    }
+    if !failures.is_empty() {
+        panic!(
+            "gate 6 did not hold for `{tool}`, {} failures:\n  {}",
+            failures.len(),
+            failures.join("\n  ")
+        );
+    }
+}

@@ -953,3 +953,84 @@ fn a_goodwill_refund_waits_for_the_person_it_names() {
     ));
     assert_eq!(outcome.approval().map(|a| a.approver.clone()), Some(None));
 }
+
+#[test]
+fn the_approval_harness_holds_for_the_refund_tool() {
+    let (toolbox, _) = shop();
+    let touch = |shop: &Shop| shop.touch("tenant_a", "ord_1001");
+    block_on(toolgate::testing::assert_approvals_hold(
+        &toolbox,
+        &agent(),
+        &manager(),
+        "issue_refund",
+        REFUND,
+        |shop| shop.refunds().len(),
+        Some(&touch),
+    ));
+    assert_eq!(toolbox.state().refunds().len(), 1);
+}
+
+#[test]
+fn the_approval_harness_fails_where_gate_six_does_not_hold() {
+    // An object without versions: a change between approval and resume
+    // goes unseen, and the harness says so.
+    let mut toolbox = Toolbox::new(Hotels::demo())
+        .with_effect_policy(EffectPolicy::default().approval(Effect::Write, ApprovalRule::Always));
+    toolbox.register(BookHotel).unwrap();
+    let ctx = ToolContext::new("traveller_7", "tenant_a", "req_1")
+        .with_session("conv")
+        .with_scopes(["bookings:write"])
+        .allow_tools(["book_hotel"]);
+    let manager = ToolContext::new("manager_1", "tenant_a", "r");
+    let nothing = |_: &Hotels| {};
+    let failed = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        block_on(toolgate::testing::assert_approvals_hold(
+            &toolbox,
+            &ctx,
+            &manager,
+            "book_hotel",
+            r#"{"hotel_id":"h_seaview1","nights":2}"#,
+            |hotels| hotels.bookings().len(),
+            Some(&nothing),
+        ));
+    }));
+    let message = failed.expect_err("the harness must fail");
+    let message = message
+        .downcast_ref::<String>()
+        .cloned()
+        .unwrap_or_default();
+    assert!(
+        message.contains("a changed object did not ask for a fresh approval"),
+        "{message}"
+    );
+}
+
+#[test]
+fn a_stored_call_cannot_skip_an_approval_or_run_twice() {
+    use serde_json::value::RawValue;
+    use toolgate::StoredCall;
+    let (toolbox, _) = shop();
+    let refund = StoredCall::new(
+        IssueRefund::definition(),
+        RawValue::from_string(REFUND.to_owned()).unwrap(),
+    );
+    let outcome = block_on(toolbox.call_stored(&agent(), &refund));
+    assert!(outcome.approval().is_some(), "{outcome:?}");
+    assert!(toolbox.state().refunds().is_empty());
+
+    let mut hotels = Toolbox::new(Hotels::demo());
+    hotels.register(BookHotel).unwrap();
+    let ctx = ToolContext::new("traveller_7", "tenant_a", "req_1")
+        .with_session("conv")
+        .with_scopes(["bookings:write"])
+        .allow_tools(["book_hotel"]);
+    let booking = StoredCall::new(
+        BookHotel::definition(),
+        RawValue::from_string(r#"{"hotel_id":"h_seaview1","nights":2}"#.to_owned()).unwrap(),
+    );
+    let first = block_on(hotels.call_stored(&ctx, &booking));
+    let again = block_on(hotels.call_stored(&ctx, &booking));
+    assert!(matches!(first, Outcome::Done(_)), "{first:?}");
+    assert!(again.is_replay(), "{again:?}");
+    assert_eq!(hotels.state().bookings().len(), 1);
+}

@@ -14,8 +14,8 @@ use crate::{Code, Outcome, Rejection};
 /// idempotency key are bound to.
 struct Action {
     arguments: Value,
-    /// SHA-256 of the canonical arguments.
-    digest: String,
+    /// The canonical text of the arguments.
+    text: String,
     resources: Vec<Seen>,
 }
 
@@ -27,7 +27,6 @@ impl Action {
             Outcome::Failed(Failure::new(invocation.ctx.request_id()))
         })?;
         let text = canonical(&arguments);
-        let digest = digest(&[&text]);
         let resources = invocation
             .seen
             .iter()
@@ -40,14 +39,20 @@ impl Action {
             .collect();
         Ok(Action {
             arguments,
-            digest,
+            text,
             resources,
         })
     }
 
+    /// SHA-256 of the canonical arguments: what an approval records.
+    fn digest(&self) -> String {
+        digest(&[&self.text])
+    }
+
     /// The idempotency key and the digest it is claimed with. A key the
     /// host gave is claimed with the action's digest, so that its reuse for
-    /// another action is a conflict; a derived key is the action itself.
+    /// another action is a conflict; a key derived from the action is
+    /// claimed with itself.
     fn key<S>(&self, invocation: &Invocation<'_, S>) -> (String, String) {
         let ctx = invocation.ctx;
         let def = invocation.def;
@@ -58,17 +63,25 @@ impl Action {
             .iter()
             .map(|seen| format!("{}={}", seen.field, canonical(&seen.reference)))
             .collect();
-        let mut parts: Vec<&str> = vec![ctx.tenant(), def.name(), &version, &self.digest];
+        // Scoped by the conversation, or else by the request.
+        let scope = match ctx.call_id() {
+            Some(_) => "",
+            None => ctx.session_id().unwrap_or(ctx.request_id()),
+        };
+        let mut parts: Vec<&str> = vec![
+            "action",
+            scope,
+            ctx.tenant(),
+            def.name(),
+            &version,
+            &self.text,
+            approval,
+        ];
         parts.extend(references.iter().map(String::as_str));
-        parts.push(approval);
         let action = digest(&parts);
         match ctx.call_id() {
             Some(call_id) => (digest(&["host", ctx.tenant(), def.name(), call_id]), action),
-            None => {
-                // Scoped by the conversation, or else by the request.
-                let scope = ctx.session_id().unwrap_or(ctx.request_id());
-                (digest(&["action", scope, &action]), action)
-            }
+            None => (action.clone(), action),
         }
     }
 }
@@ -228,7 +241,7 @@ fn bound<S>(
         "the approval is for another tool"
     } else if approval.fingerprint != def.fingerprint() || approval.version != def.version() {
         "the tool changed since the approval"
-    } else if approval.digest != action.digest {
+    } else if approval.digest != action.digest() {
         "the arguments differ from those approved"
     } else if !same_objects {
         "the objects differ from those approved"
@@ -263,8 +276,8 @@ async fn request<S>(
         tool: def.name().to_owned(),
         version: def.version(),
         fingerprint: def.fingerprint().to_owned(),
+        digest: action.digest(),
         arguments: action.arguments,
-        digest: action.digest,
         resources: action.resources,
         approver_scope: def.approver_scope().map(str::to_owned),
         distinct_approver: effects.policy.distinct(),

@@ -22,7 +22,6 @@ mod timer;
 pub(crate) use gate::{denied, expired, gate, pending, stale, timed};
 pub(crate) use timer::within;
 
-use std::fmt::Write as _;
 use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 
@@ -276,38 +275,41 @@ impl Default for Effects {
 /// The canonical text of a JSON value: no whitespace, object keys sorted
 /// by their bytes, numbers and strings as serde_json writes them.
 pub(crate) fn canonical(value: &Value) -> String {
-    fn write(value: &Value, out: &mut String) {
+    fn write(value: &Value, out: &mut Vec<u8>) {
         match value {
             Value::Object(map) => {
                 let mut entries: Vec<_> = map.iter().collect();
                 entries.sort_unstable_by(|a, b| a.0.cmp(b.0));
-                out.push('{');
+                out.push(b'{');
                 for (i, (key, value)) in entries.into_iter().enumerate() {
                     if i > 0 {
-                        out.push(',');
+                        out.push(b',');
                     }
-                    out.push_str(&Value::from(key.as_str()).to_string());
-                    out.push(':');
+                    let _ = serde_json::to_writer(&mut *out, key);
+                    out.push(b':');
                     write(value, out);
                 }
-                out.push('}');
+                out.push(b'}');
             }
             Value::Array(items) => {
-                out.push('[');
+                out.push(b'[');
                 for (i, item) in items.iter().enumerate() {
                     if i > 0 {
-                        out.push(',');
+                        out.push(b',');
                     }
                     write(item, out);
                 }
-                out.push(']');
+                out.push(b']');
             }
-            scalar => out.push_str(&scalar.to_string()),
+            scalar => {
+                let _ = serde_json::to_writer(&mut *out, scalar);
+            }
         }
     }
-    let mut out = String::new();
+    let mut out = Vec::new();
     write(value, &mut out);
-    out
+    // serde_json writes UTF-8, and the punctuation above is ASCII.
+    String::from_utf8(out).unwrap_or_default()
 }
 
 /// SHA-256 of `parts`, each length-prefixed so that no two lists of parts
@@ -318,9 +320,16 @@ pub(crate) fn digest(parts: &[&str]) -> String {
         hasher.update((part.len() as u64).to_be_bytes());
         hasher.update(part.as_bytes());
     }
-    let mut out = String::with_capacity(64);
-    for byte in hasher.finalize() {
-        let _ = write!(out, "{byte:02x}");
+    hex(&hasher.finalize())
+}
+
+/// Lower-case hex of `bytes`.
+pub(crate) fn hex(bytes: &[u8]) -> String {
+    let mut out = String::with_capacity(bytes.len() * 2);
+    for byte in bytes {
+        for nibble in [byte >> 4, byte & 0x0f] {
+            out.push(char::from_digit(u32::from(nibble), 16).unwrap_or('0'));
+        }
     }
     out
 }

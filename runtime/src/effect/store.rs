@@ -169,12 +169,39 @@ pub trait EffectStore: Send + Sync + 'static {
 /// store of a [`Toolbox`](crate::Toolbox).
 #[derive(Debug, Default)]
 pub struct MemoryStore {
-    approvals: Mutex<HashMap<String, Approval>>,
-    keys: Mutex<HashMap<String, KeyRecord>>,
+    approvals: Mutex<Swept<Approval>>,
+    keys: Mutex<Swept<KeyRecord>>,
     /// Counters: value, and when the window ends.
-    counters: Mutex<HashMap<String, (u32, SystemTime)>>,
+    counters: Mutex<Swept<(u32, SystemTime)>>,
     /// Token buckets: tokens (fractional), and when they were counted.
-    buckets: Mutex<HashMap<String, (f64, SystemTime)>>,
+    buckets: Mutex<Swept<(f64, SystemTime)>>,
+}
+
+/// A map whose expired entries are swept when it has doubled since the
+/// last sweep: each sweep's cost is paid for by the inserts before it.
+#[derive(Debug)]
+struct Swept<T> {
+    map: HashMap<String, T>,
+    sweep_at: usize,
+}
+
+impl<T> Default for Swept<T> {
+    fn default() -> Self {
+        Swept {
+            map: HashMap::new(),
+            sweep_at: 1024,
+        }
+    }
+}
+
+impl<T> Swept<T> {
+    fn sweep(&mut self, live: impl FnMut(&T) -> bool) {
+        let mut live = live;
+        if self.map.len() >= self.sweep_at {
+            self.map.retain(|_, v| live(v));
+            self.sweep_at = (self.map.len() * 2).max(1024);
+        }
+    }
 }
 
 #[derive(Debug)]
@@ -205,14 +232,23 @@ impl EffectStore for MemoryStore {
     fn create_approval(&self, record: Approval) -> BoxFuture<'_, Result<(), StoreError>> {
         Box::pin(async move {
             let mut approvals = self.approvals.lock().map_err(poisoned)?;
-            approvals.retain(|_, r| r.expires_at + super::RETAIN_DECIDED > record.created_at);
-            approvals.insert(record.id.clone(), record);
+            let now = record.created_at;
+            approvals.sweep(|r| r.expires_at + super::RETAIN_DECIDED > now);
+            approvals.map.insert(record.id.clone(), record);
             Ok(())
         })
     }
 
     fn approval<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<Option<Approval>, StoreError>> {
-        Box::pin(async move { Ok(self.approvals.lock().map_err(poisoned)?.get(id).cloned()) })
+        Box::pin(async move {
+            Ok(self
+                .approvals
+                .lock()
+                .map_err(poisoned)?
+                .map
+                .get(id)
+                .cloned())
+        })
     }
 
     fn decide<'a>(
@@ -223,7 +259,7 @@ impl EffectStore for MemoryStore {
     ) -> BoxFuture<'a, Result<Decided, StoreError>> {
         Box::pin(async move {
             let mut approvals = self.approvals.lock().map_err(poisoned)?;
-            let Some(record) = approvals.get_mut(id) else {
+            let Some(record) = approvals.map.get_mut(id) else {
                 return Ok(Decided::Unknown);
             };
             if record.state != ApprovalState::Pending {
@@ -247,7 +283,7 @@ impl EffectStore for MemoryStore {
     ) -> BoxFuture<'a, Result<Consumed, StoreError>> {
         Box::pin(async move {
             let mut approvals = self.approvals.lock().map_err(poisoned)?;
-            let Some(record) = approvals.get_mut(id) else {
+            let Some(record) = approvals.map.get_mut(id) else {
                 return Ok(Consumed::Unknown);
             };
             Ok(match &record.state {
@@ -274,10 +310,8 @@ impl EffectStore for MemoryStore {
     ) -> BoxFuture<'a, Result<Claim, StoreError>> {
         Box::pin(async move {
             let mut keys = self.keys.lock().map_err(poisoned)?;
-            if keys.len() > 1024 {
-                keys.retain(|_, r| r.retain_until > now);
-            }
-            if let Some(record) = keys.get(key).filter(|r| r.retain_until > now) {
+            keys.sweep(|r| r.retain_until > now);
+            if let Some(record) = keys.map.get(key).filter(|r| r.retain_until > now) {
                 if record.digest != digest {
                     return Ok(Claim::Conflict);
                 }
@@ -290,7 +324,7 @@ impl EffectStore for MemoryStore {
                     KeyState::InFlight { .. } => {}
                 }
             }
-            keys.insert(
+            keys.map.insert(
                 key.to_owned(),
                 KeyRecord {
                     digest: digest.to_owned(),
@@ -311,7 +345,7 @@ impl EffectStore for MemoryStore {
     ) -> BoxFuture<'a, Result<(), StoreError>> {
         Box::pin(async move {
             let mut keys = self.keys.lock().map_err(poisoned)?;
-            if let Some(record) = keys.get_mut(key) {
+            if let Some(record) = keys.map.get_mut(key) {
                 record.state = KeyState::Finished(outcome);
             }
             Ok(())
@@ -322,10 +356,10 @@ impl EffectStore for MemoryStore {
         Box::pin(async move {
             let mut keys = self.keys.lock().map_err(poisoned)?;
             if matches!(
-                keys.get(key).map(|r| &r.state),
+                keys.map.get(key).map(|r| &r.state),
                 Some(KeyState::InFlight { .. })
             ) {
-                keys.remove(key);
+                keys.map.remove(key);
             }
             Ok(())
         })
@@ -339,10 +373,11 @@ impl EffectStore for MemoryStore {
     ) -> BoxFuture<'a, Result<u32, StoreError>> {
         Box::pin(async move {
             let mut counters = self.counters.lock().map_err(poisoned)?;
-            if counters.len() > 1024 {
-                counters.retain(|_, (_, until)| *until > now);
-            }
-            let counter = counters.entry(key.to_owned()).or_insert((0, now + window));
+            counters.sweep(|(_, until)| *until > now);
+            let counter = counters
+                .map
+                .entry(key.to_owned())
+                .or_insert((0, now + window));
             if counter.1 <= now {
                 *counter = (0, now + window);
             }
@@ -360,9 +395,11 @@ impl EffectStore for MemoryStore {
     ) -> BoxFuture<'a, Result<Option<Duration>, StoreError>> {
         Box::pin(async move {
             let mut buckets = self.buckets.lock().map_err(poisoned)?;
+            // A bucket untouched for a whole period is full: as if new.
+            buckets.sweep(|(_, at)| now.duration_since(*at).unwrap_or_default() < period);
             let capacity = f64::from(capacity);
             let rate = capacity / period.as_secs_f64().max(f64::MIN_POSITIVE);
-            let bucket = buckets.entry(key.to_owned()).or_insert((capacity, now));
+            let bucket = buckets.map.entry(key.to_owned()).or_insert((capacity, now));
             let elapsed = now.duration_since(bucket.1).unwrap_or_default();
             bucket.0 = (bucket.0 + elapsed.as_secs_f64() * rate).min(capacity);
             bucket.1 = now;

@@ -1,0 +1,70 @@
+//! Gate 6's cost on a call that needs no approval, for callgrind: a loop of
+//! whole `Toolbox::call`s of two tools with the same arguments and body, one
+//! `read` (gate 6 lets it straight through) and one `write` (it claims an
+//! idempotency key in the memory store, runs the body and records the
+//! outcome). Each call carries its own call id, so every `write` is a new
+//! action; `replay` repeats one id, so every call after the first returns
+//! the stored outcome. Arguments: the number of calls, then `read`, `write`
+//! or `replay`.
+//!
+//! ```sh
+//! cargo bench -p toolgate-tests --bench effect_probe --no-run
+//! valgrind --tool=callgrind target/release/deps/effect_probe-<hash> 20000 write
+//! ```
+
+use std::future::Future;
+use std::hint::black_box;
+use std::task::{Context, Poll, Waker};
+
+use toolgate::{ToolContext, ToolError, Toolbox, tool};
+
+/// Note a number.
+#[tool(effect = read)]
+fn note_read(#[garde(range(min = 1, max = 100))] n: u8) -> Result<u8, ToolError> {
+    Ok(n)
+}
+
+/// Note a number, for keeps.
+#[tool(effect = write)]
+fn note_write(#[garde(range(min = 1, max = 100))] n: u8) -> Result<u8, ToolError> {
+    Ok(n)
+}
+
+fn now<F: Future>(future: F) -> F::Output {
+    let mut future = std::pin::pin!(future);
+    let mut cx = Context::from_waker(Waker::noop());
+    loop {
+        if let Poll::Ready(output) = future.as_mut().poll(&mut cx) {
+            return output;
+        }
+    }
+}
+
+fn main() {
+    let mut args = std::env::args().skip(1);
+    let calls: usize = args.next().and_then(|a| a.parse().ok()).unwrap_or(20_000);
+    let mode = args.next().unwrap_or_else(|| "write".to_owned());
+    let mut toolbox = Toolbox::new(());
+    toolbox
+        .register(NoteRead)
+        .unwrap()
+        .register(NoteWrite)
+        .unwrap();
+    let tool = if mode == "read" {
+        "note_read"
+    } else {
+        "note_write"
+    };
+    let mut done = 0;
+    for i in 0..calls {
+        let id = if mode == "replay" { 0 } else { i };
+        let ctx = ToolContext::new("u", "t", "r")
+            .allow_tools([tool])
+            .with_call_id(format!("call_{id}"));
+        let outcome = now(toolbox.call(&ctx, black_box(tool), black_box(r#"{"n":7}"#)));
+        if outcome.value().is_some() {
+            done += 1;
+        }
+    }
+    println!("{done} of {calls} {mode} calls done");
+}

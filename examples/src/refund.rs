@@ -69,6 +69,9 @@ pub struct Shop {
     /// Where concurrent refunds wait for each other before committing, in
     /// tests (see [`Shop::race_at_commit`]).
     race: Option<Arc<Barrier>>,
+    /// Whether the next commit finds the order changed by someone else
+    /// first (see [`Shop::interfere_at_commit`]).
+    interfere: std::sync::atomic::AtomicBool,
 }
 
 impl Shop {
@@ -96,6 +99,7 @@ impl Shop {
             ),
             ledger: Mutex::default(),
             race: None,
+            interfere: std::sync::atomic::AtomicBool::new(false),
         }
     }
 
@@ -126,6 +130,14 @@ impl Shop {
         }
     }
 
+    /// For tests of a lost compare-and-set: the next commit finds that
+    /// someone else changed the order after the refund was authorized (and
+    /// approved) and before it was written.
+    pub fn interfere_at_commit(&self) {
+        self.interfere
+            .store(true, std::sync::atomic::Ordering::SeqCst);
+    }
+
     /// Every committed refund: the side effect a refused call must never
     /// reach.
     pub fn refunds(&self) -> Vec<Refund> {
@@ -154,6 +166,12 @@ impl Shop {
         let order = orders
             .get_mut(&(tenant.to_owned(), order_id.to_owned()))
             .ok_or_else(|| ToolError::internal("an authorized order vanished"))?;
+        if self
+            .interfere
+            .swap(false, std::sync::atomic::Ordering::SeqCst)
+        {
+            order.version += 1;
+        }
         if order.version != version {
             return Err(ToolError::stale());
         }

@@ -1034,3 +1034,48 @@ fn a_stored_call_cannot_skip_an_approval_or_run_twice() {
     assert!(again.is_replay(), "{again:?}");
     assert_eq!(hotels.state().bookings().len(), 1);
 }
+
+#[test]
+fn a_compare_and_set_lost_after_approval_asks_again_and_refunds_nothing() {
+    let (toolbox, _) = shop();
+    let approval = requested(&toolbox);
+    block_on(toolbox.approve(&manager(), &approval.id)).unwrap();
+    // Gate 6 finds the order as approved; someone changes it just before
+    // the refund's write, whose compare-and-set then matches nothing.
+    toolbox.state().interfere_at_commit();
+    let outcome = block_on(toolbox.resume(&agent(), &approval.id));
+    let fresh = outcome.approval().expect("a fresh approval").clone();
+    assert_eq!(fresh.resources[0].version, Some(2));
+    assert!(toolbox.state().refunds().is_empty());
+    block_on(toolbox.approve(&manager(), &fresh.id)).unwrap();
+    let done = block_on(toolbox.resume(&agent(), &fresh.id));
+    assert!(matches!(done, Outcome::Done(_)), "{done:?}");
+    assert_eq!(toolbox.state().refunds().len(), 1);
+}
+
+/// Fail on the server.
+#[tool(effect = write)]
+fn fail_once(gate: &Gate, #[garde(range(min = 1, max = 9))] n: u8) -> Result<u8, ToolError> {
+    gate.runs.fetch_add(1, Ordering::SeqCst);
+    Err(ToolError::internal(format!("the ledger for {n} is down")))
+}
+
+#[test]
+fn a_finished_bodys_failure_is_kept_and_replayed_not_run_again() {
+    let mut toolbox = Toolbox::new(Gate::default());
+    toolbox.register(FailOnce).unwrap();
+    let ctx = ToolContext::new("u", "t", "req_9")
+        .with_session("conv")
+        .allow_all_tools();
+    let first = block_on(toolbox.call(&ctx, "fail_once", r#"{"n":1}"#));
+    assert!(matches!(first, Outcome::Failed(_)), "{first:?}");
+    let again = block_on(toolbox.call(&ctx, "fail_once", r#"{"n":1}"#));
+    assert!(again.is_replay(), "{again:?}");
+    assert_eq!(again.to_json()["code"], "INTERNAL");
+    assert_eq!(again.to_json()["request_id"], "req_9");
+    assert_eq!(
+        toolbox.state().runs.load(Ordering::SeqCst),
+        1,
+        "an irreversible write never runs twice"
+    );
+}

@@ -857,35 +857,53 @@ impl crate::Clock for ManualClock {
     }
 }
 
+/// A call that needs approval, and what [`assert_approvals_hold`] may do to
+/// attack it.
+pub struct ApprovalCase<'a, S> {
+    /// The tool.
+    pub tool: &'a str,
+    /// A valid call of it that needs approval.
+    pub arguments: &'a str,
+    /// Other valid arguments for the same tool, if there are any: an
+    /// approval of `arguments` must never run them.
+    pub other_arguments: Option<&'a str>,
+    /// Changes the object the call names, moving its version: an approval
+    /// given before must not run against it.
+    pub change: Option<&'a dyn Fn(&S)>,
+    /// The toolbox's clock, if it is a [`ManualClock`]: an approval past
+    /// its expiry must not run.
+    pub clock: Option<&'a ManualClock>,
+}
+
 /// Proves that gate 6 holds for a tool whose call needs approval, and
 /// panics with every failure listed otherwise.
 ///
-/// `arguments` is a valid call that needs approval, made as `ctx`;
-/// `approver` may approve it. `side_effects` counts the tool's effect, as
-/// for [`assert_all_rejected`]. In order:
+/// The call is made as `ctx`; `approver` may approve it. `side_effects`
+/// counts the tool's effect, as for [`assert_all_rejected`]. In order:
 ///
 /// - the call asks for approval and does not run;
 /// - resuming before a decision is `APPROVAL_PENDING`; a forged id,
 ///   another tenant's resume and another actor's are the flat
 ///   `NOT_PERMITTED`; none of them runs anything;
-/// - if `change` is given, it changes the object the call names (its
-///   version must move): the approved call then runs nothing and asks for
-///   a fresh approval, which is approved in turn;
-/// - the approved call runs once, a repeat replays it, and a repeat of the
-///   model's call in the same conversation does not run it again;
-/// - a second approval, denied, never runs.
+/// - with `other_arguments`, the model's call with them asks for an
+///   approval of its own and runs nothing;
+/// - with `change`, the approved call runs nothing after the change and
+///   asks for a fresh approval, which is approved in turn;
+/// - the approved call runs once, with the approved arguments; resuming it
+///   again replays it, as does the model's repeat in the same conversation;
+/// - a second approval, denied, never runs;
+/// - with `clock`, a third approval, approved and then expired, never runs.
 pub async fn assert_approvals_hold<S, F>(
     toolbox: &Toolbox<S>,
     ctx: &ToolContext,
     approver: &ToolContext,
-    tool: &str,
-    arguments: &str,
+    case: &ApprovalCase<'_, S>,
     side_effects: F,
-    change: Option<&dyn Fn(&S)>,
 ) where
     S: Send + Sync + 'static,
     F: Fn(&S) -> usize,
 {
+    let tool = case.tool;
     let count = || side_effects(toolbox.state());
     let mut failures: Vec<String> = Vec::new();
     let mut check = |ok: bool, what: String| {
@@ -893,8 +911,9 @@ pub async fn assert_approvals_hold<S, F>(
             failures.push(what);
         }
     };
+    let code = |outcome: &Outcome| outcome.rejection().map(crate::Rejection::code);
     let start = count();
-    let asked = toolbox.call(ctx, tool, arguments).await;
+    let asked = toolbox.call(ctx, tool, case.arguments).await;
     let Some(approval) = asked.approval().cloned() else {
         panic!(
             "the call to `{tool}` did not ask for approval, so there is nothing to prove: {}",
@@ -905,13 +924,16 @@ pub async fn assert_approvals_hold<S, F>(
         count() == start,
         "the call ran before it was approved".into(),
     );
-    let code = |outcome: &Outcome| outcome.rejection().map(crate::Rejection::code);
 
     let pending = toolbox.resume(ctx, &approval.id).await;
     check(
         code(&pending) == Some(Code::ApprovalPending),
         format!("resumed before a decision: {}", pending.to_json()),
     );
+    if let Err(error) = toolbox.approve(approver, &approval.id).await {
+        panic!("the approver could not approve the call to `{tool}`: {error}");
+    }
+    let scopes = || ctx.scopes().map(str::to_owned).collect::<Vec<_>>();
     let forged = format!("{}0", approval.id);
     let outsiders = [
         ("a forged id", ctx.clone(), forged.as_str()),
@@ -922,7 +944,7 @@ pub async fn assert_approvals_hold<S, F>(
                 "toolgate-testing-other-tenant",
                 ctx.request_id(),
             )
-            .with_scopes(ctx.scopes().map(str::to_owned).collect::<Vec<_>>())
+            .with_scopes(scopes())
             .allow_all_tools(),
             approval.id.as_str(),
         ),
@@ -933,14 +955,11 @@ pub async fn assert_approvals_hold<S, F>(
                 ctx.tenant(),
                 ctx.request_id(),
             )
-            .with_scopes(ctx.scopes().map(str::to_owned).collect::<Vec<_>>())
+            .with_scopes(scopes())
             .allow_all_tools(),
             approval.id.as_str(),
         ),
     ];
-    if let Err(error) = toolbox.approve(approver, &approval.id).await {
-        panic!("the approver could not approve the call to `{tool}`: {error}");
-    }
     for (who, outsider, id) in &outsiders {
         let outcome = toolbox.resume(outsider, id).await;
         check(
@@ -948,10 +967,23 @@ pub async fn assert_approvals_hold<S, F>(
             format!("{who} resumed the approval: {}", outcome.to_json()),
         );
     }
-    check(count() == start, "a refused resume ran the call".into());
+    if let Some(other) = case.other_arguments {
+        let outcome = toolbox.call(ctx, tool, other).await;
+        check(
+            outcome.approval().is_some_and(|a| a.id != approval.id),
+            format!(
+                "other arguments did not ask for their own approval: {}",
+                outcome.to_json()
+            ),
+        );
+    }
+    check(
+        count() == start,
+        "a refused resume or call ran the tool".into(),
+    );
 
     let mut id = approval.id.clone();
-    if let Some(change) = change {
+    if let Some(change) = case.change {
         change(toolbox.state());
         let outcome = toolbox.resume(ctx, &id).await;
         check(
@@ -986,7 +1018,7 @@ pub async fn assert_approvals_hold<S, F>(
         format!("a repeated resume was not a replay: {}", again.to_json()),
     );
 
-    let second = toolbox.call(ctx, tool, arguments).await;
+    let second = toolbox.call(ctx, tool, case.arguments).await;
     if let Some(second) = second.approval() {
         let _ = toolbox.deny(approver, &second.id).await;
         let outcome = toolbox.resume(ctx, &second.id).await;
@@ -1002,6 +1034,40 @@ pub async fn assert_approvals_hold<S, F>(
             count() == start + 1,
             format!("the repeated call ran again: {}", second.to_json()),
         );
+    }
+
+    if let Some(clock) = case.clock {
+        let third = toolbox
+            .call(
+                &ctx.clone().with_call_id("toolgate-testing-expiry"),
+                tool,
+                case.arguments,
+            )
+            .await;
+        match third.approval() {
+            Some(third) => {
+                if let Err(error) = toolbox.approve(approver, &third.id).await {
+                    panic!("the approver could not approve the third approval: {error}");
+                }
+                let ttl = third
+                    .expires_at
+                    .duration_since(third.created_at)
+                    .unwrap_or_default();
+                clock.advance(ttl);
+                let outcome = toolbox.resume(ctx, &third.id).await;
+                check(
+                    code(&outcome) == Some(Code::ApprovalExpired) && count() == start + 1,
+                    format!(
+                        "an expired approval ran or answered otherwise: {}",
+                        outcome.to_json()
+                    ),
+                );
+            }
+            None => check(
+                false,
+                format!("a third call did not ask for approval: {}", third.to_json()),
+            ),
+        }
     }
     if !failures.is_empty() {
         panic!(

@@ -956,16 +956,21 @@ fn a_goodwill_refund_waits_for_the_person_it_names() {
 
 #[test]
 fn the_approval_harness_holds_for_the_refund_tool() {
-    let (toolbox, _) = shop();
+    let (toolbox, clock) = shop();
     let touch = |shop: &Shop| shop.touch("tenant_a", "ord_1001");
+    let case = toolgate::testing::ApprovalCase {
+        tool: "issue_refund",
+        arguments: REFUND,
+        other_arguments: Some(r#"{"order":"ord_1001","amount_cents":9999}"#),
+        change: Some(&touch),
+        clock: Some(&clock),
+    };
     block_on(toolgate::testing::assert_approvals_hold(
         &toolbox,
         &agent(),
         &manager(),
-        "issue_refund",
-        REFUND,
+        &case,
         |shop| shop.refunds().len(),
-        Some(&touch),
     ));
     assert_eq!(toolbox.state().refunds().len(), 1);
 }
@@ -984,14 +989,19 @@ fn the_approval_harness_fails_where_gate_six_does_not_hold() {
     let manager = ToolContext::new("manager_1", "tenant_a", "r");
     let nothing = |_: &Hotels| {};
     let failed = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        let case = toolgate::testing::ApprovalCase {
+            tool: "book_hotel",
+            arguments: r#"{"hotel_id":"h_seaview1","nights":2}"#,
+            other_arguments: None,
+            change: Some(&nothing),
+            clock: None,
+        };
         block_on(toolgate::testing::assert_approvals_hold(
             &toolbox,
             &ctx,
             &manager,
-            "book_hotel",
-            r#"{"hotel_id":"h_seaview1","nights":2}"#,
+            &case,
             |hotels| hotels.bookings().len(),
-            Some(&nothing),
         ));
     }));
     let message = failed.expect_err("the harness must fail");

@@ -662,6 +662,8 @@ mod tests {
             "{}",
             " {\"a\": [1, -2.5e3, true, false, null, {\"b\": \"\\u00e9\\ud83d\\ude00\"}]} ",
             "{\"a\":{},\"b\":[]}",
+            // Exponents with and without a sign, in either case.
+            "{\"a\":[1e2,1E2,1e+2,1E-2,-0.5e-10,0e0]}",
         ] {
             assert_eq!(code(ok), None, "{ok}");
         }

@@ -1089,3 +1089,106 @@ fn a_finished_bodys_failure_is_kept_and_replayed_not_run_again() {
         "an irreversible write never runs twice"
     );
 }
+
+#[test]
+fn the_memory_store_conforms() {
+    block_on(toolgate::testing::assert_store_conforms(
+        &MemoryStore::new(),
+        1000,
+    ));
+}
+
+/// A store whose consume never says "used": one approval could run twice.
+struct Reusable(MemoryStore);
+
+impl EffectStore for Reusable {
+    fn create_approval(&self, record: Approval) -> toolgate::BoxFuture<'_, Result<(), StoreError>> {
+        self.0.create_approval(record)
+    }
+    fn approval<'a>(
+        &'a self,
+        id: &'a str,
+    ) -> toolgate::BoxFuture<'a, Result<Option<Approval>, StoreError>> {
+        self.0.approval(id)
+    }
+    fn decide<'a>(
+        &'a self,
+        id: &'a str,
+        decision: Decision,
+        now: SystemTime,
+    ) -> toolgate::BoxFuture<'a, Result<Decided, StoreError>> {
+        self.0.decide(id, decision, now)
+    }
+    fn consume<'a>(
+        &'a self,
+        id: &'a str,
+        now: SystemTime,
+    ) -> toolgate::BoxFuture<'a, Result<Consumed, StoreError>> {
+        Box::pin(async move {
+            match self.0.consume(id, now).await? {
+                Consumed::Used => Ok(Consumed::Done),
+                other => Ok(other),
+            }
+        })
+    }
+    fn claim<'a>(
+        &'a self,
+        key: &'a str,
+        digest: &'a str,
+        now: SystemTime,
+        lease: Duration,
+        retain: Duration,
+    ) -> toolgate::BoxFuture<'a, Result<Claim, StoreError>> {
+        self.0.claim(key, digest, now, lease, retain)
+    }
+    fn complete<'a>(
+        &'a self,
+        key: &'a str,
+        outcome: Value,
+    ) -> toolgate::BoxFuture<'a, Result<(), StoreError>> {
+        self.0.complete(key, outcome)
+    }
+    fn release<'a>(&'a self, key: &'a str) -> toolgate::BoxFuture<'a, Result<(), StoreError>> {
+        self.0.release(key)
+    }
+    fn count<'a>(
+        &'a self,
+        key: &'a str,
+        now: SystemTime,
+        window: Duration,
+    ) -> toolgate::BoxFuture<'a, Result<u32, StoreError>> {
+        self.0.count(key, now, window)
+    }
+    fn take<'a>(
+        &'a self,
+        key: &'a str,
+        capacity: u32,
+        period: Duration,
+        now: SystemTime,
+    ) -> toolgate::BoxFuture<'a, Result<Option<Duration>, StoreError>> {
+        self.0.take(key, capacity, period, now)
+    }
+}
+
+#[test]
+fn the_store_suite_fails_a_store_that_reuses_approvals() {
+    let failed = std::panic::catch_unwind(|| {
+        block_on(toolgate::testing::assert_store_conforms(
+            &Reusable(MemoryStore::new()),
+            10,
+        ));
+    });
+    let message = failed.expect_err("the suite must fail");
+    let message = message
+        .downcast_ref::<String>()
+        .cloned()
+        .unwrap_or_default();
+    assert!(
+        message.contains("an approval is consumed once"),
+        "{message}"
+    );
+    assert!(
+        message.contains("exactly one of many concurrent consumes wins"),
+        "{message}"
+    );
+}

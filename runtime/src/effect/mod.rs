@@ -19,6 +19,7 @@ mod gate;
 mod store;
 mod timer;
 
+#[cfg(feature = "testing")]
 pub(crate) use approval::new_id;
 pub(crate) use gate::{denied, expired, gate, pending, stale, timed};
 pub(crate) use timer::within;

@@ -1,0 +1,529 @@
+//! A SQLite [`EffectStore`] for toolgate: gate 6's approvals, idempotency
+//! records, retry budgets and rate limits in one database file, so that
+//! they survive a restart and are shared by every process that opens it.
+//!
+//! ```no_run
+//! # async fn run() -> Result<(), Box<dyn std::error::Error>> {
+//! use toolgate::Toolbox;
+//! use toolgate_sqlite::SqliteStore;
+//!
+//! let store = SqliteStore::open("effects.db").await?;
+//! let toolbox = Toolbox::new(()).with_effect_store(store);
+//! # let _ = toolbox;
+//! # Ok(())
+//! # }
+//! ```
+//!
+//! **Tables** (created and migrated on open; `PRAGMA user_version` is the
+//! schema version):
+//!
+//! | table | key | what |
+//! |---|---|---|
+//! | `toolgate_approvals` | `id` | the approval as JSON, with its state, approver and expiry in columns |
+//! | `toolgate_idempotency` | `key` | the digest it was claimed with, `in_flight` (with a lease) or `finished` (with the outcome's JSON), and how long it is kept |
+//! | `toolgate_counters` | `key` | a count and the end of its window |
+//! | `toolgate_buckets` | `key` | tokens left and when they were counted |
+//!
+//! Times are microseconds since the Unix epoch. Every operation that
+//! reads and then writes runs in one `BEGIN IMMEDIATE` transaction, which
+//! takes SQLite's write lock first: no two processes interleave them.
+//! Expired rows are deleted in batches of at most 256, once every 256
+//! writes, inside the write that triggered it.
+
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::{Duration, SystemTime};
+
+use rusqlite::{Connection, OptionalExtension, TransactionBehavior, params};
+use serde_json::Value;
+use toolgate::{
+    Approval, ApprovalState, BoxFuture, Claim, Consumed, Decided, Decision, EffectStore, StoreError,
+};
+
+/// The migrations, in order; `PRAGMA user_version` counts those applied.
+const MIGRATIONS: &[&str] = &["
+    CREATE TABLE toolgate_approvals (
+        id TEXT PRIMARY KEY,
+        state TEXT NOT NULL,
+        decided_by TEXT,
+        expires_at INTEGER NOT NULL,
+        keep_until INTEGER NOT NULL,
+        record TEXT NOT NULL
+    );
+    CREATE INDEX toolgate_approvals_keep ON toolgate_approvals (keep_until);
+    CREATE TABLE toolgate_idempotency (
+        key TEXT PRIMARY KEY,
+        digest TEXT NOT NULL,
+        finished INTEGER NOT NULL,
+        lease_until INTEGER NOT NULL,
+        keep_until INTEGER NOT NULL,
+        outcome TEXT
+    );
+    CREATE INDEX toolgate_idempotency_keep ON toolgate_idempotency (keep_until);
+    CREATE TABLE toolgate_counters (
+        key TEXT PRIMARY KEY,
+        value INTEGER NOT NULL,
+        until INTEGER NOT NULL
+    );
+    CREATE INDEX toolgate_counters_until ON toolgate_counters (until);
+    CREATE TABLE toolgate_buckets (
+        key TEXT PRIMARY KEY,
+        tokens REAL NOT NULL,
+        at INTEGER NOT NULL
+    );
+"];
+
+/// How long a decided, used or expired approval is kept for lookups.
+const KEEP_APPROVALS: Duration = Duration::from_secs(24 * 60 * 60);
+
+/// Rows deleted per sweep, and writes between sweeps.
+const SWEEP: i64 = 256;
+
+/// Connections kept open for reuse.
+const POOL: usize = 8;
+
+/// Gate 6's state in a SQLite database file.
+#[derive(Clone)]
+pub struct SqliteStore {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    path: PathBuf,
+    idle: Mutex<Vec<Connection>>,
+    writes: std::sync::atomic::AtomicI64,
+}
+
+impl std::fmt::Debug for SqliteStore {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SqliteStore")
+            .field("path", &self.inner.path)
+            .finish_non_exhaustive()
+    }
+}
+
+fn store_error(error: impl std::error::Error + Send + Sync + 'static) -> StoreError {
+    StoreError::new(error)
+}
+
+fn micros(time: SystemTime) -> i64 {
+    time.duration_since(SystemTime::UNIX_EPOCH)
+        .map_or(0, |d| i64::try_from(d.as_micros()).unwrap_or(i64::MAX))
+}
+
+fn span(duration: Duration) -> i64 {
+    i64::try_from(duration.as_micros()).unwrap_or(i64::MAX)
+}
+
+impl SqliteStore {
+    /// Opens (creating it if needed) the database at `path` and brings its
+    /// tables up to date.
+    pub async fn open(path: impl AsRef<Path>) -> Result<SqliteStore, StoreError> {
+        let path = path.as_ref().to_path_buf();
+        let store = SqliteStore {
+            inner: Arc::new(Inner {
+                path,
+                idle: Mutex::new(Vec::new()),
+                writes: std::sync::atomic::AtomicI64::new(0),
+            }),
+        };
+        store
+            .with(|connection| {
+                let tx = connection.transaction_with_behavior(TransactionBehavior::Immediate)?;
+                let applied: usize = tx.query_row("PRAGMA user_version", [], |row| row.get(0))?;
+                for (i, migration) in MIGRATIONS.iter().enumerate().skip(applied) {
+                    tx.execute_batch(migration)?;
+                    tx.execute_batch(&format!("PRAGMA user_version = {}", i + 1))?;
+                }
+                tx.commit()
+            })
+            .await?;
+        Ok(store)
+    }
+
+    fn connect(&self) -> rusqlite::Result<Connection> {
+        let connection = Connection::open(&self.inner.path)?;
+        connection.busy_timeout(Duration::from_secs(10))?;
+        connection.execute_batch("PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;")?;
+        Ok(connection)
+    }
+
+    /// Runs `f` on a pooled connection, on tokio's blocking pool.
+    async fn with<T, F>(&self, f: F) -> Result<T, StoreError>
+    where
+        T: Send + 'static,
+        F: FnOnce(&mut Connection) -> rusqlite::Result<T> + Send + 'static,
+    {
+        let store = self.clone();
+        tokio::task::spawn_blocking(move || {
+            let pooled = store
+                .inner
+                .idle
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .pop();
+            let mut connection = match pooled {
+                Some(connection) => connection,
+                None => store.connect().map_err(store_error)?,
+            };
+            let result = f(&mut connection).map_err(store_error);
+            let mut idle = store
+                .inner
+                .idle
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner);
+            if idle.len() < POOL {
+                idle.push(connection);
+            }
+            result
+        })
+        .await
+        .map_err(store_error)?
+    }
+
+    /// Whether this write should also sweep expired rows.
+    fn sweep_due(&self) -> bool {
+        let n = self
+            .inner
+            .writes
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        n % SWEEP == 0
+    }
+}
+
+/// Deletes at most [`SWEEP`] expired rows of each table.
+fn sweep(tx: &rusqlite::Transaction<'_>, now: i64) -> rusqlite::Result<()> {
+    for (table, column) in [
+        ("toolgate_approvals", "keep_until"),
+        ("toolgate_idempotency", "keep_until"),
+        ("toolgate_counters", "until"),
+    ] {
+        tx.execute(
+            &format!(
+                "DELETE FROM {table} WHERE rowid IN (SELECT rowid FROM {table} WHERE {column} <= ?1 LIMIT {SWEEP})"
+            ),
+            params![now],
+        )?;
+    }
+    Ok(())
+}
+
+fn state_of(state: &str, by: Option<String>) -> ApprovalState {
+    let by = by.unwrap_or_default();
+    match state {
+        "approved" => ApprovalState::Approved { by },
+        "denied" => ApprovalState::Denied { by },
+        "used" => ApprovalState::Used { by },
+        _ => ApprovalState::Pending,
+    }
+}
+
+impl EffectStore for SqliteStore {
+    fn create_approval(&self, record: Approval) -> BoxFuture<'_, Result<(), StoreError>> {
+        Box::pin(async move {
+            let json = serde_json::to_string(&record).map_err(store_error)?;
+            let sweep_due = self.sweep_due();
+            self.with(move |connection| {
+                let tx = connection.transaction_with_behavior(TransactionBehavior::Immediate)?;
+                let created = micros(record.created_at);
+                if sweep_due {
+                    sweep(&tx, created)?;
+                }
+                let expires = micros(record.expires_at);
+                tx.execute(
+                    "INSERT INTO toolgate_approvals (id, state, decided_by, expires_at, keep_until, record)
+                     VALUES (?1, 'pending', NULL, ?2, ?3, ?4)",
+                    params![record.id, expires, expires.saturating_add(span(KEEP_APPROVALS)), json],
+                )?;
+                tx.commit()
+            })
+            .await
+        })
+    }
+
+    fn approval<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<Option<Approval>, StoreError>> {
+        let id = id.to_owned();
+        Box::pin(async move {
+            let row = self
+                .with(move |connection| {
+                    connection
+                        .query_row(
+                            "SELECT record, state, decided_by FROM toolgate_approvals WHERE id = ?1",
+                            params![id],
+                            |row| {
+                                Ok((
+                                    row.get::<_, String>(0)?,
+                                    row.get::<_, String>(1)?,
+                                    row.get::<_, Option<String>>(2)?,
+                                ))
+                            },
+                        )
+                        .optional()
+                })
+                .await?;
+            let Some((json, state, by)) = row else {
+                return Ok(None);
+            };
+            let mut approval: Approval = serde_json::from_str(&json).map_err(store_error)?;
+            approval.state = state_of(&state, by);
+            Ok(Some(approval))
+        })
+    }
+
+    fn decide<'a>(
+        &'a self,
+        id: &'a str,
+        decision: Decision,
+        now: SystemTime,
+    ) -> BoxFuture<'a, Result<Decided, StoreError>> {
+        let id = id.to_owned();
+        Box::pin(async move {
+            let (state, by) = match decision {
+                Decision::Approve(by) => ("approved", by),
+                Decision::Deny(by) => ("denied", by),
+            };
+            let now = micros(now);
+            self.with(move |connection| {
+                let tx = connection.transaction_with_behavior(TransactionBehavior::Immediate)?;
+                let row: Option<(String, i64)> = tx
+                    .query_row(
+                        "SELECT state, expires_at FROM toolgate_approvals WHERE id = ?1",
+                        params![id],
+                        |row| Ok((row.get(0)?, row.get(1)?)),
+                    )
+                    .optional()?;
+                let decided = match row {
+                    None => Decided::Unknown,
+                    Some((current, _)) if current != "pending" => Decided::AlreadyDecided,
+                    Some((_, expires)) if now >= expires => Decided::Expired,
+                    Some(_) => {
+                        tx.execute(
+                            "UPDATE toolgate_approvals SET state = ?2, decided_by = ?3 WHERE id = ?1",
+                            params![id, state, by],
+                        )?;
+                        Decided::Done
+                    }
+                };
+                tx.commit()?;
+                Ok(decided)
+            })
+            .await
+        })
+    }
+
+    fn consume<'a>(
+        &'a self,
+        id: &'a str,
+        now: SystemTime,
+    ) -> BoxFuture<'a, Result<Consumed, StoreError>> {
+        let id = id.to_owned();
+        Box::pin(async move {
+            let now = micros(now);
+            self.with(move |connection| {
+                let tx = connection.transaction_with_behavior(TransactionBehavior::Immediate)?;
+                let row: Option<(String, i64)> = tx
+                    .query_row(
+                        "SELECT state, expires_at FROM toolgate_approvals WHERE id = ?1",
+                        params![id],
+                        |row| Ok((row.get(0)?, row.get(1)?)),
+                    )
+                    .optional()?;
+                let consumed = match row {
+                    None => Consumed::Unknown,
+                    Some((state, expires)) => match state.as_str() {
+                        "denied" => Consumed::Denied,
+                        "used" => Consumed::Used,
+                        _ if now >= expires => Consumed::Expired,
+                        "approved" => {
+                            tx.execute(
+                                "UPDATE toolgate_approvals SET state = 'used' WHERE id = ?1",
+                                params![id],
+                            )?;
+                            Consumed::Done
+                        }
+                        _ => Consumed::Pending,
+                    },
+                };
+                tx.commit()?;
+                Ok(consumed)
+            })
+            .await
+        })
+    }
+
+    fn claim<'a>(
+        &'a self,
+        key: &'a str,
+        digest: &'a str,
+        now: SystemTime,
+        lease: Duration,
+        retain: Duration,
+    ) -> BoxFuture<'a, Result<Claim, StoreError>> {
+        let (key, digest) = (key.to_owned(), digest.to_owned());
+        Box::pin(async move {
+            let now = micros(now);
+            let sweep_due = self.sweep_due();
+            let claimed = self
+                .with(move |connection| {
+                    let tx =
+                        connection.transaction_with_behavior(TransactionBehavior::Immediate)?;
+                    if sweep_due {
+                        sweep(&tx, now)?;
+                    }
+                    let row: Option<(String, bool, i64, i64, Option<String>)> = tx
+                        .query_row(
+                            "SELECT digest, finished, lease_until, keep_until, outcome
+                             FROM toolgate_idempotency WHERE key = ?1",
+                            params![key],
+                            |row| {
+                                Ok((row.get(0)?, row.get(1)?, row.get(2)?, row.get(3)?, row.get(4)?))
+                            },
+                        )
+                        .optional()?;
+                    let answer = match row {
+                        Some((held, finished, lease_until, keep_until, outcome))
+                            if keep_until > now =>
+                        {
+                            if held != digest {
+                                Some(Err(()))
+                            } else if finished {
+                                Some(Ok(outcome))
+                            } else if lease_until > now {
+                                Some(Ok(None))
+                            } else {
+                                None
+                            }
+                        }
+                        _ => None,
+                    };
+                    if answer.is_none() {
+                        tx.execute(
+                            "INSERT INTO toolgate_idempotency (key, digest, finished, lease_until, keep_until, outcome)
+                             VALUES (?1, ?2, 0, ?3, ?4, NULL)
+                             ON CONFLICT (key) DO UPDATE SET digest = ?2, finished = 0,
+                                 lease_until = ?3, keep_until = ?4, outcome = NULL",
+                            params![
+                                key,
+                                digest,
+                                now.saturating_add(span(lease)),
+                                now.saturating_add(span(retain))
+                            ],
+                        )?;
+                    }
+                    tx.commit()?;
+                    Ok(answer)
+                })
+                .await?;
+            Ok(match claimed {
+                None => Claim::Claimed,
+                Some(Err(())) => Claim::Conflict,
+                Some(Ok(None)) => Claim::InFlight,
+                Some(Ok(Some(outcome))) => {
+                    Claim::Finished(serde_json::from_str(&outcome).map_err(store_error)?)
+                }
+            })
+        })
+    }
+
+    fn complete<'a>(
+        &'a self,
+        key: &'a str,
+        outcome: Value,
+    ) -> BoxFuture<'a, Result<(), StoreError>> {
+        let key = key.to_owned();
+        Box::pin(async move {
+            let json = serde_json::to_string(&outcome).map_err(store_error)?;
+            self.with(move |connection| {
+                connection.execute(
+                    "UPDATE toolgate_idempotency SET finished = 1, outcome = ?2 WHERE key = ?1",
+                    params![key, json],
+                )?;
+                Ok(())
+            })
+            .await
+        })
+    }
+
+    fn release<'a>(&'a self, key: &'a str) -> BoxFuture<'a, Result<(), StoreError>> {
+        let key = key.to_owned();
+        Box::pin(async move {
+            self.with(move |connection| {
+                connection.execute(
+                    "DELETE FROM toolgate_idempotency WHERE key = ?1 AND finished = 0",
+                    params![key],
+                )?;
+                Ok(())
+            })
+            .await
+        })
+    }
+
+    fn count<'a>(
+        &'a self,
+        key: &'a str,
+        now: SystemTime,
+        window: Duration,
+    ) -> BoxFuture<'a, Result<u32, StoreError>> {
+        let key = key.to_owned();
+        Box::pin(async move {
+            let now = micros(now);
+            let until = now.saturating_add(span(window));
+            self.with(move |connection| {
+                // One statement: a new counter, a counter whose window
+                // ended starting over, or one more.
+                connection.query_row(
+                    "INSERT INTO toolgate_counters (key, value, until) VALUES (?1, 1, ?3)
+                     ON CONFLICT (key) DO UPDATE SET
+                         value = CASE WHEN until <= ?2 THEN 1 ELSE value + 1 END,
+                         until = CASE WHEN until <= ?2 THEN ?3 ELSE until END
+                     RETURNING value",
+                    params![key, now, until],
+                    |row| row.get::<_, u32>(0),
+                )
+            })
+            .await
+        })
+    }
+
+    fn take<'a>(
+        &'a self,
+        key: &'a str,
+        capacity: u32,
+        period: Duration,
+        now: SystemTime,
+    ) -> BoxFuture<'a, Result<Option<Duration>, StoreError>> {
+        let key = key.to_owned();
+        Box::pin(async move {
+            let now_us = micros(now);
+            let capacity = f64::from(capacity);
+            let rate = capacity / (span(period).max(1) as f64);
+            self.with(move |connection| {
+                let tx = connection.transaction_with_behavior(TransactionBehavior::Immediate)?;
+                let row: Option<(f64, i64)> = tx
+                    .query_row(
+                        "SELECT tokens, at FROM toolgate_buckets WHERE key = ?1",
+                        params![key],
+                        |row| Ok((row.get(0)?, row.get(1)?)),
+                    )
+                    .optional()?;
+                let (tokens, at) = row.unwrap_or((capacity, now_us));
+                let elapsed = now_us.saturating_sub(at).max(0) as f64;
+                let tokens = (tokens + elapsed * rate).min(capacity);
+                let (left, wait) = if tokens >= 1.0 {
+                    (tokens - 1.0, None)
+                } else {
+                    let micros = ((1.0 - tokens) / rate).ceil();
+                    (tokens, Some(Duration::from_micros(micros as u64)))
+                };
+                tx.execute(
+                    "INSERT INTO toolgate_buckets (key, tokens, at) VALUES (?1, ?2, ?3)
+                     ON CONFLICT (key) DO UPDATE SET tokens = ?2, at = ?3",
+                    params![key, left, now_us],
+                )?;
+                tx.commit()?;
+                Ok(wait)
+            })
+            .await
+        })
+    }
+}

@@ -1,0 +1,112 @@
+//! The SQLite store passes the suite every store passes, keeps its records
+//! across a restart, and serves two toolboxes that share one file.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use toolgate::{Claim, EffectStore, ToolContext, ToolError, Toolbox, tool};
+use toolgate_sqlite::SqliteStore;
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("toolgate-sqlite-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir.join("effects.db")
+}
+
+fn runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(4)
+        .build()
+        .unwrap()
+}
+
+#[test]
+fn the_sqlite_store_conforms() {
+    runtime().block_on(async {
+        let store = SqliteStore::open(scratch("conforms")).await.unwrap();
+        toolgate::testing::assert_store_conforms(&store, 200).await;
+    });
+}
+
+#[test]
+fn records_survive_a_restart_and_migrations_run_once() {
+    let path = scratch("restart");
+    let t0 = std::time::SystemTime::now();
+    let hour = std::time::Duration::from_secs(3600);
+    runtime().block_on(async {
+        let store = SqliteStore::open(&path).await.unwrap();
+        assert_eq!(
+            store.claim("k", "d", t0, hour, hour).await.unwrap(),
+            Claim::Claimed
+        );
+        store
+            .complete("k", serde_json::json!({"status": "done"}))
+            .await
+            .unwrap();
+    });
+    // A new process would open the same file: a new store, a new pool.
+    runtime().block_on(async {
+        let store = SqliteStore::open(&path).await.unwrap();
+        assert_eq!(
+            store.claim("k", "d", t0, hour, hour).await.unwrap(),
+            Claim::Finished(serde_json::json!({"status": "done"}))
+        );
+    });
+}
+
+#[derive(Default)]
+struct Ledger {
+    writes: AtomicUsize,
+}
+
+/// Write a line.
+#[tool(effect = write)]
+fn write_line(
+    ledger: &Ledger,
+    #[garde(length(chars, max = 20))] line: String,
+) -> Result<String, ToolError> {
+    ledger.writes.fetch_add(1, Ordering::SeqCst);
+    Ok(line)
+}
+
+#[test]
+fn two_toolboxes_on_one_file_run_an_action_once() {
+    let path = scratch("shared");
+    let rt = runtime();
+    let (a, b) = rt.block_on(async {
+        let mut a = Toolbox::new(Ledger::default())
+            .with_effect_store(SqliteStore::open(&path).await.unwrap());
+        a.register(WriteLine).unwrap();
+        let mut b = Toolbox::new(Ledger::default())
+            .with_effect_store(SqliteStore::open(&path).await.unwrap());
+        b.register(WriteLine).unwrap();
+        (Arc::new(a), Arc::new(b))
+    });
+    let ctx = ToolContext::new("u", "t", "r")
+        .with_session("conv")
+        .allow_all_tools();
+    rt.block_on(async {
+        let tasks: Vec<_> = (0..1000)
+            .map(|i| {
+                let toolbox = if i % 2 == 0 {
+                    Arc::clone(&a)
+                } else {
+                    Arc::clone(&b)
+                };
+                let ctx = ctx.clone();
+                tokio::spawn(async move {
+                    toolbox
+                        .call(&ctx, "write_line", r#"{"line":"hello"}"#)
+                        .await
+                })
+            })
+            .collect();
+        for task in tasks {
+            task.await.unwrap();
+        }
+    });
+    let writes = a.state().writes.load(Ordering::SeqCst) + b.state().writes.load(Ordering::SeqCst);
+    assert_eq!(writes, 1);
+}

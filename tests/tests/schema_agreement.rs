@@ -1204,3 +1204,60 @@ fn a_union_of_documented_constants_is_refused_with_every_choice() {
         );
     }
 }
+
+// The shape walk reads every kind of JSON value inside nested containers.
+
+#[derive(Debug, Deserialize, JsonSchema, garde::Validate)]
+#[serde(deny_unknown_fields)]
+pub struct Flags {
+    #[garde(skip)]
+    pub on: bool,
+    #[garde(skip)]
+    pub off: bool,
+    #[garde(skip)]
+    pub note: Option<String>,
+    #[garde(range(min = -5, max = 5))]
+    pub level: i8,
+}
+
+/// Set flags.
+#[tool(effect = read)]
+pub fn set_flags(flags: Vec<Flags>) -> Result<usize, ToolError> {
+    Ok(flags.len())
+}
+
+#[test]
+fn the_shape_walk_reads_every_kind_of_value() {
+    let mut toolbox = Toolbox::new(());
+    toolbox.register(SetFlags).unwrap();
+    let ok = call(
+        &toolbox,
+        "set_flags",
+        r#"{"flags":[{"off":false,"on":true,"note":null,"level":-3},{"on":false,"off":true,"note":"x","level":0}]}"#,
+    );
+    assert_eq!(ok.value(), Some(&json!(2)), "{ok:?}");
+    for (args, path, expected) in [
+        (
+            r#"{"flags":[{"on":true,"off":false,"note":null,"level":1},[true,false]]}"#,
+            "/flags/1",
+            Code::WrongType,
+        ),
+        (
+            r#"{"flags":[{"on":false,"off":true,"note":null,"level":6}]}"#,
+            "/flags/0/level",
+            Code::OutOfRange,
+        ),
+        (
+            r#"{"flags":[{"on":true,"off":false,"note":false,"level":1}]}"#,
+            "/flags/0/note",
+            Code::WrongType,
+        ),
+    ] {
+        let outcome = call(&toolbox, "set_flags", args);
+        assert_eq!(
+            code(&outcome),
+            Some((expected, path.to_owned())),
+            "{args}: {outcome:?}"
+        );
+    }
+}

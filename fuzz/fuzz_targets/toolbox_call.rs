@@ -51,7 +51,13 @@ fn call<S: Send + Sync + 'static, T: toolgate::Tool<S>>(
     arguments: &[u8],
     side_effects: impl Fn(&S) -> usize,
 ) -> Call {
-    let mut toolbox = Toolbox::new(state);
+    // Irreversible bodies run without approval here, so that the fuzzer
+    // reaches them; gate 6's approvals have tests of their own.
+    let policy = toolgate::EffectPolicy::default().approval(
+        toolgate::Effect::Irreversible,
+        toolgate::ApprovalRule::Never,
+    );
+    let mut toolbox = Toolbox::new(state).with_effect_policy(policy);
     toolbox.register(tool).expect("one tool");
     let before = side_effects(toolbox.state());
     let outcome = now(toolbox.call(ctx(), name, arguments));
@@ -154,5 +160,16 @@ fuzz_target!(|data: &[u8]| {
             assert!(size <= MAX_REJECTION_BYTES, "{size} bytes: {json}");
         }
         Outcome::Failed(_) => panic!("{name} failed with INTERNAL: {json}"),
+        // Gate 6: an irreversible call waits for approval and runs nothing.
+        Outcome::ApprovalRequired(_) => {
+            assert_eq!(
+                after, before,
+                "{name} changed the state before approval: {json}"
+            );
+            assert_eq!(json["status"], "approval_required");
+            assert_eq!(json["retryable"], false);
+        }
+        // Each input gets a fresh toolbox: nothing to replay.
+        other => panic!("{name} answered {other:?}"),
     }
 });

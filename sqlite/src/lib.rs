@@ -208,6 +208,19 @@ fn sweep(tx: &rusqlite::Transaction<'_>, now: i64) -> rusqlite::Result<()> {
     Ok(())
 }
 
+/// An approval's state and expiry, inside the transaction that changes it.
+fn approval_state(
+    tx: &rusqlite::Transaction<'_>,
+    id: &str,
+) -> rusqlite::Result<Option<(String, i64)>> {
+    tx.query_row(
+        "SELECT state, expires_at FROM toolgate_approvals WHERE id = ?1",
+        params![id],
+        |row| Ok((row.get(0)?, row.get(1)?)),
+    )
+    .optional()
+}
+
 fn state_of(state: &str, by: Option<String>) -> ApprovalState {
     let by = by.unwrap_or_default();
     match state {
@@ -285,14 +298,7 @@ impl EffectStore for SqliteStore {
             let now = micros(now);
             self.with(move |connection| {
                 let tx = connection.transaction_with_behavior(TransactionBehavior::Immediate)?;
-                let row: Option<(String, i64)> = tx
-                    .query_row(
-                        "SELECT state, expires_at FROM toolgate_approvals WHERE id = ?1",
-                        params![id],
-                        |row| Ok((row.get(0)?, row.get(1)?)),
-                    )
-                    .optional()?;
-                let decided = match row {
+                let decided = match approval_state(&tx, &id)? {
                     None => Decided::Unknown,
                     Some((current, _)) if current != "pending" => Decided::AlreadyDecided,
                     Some((_, expires)) if now >= expires => Decided::Expired,
@@ -321,14 +327,7 @@ impl EffectStore for SqliteStore {
             let now = micros(now);
             self.with(move |connection| {
                 let tx = connection.transaction_with_behavior(TransactionBehavior::Immediate)?;
-                let row: Option<(String, i64)> = tx
-                    .query_row(
-                        "SELECT state, expires_at FROM toolgate_approvals WHERE id = ?1",
-                        params![id],
-                        |row| Ok((row.get(0)?, row.get(1)?)),
-                    )
-                    .optional()?;
-                let consumed = match row {
+                let consumed = match approval_state(&tx, &id)? {
                     None => Consumed::Unknown,
                     Some((state, expires)) => match state.as_str() {
                         "denied" => Consumed::Denied,

@@ -260,27 +260,45 @@ fn an_object_changed_after_approval_asks_again_with_what_it_is_now() {
     assert_eq!(toolbox.state().refunds().len(), 1);
 }
 
-/// A store that hands back approvals altered the way an attacker with a
-/// copy of an approval id, or a bug in the host, might present them.
-struct Tampered<F> {
+/// A memory store with the faults a test chooses: approvals handed back
+/// altered (as an attacker holding an approval id, or a bug in the host,
+/// might present them), every call failing (a database that is down), or
+/// used approvals reported as consumable (a store that reuses them).
+/// How a test alters an approval it reads back.
+type Alter = Box<dyn Fn(&mut Approval) + Send + Sync>;
+
+#[derive(Default)]
+struct Faulty {
     inner: MemoryStore,
-    alter: F,
+    alter: Option<Alter>,
+    down: bool,
+    reuse: bool,
 }
 
-impl<F: Fn(&mut Approval) + Send + Sync + 'static> EffectStore for Tampered<F> {
+fn refused<'a, T: Send + 'a>() -> toolgate::BoxFuture<'a, Result<T, StoreError>> {
+    Box::pin(async { Err(StoreError::new("connection refused")) })
+}
+
+impl EffectStore for Faulty {
     fn create_approval(&self, record: Approval) -> toolgate::BoxFuture<'_, Result<(), StoreError>> {
+        if self.down {
+            return refused();
+        }
         self.inner.create_approval(record)
     }
     fn approval<'a>(
         &'a self,
         id: &'a str,
     ) -> toolgate::BoxFuture<'a, Result<Option<Approval>, StoreError>> {
+        if self.down {
+            return refused();
+        }
         Box::pin(async move {
             let mut found = self.inner.approval(id).await?;
-            if let Some(approval) = &mut found
+            if let (Some(approval), Some(alter)) = (&mut found, &self.alter)
                 && approval.state != toolgate::ApprovalState::Pending
             {
-                (self.alter)(approval);
+                alter(approval);
             }
             Ok(found)
         })
@@ -291,6 +309,9 @@ impl<F: Fn(&mut Approval) + Send + Sync + 'static> EffectStore for Tampered<F> {
         decision: Decision,
         now: SystemTime,
     ) -> toolgate::BoxFuture<'a, Result<Decided, StoreError>> {
+        if self.down {
+            return refused();
+        }
         self.inner.decide(id, decision, now)
     }
     fn consume<'a>(
@@ -298,7 +319,15 @@ impl<F: Fn(&mut Approval) + Send + Sync + 'static> EffectStore for Tampered<F> {
         id: &'a str,
         now: SystemTime,
     ) -> toolgate::BoxFuture<'a, Result<Consumed, StoreError>> {
-        self.inner.consume(id, now)
+        if self.down {
+            return refused();
+        }
+        Box::pin(async move {
+            match self.inner.consume(id, now).await? {
+                Consumed::Used if self.reuse => Ok(Consumed::Done),
+                other => Ok(other),
+            }
+        })
     }
     fn claim<'a>(
         &'a self,
@@ -308,6 +337,9 @@ impl<F: Fn(&mut Approval) + Send + Sync + 'static> EffectStore for Tampered<F> {
         lease: Duration,
         retain: Duration,
     ) -> toolgate::BoxFuture<'a, Result<Claim, StoreError>> {
+        if self.down {
+            return refused();
+        }
         self.inner.claim(key, digest, now, lease, retain)
     }
     fn complete<'a>(
@@ -315,9 +347,15 @@ impl<F: Fn(&mut Approval) + Send + Sync + 'static> EffectStore for Tampered<F> {
         key: &'a str,
         outcome: Value,
     ) -> toolgate::BoxFuture<'a, Result<(), StoreError>> {
+        if self.down {
+            return refused();
+        }
         self.inner.complete(key, outcome)
     }
     fn release<'a>(&'a self, key: &'a str) -> toolgate::BoxFuture<'a, Result<(), StoreError>> {
+        if self.down {
+            return refused();
+        }
         self.inner.release(key)
     }
     fn count<'a>(
@@ -326,6 +364,9 @@ impl<F: Fn(&mut Approval) + Send + Sync + 'static> EffectStore for Tampered<F> {
         now: SystemTime,
         window: Duration,
     ) -> toolgate::BoxFuture<'a, Result<u32, StoreError>> {
+        if self.down {
+            return refused();
+        }
         self.inner.count(key, now, window)
     }
     fn take<'a>(
@@ -335,13 +376,15 @@ impl<F: Fn(&mut Approval) + Send + Sync + 'static> EffectStore for Tampered<F> {
         period: Duration,
         now: SystemTime,
     ) -> toolgate::BoxFuture<'a, Result<Option<Duration>, StoreError>> {
+        if self.down {
+            return refused();
+        }
         self.inner.take(key, capacity, period, now)
     }
 }
 
 #[test]
 fn an_approval_runs_only_what_was_approved() {
-    type Alter = Box<dyn Fn(&mut Approval) + Send + Sync>;
     let alterations: Vec<(&str, Alter, Code)> = vec![
         (
             "arguments changed after approval",
@@ -368,9 +411,9 @@ fn an_approval_runs_only_what_was_approved() {
         ),
     ];
     for (name, alter, expected) in alterations {
-        let mut toolbox = Toolbox::new(Shop::demo()).with_effect_store(Tampered {
-            inner: MemoryStore::new(),
-            alter,
+        let mut toolbox = Toolbox::new(Shop::demo()).with_effect_store(Faulty {
+            alter: Some(alter),
+            ..Faulty::default()
         });
         toolbox.register(IssueRefund).unwrap();
         let approval = requested(&toolbox);
@@ -602,76 +645,12 @@ fn approval_follows_the_tools_own_condition_and_the_toolboxs_override() {
     assert_eq!(outcome.value(), Some(&json!(50_000)), "{outcome:?}");
 }
 
-/// A store that is down.
-struct Down;
-
-impl EffectStore for Down {
-    fn create_approval(&self, _: Approval) -> toolgate::BoxFuture<'_, Result<(), StoreError>> {
-        Box::pin(async { Err(StoreError::new("connection refused")) })
-    }
-    fn approval<'a>(
-        &'a self,
-        _: &'a str,
-    ) -> toolgate::BoxFuture<'a, Result<Option<Approval>, StoreError>> {
-        Box::pin(async { Err(StoreError::new("connection refused")) })
-    }
-    fn decide<'a>(
-        &'a self,
-        _: &'a str,
-        _: Decision,
-        _: SystemTime,
-    ) -> toolgate::BoxFuture<'a, Result<Decided, StoreError>> {
-        Box::pin(async { Err(StoreError::new("connection refused")) })
-    }
-    fn consume<'a>(
-        &'a self,
-        _: &'a str,
-        _: SystemTime,
-    ) -> toolgate::BoxFuture<'a, Result<Consumed, StoreError>> {
-        Box::pin(async { Err(StoreError::new("connection refused")) })
-    }
-    fn claim<'a>(
-        &'a self,
-        _: &'a str,
-        _: &'a str,
-        _: SystemTime,
-        _: Duration,
-        _: Duration,
-    ) -> toolgate::BoxFuture<'a, Result<Claim, StoreError>> {
-        Box::pin(async { Err(StoreError::new("connection refused")) })
-    }
-    fn complete<'a>(
-        &'a self,
-        _: &'a str,
-        _: Value,
-    ) -> toolgate::BoxFuture<'a, Result<(), StoreError>> {
-        Box::pin(async { Err(StoreError::new("connection refused")) })
-    }
-    fn release<'a>(&'a self, _: &'a str) -> toolgate::BoxFuture<'a, Result<(), StoreError>> {
-        Box::pin(async { Err(StoreError::new("connection refused")) })
-    }
-    fn count<'a>(
-        &'a self,
-        _: &'a str,
-        _: SystemTime,
-        _: Duration,
-    ) -> toolgate::BoxFuture<'a, Result<u32, StoreError>> {
-        Box::pin(async { Err(StoreError::new("connection refused")) })
-    }
-    fn take<'a>(
-        &'a self,
-        _: &'a str,
-        _: u32,
-        _: Duration,
-        _: SystemTime,
-    ) -> toolgate::BoxFuture<'a, Result<Option<Duration>, StoreError>> {
-        Box::pin(async { Err(StoreError::new("connection refused")) })
-    }
-}
-
 #[test]
 fn with_the_store_down_nothing_runs_and_the_model_may_retry_without_internals() {
-    let mut toolbox = Toolbox::new(Gate::default()).with_effect_store(Down);
+    let mut toolbox = Toolbox::new(Gate::default()).with_effect_store(Faulty {
+        down: true,
+        ..Faulty::default()
+    });
     toolbox.register(Record).unwrap().register(Pay).unwrap();
     let ctx = ToolContext::new("u", "t", "req").allow_all_tools();
     let (outcome, log) =
@@ -1098,83 +1077,14 @@ fn the_memory_store_conforms() {
     ));
 }
 
-/// A store whose consume never says "used": one approval could run twice.
-struct Reusable(MemoryStore);
-
-impl EffectStore for Reusable {
-    fn create_approval(&self, record: Approval) -> toolgate::BoxFuture<'_, Result<(), StoreError>> {
-        self.0.create_approval(record)
-    }
-    fn approval<'a>(
-        &'a self,
-        id: &'a str,
-    ) -> toolgate::BoxFuture<'a, Result<Option<Approval>, StoreError>> {
-        self.0.approval(id)
-    }
-    fn decide<'a>(
-        &'a self,
-        id: &'a str,
-        decision: Decision,
-        now: SystemTime,
-    ) -> toolgate::BoxFuture<'a, Result<Decided, StoreError>> {
-        self.0.decide(id, decision, now)
-    }
-    fn consume<'a>(
-        &'a self,
-        id: &'a str,
-        now: SystemTime,
-    ) -> toolgate::BoxFuture<'a, Result<Consumed, StoreError>> {
-        Box::pin(async move {
-            match self.0.consume(id, now).await? {
-                Consumed::Used => Ok(Consumed::Done),
-                other => Ok(other),
-            }
-        })
-    }
-    fn claim<'a>(
-        &'a self,
-        key: &'a str,
-        digest: &'a str,
-        now: SystemTime,
-        lease: Duration,
-        retain: Duration,
-    ) -> toolgate::BoxFuture<'a, Result<Claim, StoreError>> {
-        self.0.claim(key, digest, now, lease, retain)
-    }
-    fn complete<'a>(
-        &'a self,
-        key: &'a str,
-        outcome: Value,
-    ) -> toolgate::BoxFuture<'a, Result<(), StoreError>> {
-        self.0.complete(key, outcome)
-    }
-    fn release<'a>(&'a self, key: &'a str) -> toolgate::BoxFuture<'a, Result<(), StoreError>> {
-        self.0.release(key)
-    }
-    fn count<'a>(
-        &'a self,
-        key: &'a str,
-        now: SystemTime,
-        window: Duration,
-    ) -> toolgate::BoxFuture<'a, Result<u32, StoreError>> {
-        self.0.count(key, now, window)
-    }
-    fn take<'a>(
-        &'a self,
-        key: &'a str,
-        capacity: u32,
-        period: Duration,
-        now: SystemTime,
-    ) -> toolgate::BoxFuture<'a, Result<Option<Duration>, StoreError>> {
-        self.0.take(key, capacity, period, now)
-    }
-}
-
 #[test]
 fn the_store_suite_fails_a_store_that_reuses_approvals() {
     let failed = std::panic::catch_unwind(|| {
         block_on(toolgate::testing::assert_store_conforms(
-            &Reusable(MemoryStore::new()),
+            &Faulty {
+                reuse: true,
+                ..Faulty::default()
+            },
             10,
         ));
     });

@@ -1102,3 +1102,49 @@ fn the_store_suite_fails_a_store_that_reuses_approvals() {
         "{message}"
     );
 }
+
+#[test]
+fn every_decision_of_gate_six_goes_to_the_audit_log() {
+    let (toolbox, _) = shop();
+    let (approval, log) = common::audit(|| requested(&toolbox));
+    let decisions = |log: &[common::Record]| -> Vec<(String, String)> {
+        log.iter()
+            .filter(|r| r.get("gate").map(String::as_str) == Some("effect"))
+            .map(|r| {
+                (
+                    r.get("decision").cloned().unwrap_or_default(),
+                    r.get("actor").cloned().unwrap_or_default(),
+                )
+            })
+            .collect()
+    };
+    assert_eq!(
+        decisions(&log),
+        [("approval_requested".to_owned(), "agent_1".to_owned())]
+    );
+    assert!(
+        log.iter().any(|r| r.get("approval") == Some(&approval.id)),
+        "{log:?}"
+    );
+    let (_, log) = common::audit(|| block_on(toolbox.approve(&manager(), &approval.id)).unwrap());
+    assert_eq!(
+        decisions(&log),
+        [("approval_granted".to_owned(), "manager_1".to_owned())]
+    );
+    let (_, log) = common::audit(|| block_on(toolbox.resume(&agent(), &approval.id)));
+    assert_eq!(
+        decisions(&log),
+        [("approval_used".to_owned(), "agent_1".to_owned())]
+    );
+    let (_, log) = common::audit(|| block_on(toolbox.resume(&agent(), &approval.id)));
+    assert_eq!(
+        decisions(&log),
+        [("replayed".to_owned(), "agent_1".to_owned())]
+    );
+    let second = requested(&toolbox);
+    let (_, log) = common::audit(|| block_on(toolbox.deny(&manager(), &second.id)).unwrap());
+    assert_eq!(
+        decisions(&log),
+        [("approval_denied".to_owned(), "manager_1".to_owned())]
+    );
+}

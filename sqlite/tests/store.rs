@@ -110,3 +110,105 @@ fn two_toolboxes_on_one_file_run_an_action_once() {
     let writes = a.state().writes.load(Ordering::SeqCst) + b.state().writes.load(Ordering::SeqCst);
     assert_eq!(writes, 1);
 }
+
+#[test]
+fn a_repeat_after_a_restart_is_a_replay() {
+    let path = scratch("restart-replay");
+    let ctx = ToolContext::new("u", "t", "r")
+        .with_session("conv")
+        .allow_all_tools();
+    let run = |path: &PathBuf| {
+        runtime().block_on(async {
+            let mut toolbox = Toolbox::new(Ledger::default())
+                .with_effect_store(SqliteStore::open(path).await.unwrap());
+            toolbox.register(WriteLine).unwrap();
+            let outcome = toolbox.call(&ctx, "write_line", r#"{"line":"once"}"#).await;
+            (outcome, toolbox.state().writes.load(Ordering::SeqCst))
+        })
+    };
+    let (first, writes) = run(&path);
+    assert_eq!(
+        (first.value().cloned(), writes),
+        (Some(serde_json::json!("once")), 1)
+    );
+    // The server restarts: a new process state, the same file.
+    let (again, writes) = run(&path);
+    assert!(again.is_replay(), "{again:?}");
+    assert_eq!(again.value(), first.value());
+    assert_eq!(writes, 0, "the body ran again after the restart");
+}
+
+/// The environment variable that makes this test binary a second process
+/// sharing a database with the first (see the test below).
+const CHILD: &str = "TOOLGATE_SQLITE_CHILD_DB";
+
+/// 500 identical calls in the conversation `conv`, on the database at
+/// `path`; returns how many ran their body.
+fn half_of_the_calls(path: &std::path::Path) -> usize {
+    let rt = runtime();
+    let toolbox = rt.block_on(async {
+        let mut toolbox = Toolbox::new(Ledger::default())
+            .with_effect_store(SqliteStore::open(path).await.unwrap());
+        toolbox.register(WriteLine).unwrap();
+        Arc::new(toolbox)
+    });
+    let ctx = ToolContext::new("u", "t", "r")
+        .with_session("conv")
+        .allow_all_tools();
+    rt.block_on(async {
+        let tasks: Vec<_> = (0..500)
+            .map(|_| {
+                let toolbox = Arc::clone(&toolbox);
+                let ctx = ctx.clone();
+                tokio::spawn(
+                    async move { toolbox.call(&ctx, "write_line", r#"{"line":"both"}"#).await },
+                )
+            })
+            .collect();
+        for task in tasks {
+            task.await.unwrap();
+        }
+    });
+    toolbox.state().writes.load(Ordering::SeqCst)
+}
+
+/// Run by the test below in a second OS process; does nothing otherwise.
+#[test]
+fn second_process() {
+    if let Some(path) = std::env::var_os(CHILD) {
+        let writes = half_of_the_calls(std::path::Path::new(&path));
+        println!("writes={writes}");
+    }
+}
+
+#[test]
+fn two_processes_on_one_file_run_an_action_once() {
+    let path = scratch("processes");
+    // Create the tables first, so that neither process races the other to.
+    runtime().block_on(SqliteStore::open(&path)).unwrap();
+    let child = std::process::Command::new(std::env::current_exe().unwrap())
+        .args([
+            "--exact",
+            "second_process",
+            "--nocapture",
+            "--test-threads=1",
+        ])
+        .env(CHILD, &path)
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let here = half_of_the_calls(&path);
+    let output = child.wait_with_output().unwrap();
+    assert!(output.status.success());
+    let text = String::from_utf8_lossy(&output.stdout);
+    let there: usize = text
+        .lines()
+        .find_map(|l| l.split_once("writes=").map(|(_, n)| n))
+        .and_then(|n| n.trim().parse().ok())
+        .unwrap_or_else(|| panic!("the second process said: {text}"));
+    assert_eq!(
+        here + there,
+        1,
+        "{here} writes here, {there} in the other process"
+    );
+}

@@ -212,3 +212,110 @@ fn two_processes_on_one_file_run_an_action_once() {
         "{here} writes here, {there} in the other process"
     );
 }
+
+/// The environment variable that makes this test binary a process that
+/// dies inside a body (see the test below).
+const DOOMED: &str = "TOOLGATE_SQLITE_DOOMED_DB";
+
+/// Writes a line, but first says so and waits for ever: the process is
+/// killed here.
+#[tool(effect = write)]
+async fn hang(#[garde(length(chars, max = 20))] line: String) -> Result<String, ToolError> {
+    println!("in the body");
+    use std::io::Write as _;
+    let _ = std::io::stdout().flush();
+    std::future::pending::<()>().await;
+    Ok(line)
+}
+
+fn start() -> std::time::SystemTime {
+    std::time::SystemTime::UNIX_EPOCH + std::time::Duration::from_secs(1_800_000_000)
+}
+
+/// Run by the test below in a process that it kills; does nothing
+/// otherwise.
+#[test]
+fn doomed_process() {
+    if let Some(path) = std::env::var_os(DOOMED) {
+        runtime().block_on(async {
+            let mut toolbox = Toolbox::new(())
+                .with_clock(toolgate::testing::ManualClock::new(start()))
+                .with_effect_store(
+                    SqliteStore::open(std::path::Path::new(&path))
+                        .await
+                        .unwrap(),
+                );
+            toolbox.register(Hang).unwrap();
+            let ctx = ToolContext::new("u", "t", "r")
+                .with_session("conv")
+                .allow_all_tools();
+            toolbox.call(&ctx, "hang", r#"{"line":"x"}"#).await;
+        });
+    }
+}
+
+#[test]
+fn a_process_killed_in_a_body_leaves_a_lease_that_runs_out() {
+    use std::io::BufRead as _;
+    let path = scratch("killed");
+    runtime().block_on(SqliteStore::open(&path)).unwrap();
+    let mut child = std::process::Command::new(std::env::current_exe().unwrap())
+        .args([
+            "--exact",
+            "doomed_process",
+            "--nocapture",
+            "--test-threads=1",
+        ])
+        .env(DOOMED, &path)
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let stdout = child.stdout.take().unwrap();
+    let reached = std::io::BufReader::new(stdout)
+        .lines()
+        .map_while(Result::ok)
+        .any(|line| line.contains("in the body"));
+    assert!(reached, "the process never reached the body");
+    child.kill().unwrap();
+    child.wait().unwrap();
+
+    // The same call, from a server that took over: the dead process's
+    // record is in flight until its lease runs out, then the call runs.
+    let clock = toolgate::testing::ManualClock::new(start());
+    let rt = runtime();
+    let toolbox = rt.block_on(async {
+        let mut toolbox = Toolbox::new(Ledger::default())
+            .with_clock(clock.clone())
+            .with_effect_store(SqliteStore::open(&path).await.unwrap());
+        // The same tool name and contract, with a body that finishes.
+        toolbox.register(HangDone).unwrap();
+        toolbox
+    });
+    let ctx = ToolContext::new("u", "t", "r")
+        .with_session("conv")
+        .allow_all_tools();
+    let outcome = rt.block_on(toolbox.call(&ctx, "hang", r#"{"line":"x"}"#));
+    assert_eq!(
+        outcome.rejection().map(|r| r.code()),
+        Some(toolgate::Code::InProgress),
+        "{outcome:?}"
+    );
+    clock.advance(std::time::Duration::from_secs(5 * 60));
+    let outcome = rt.block_on(toolbox.call(&ctx, "hang", r#"{"line":"x"}"#));
+    assert_eq!(
+        outcome.value(),
+        Some(&serde_json::json!("x")),
+        "{outcome:?}"
+    );
+    assert_eq!(toolbox.state().writes.load(Ordering::SeqCst), 1);
+}
+
+/// Writes a line, for keeps.
+#[tool(effect = write, name = "hang")]
+fn hang_done(
+    ledger: &Ledger,
+    #[garde(length(chars, max = 20))] line: String,
+) -> Result<String, ToolError> {
+    ledger.writes.fetch_add(1, Ordering::SeqCst);
+    Ok(line)
+}

@@ -92,8 +92,8 @@ pub use code::{Code, DomainCode};
 pub use context::ToolContext;
 pub use definition::{Effect, ToolDef};
 pub use effect::{
-    Approval, ApprovalRule, ApprovalState, Claim, Clock, Consumed, Decided, Decision, EffectPolicy,
-    EffectStore, MemoryStore, Seen, StoreError, SystemClock,
+    Approval, ApprovalRule, ApprovalState, Bucket, Claim, Clock, Consumed, Decided, Decision,
+    EffectPolicy, EffectStore, MemoryStore, Seen, StoreError, SystemClock,
 };
 pub use error::{BodyCode, ToolError};
 pub use limits::Limits;

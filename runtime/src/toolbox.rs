@@ -406,11 +406,12 @@ impl<S: Send + Sync + 'static> Toolbox<S> {
         }
         let store = &*self.effects.store;
         let now = self.effects.clock.now();
-        let window = self.effects.policy.retain_of();
+        let window = self.effects.policy.retain;
         let text = String::from_utf8_lossy(bytes);
         let same = crate::effect::digest(&["retry", ctx.tenant(), session, name, &text]);
         let all = crate::effect::digest(&["retries", ctx.tenant(), session]);
-        let (retries, total) = self.effects.policy.budgets();
+        let policy = &self.effects.policy;
+        let (retries, total) = (policy.retry_budget, policy.conversation_budget);
         let counted = async {
             Ok::<_, StoreError>((
                 store.count(&same, now, window).await?,
@@ -446,18 +447,14 @@ impl<S: Send + Sync + 'static> Toolbox<S> {
             Ok(entry) => entry,
             Err(rejection) => return Outcome::Rejected(rejection),
         };
-        let def = entry.tool.definition();
-        if call.version != def.version() || call.fingerprint != def.fingerprint() {
-            let rejection = Rejection::new(
-                Code::VersionMismatch,
-                format!(
-                    "this call was made for another version of {}; the current one is version {}. Make the call again.",
-                    def.name(),
-                    def.version()
-                ),
-            );
-            audit::rejected(ctx, def.name(), Gate::Version, &rejection);
-            return Outcome::Rejected(rejection);
+        if let Err(refused) = pinned(
+            ctx,
+            entry.tool.definition(),
+            call.version,
+            &call.fingerprint,
+            "made",
+        ) {
+            return refused;
         }
         self.run(ctx, entry, call.arguments.get().as_bytes(), None)
             .await
@@ -599,17 +596,13 @@ impl<S: Send + Sync + 'static> Toolbox<S> {
         };
         let now = self.effects.clock.now();
         let refusal = match &approval.state {
-            ApprovalState::Pending if now < approval.expires_at => Some(crate::effect::pending()),
             ApprovalState::Denied { .. } => Some(crate::effect::denied()),
-            ApprovalState::Pending | ApprovalState::Approved { .. }
-                if now >= approval.expires_at =>
-            {
-                Some(crate::effect::expired())
-            }
             // A used approval replays the outcome of its run, if that is
             // still kept; gate 6 refuses it otherwise.
-            ApprovalState::Approved { .. } | ApprovalState::Used { .. } => None,
-            ApprovalState::Pending => Some(crate::effect::expired()),
+            ApprovalState::Used { .. } => None,
+            _ if now >= approval.expires_at => Some(crate::effect::expired()),
+            ApprovalState::Pending => Some(crate::effect::pending()),
+            ApprovalState::Approved { .. } => None,
         };
         if let Some(rejection) = refusal {
             audit::rejected(ctx, &approval.tool, Gate::Effect, &rejection);
@@ -619,18 +612,14 @@ impl<S: Send + Sync + 'static> Toolbox<S> {
             Ok(entry) => entry,
             Err(rejection) => return Outcome::Rejected(rejection),
         };
-        let def = entry.tool.definition();
-        if approval.version != def.version() || approval.fingerprint != def.fingerprint() {
-            let rejection = Rejection::new(
-                Code::VersionMismatch,
-                format!(
-                    "this call was approved for another version of {}; the current one is version {}. Make the call again.",
-                    def.name(),
-                    def.version()
-                ),
-            );
-            audit::rejected(ctx, def.name(), Gate::Version, &rejection);
-            return Outcome::Rejected(rejection);
+        if let Err(refused) = pinned(
+            ctx,
+            entry.tool.definition(),
+            approval.version,
+            &approval.fingerprint,
+            "approved",
+        ) {
+            return refused;
         }
         let bytes = crate::effect::canonical(&approval.arguments);
         let outcome = self
@@ -719,6 +708,30 @@ impl<S: Send + Sync + 'static> Toolbox<S> {
             }
         }
     }
+}
+
+/// A call kept from earlier runs only against the contract it was `made`
+/// (or approved) for: the registered tool's version and fingerprint.
+fn pinned(
+    ctx: &ToolContext,
+    def: &ToolDef,
+    version: u32,
+    fingerprint: &str,
+    made: &str,
+) -> Result<(), Outcome> {
+    if version == def.version() && fingerprint == def.fingerprint() {
+        return Ok(());
+    }
+    let rejection = Rejection::new(
+        Code::VersionMismatch,
+        format!(
+            "this call was {made} for another version of {}; the current one is version {}. Make the call again.",
+            def.name(),
+            def.version()
+        ),
+    );
+    audit::rejected(ctx, def.name(), Gate::Version, &rejection);
+    Err(Outcome::Rejected(rejection))
 }
 
 impl<S> fmt::Debug for Toolbox<S> {

@@ -37,7 +37,8 @@ use std::time::{Duration, SystemTime};
 use rusqlite::{Connection, OptionalExtension, TransactionBehavior, params};
 use serde_json::Value;
 use toolgate::{
-    Approval, ApprovalState, BoxFuture, Claim, Consumed, Decided, Decision, EffectStore, StoreError,
+    Approval, ApprovalState, BoxFuture, Bucket, Claim, Consumed, Decided, Decision, EffectStore,
+    StoreError,
 };
 
 /// The migrations, in order; `PRAGMA user_version` counts those applied.
@@ -109,6 +110,10 @@ fn store_error(error: impl std::error::Error + Send + Sync + 'static) -> StoreEr
 fn micros(time: SystemTime) -> i64 {
     time.duration_since(SystemTime::UNIX_EPOCH)
         .map_or(0, |d| i64::try_from(d.as_micros()).unwrap_or(i64::MAX))
+}
+
+fn time(micros: i64) -> SystemTime {
+    SystemTime::UNIX_EPOCH + Duration::from_micros(u64::try_from(micros).unwrap_or(0))
 }
 
 fn span(duration: Duration) -> i64 {
@@ -493,31 +498,26 @@ impl EffectStore for SqliteStore {
     ) -> BoxFuture<'a, Result<Option<Duration>, StoreError>> {
         let key = key.to_owned();
         Box::pin(async move {
-            let now_us = micros(now);
-            let capacity = f64::from(capacity);
-            let rate = capacity / (span(period).max(1) as f64);
             self.with(move |connection| {
                 let tx = connection.transaction_with_behavior(TransactionBehavior::Immediate)?;
-                let row: Option<(f64, i64)> = tx
+                let bucket = tx
                     .query_row(
                         "SELECT tokens, at FROM toolgate_buckets WHERE key = ?1",
                         params![key],
-                        |row| Ok((row.get(0)?, row.get(1)?)),
+                        |row| {
+                            Ok(Bucket {
+                                tokens: row.get(0)?,
+                                at: time(row.get(1)?),
+                            })
+                        },
                     )
-                    .optional()?;
-                let (tokens, at) = row.unwrap_or((capacity, now_us));
-                let elapsed = now_us.saturating_sub(at).max(0) as f64;
-                let tokens = (tokens + elapsed * rate).min(capacity);
-                let (left, wait) = if tokens >= 1.0 {
-                    (tokens - 1.0, None)
-                } else {
-                    let micros = ((1.0 - tokens) / rate).ceil();
-                    (tokens, Some(Duration::from_micros(micros as u64)))
-                };
+                    .optional()?
+                    .unwrap_or_else(|| Bucket::full(capacity, now));
+                let (after, wait) = bucket.take(capacity, period, now);
                 tx.execute(
                     "INSERT INTO toolgate_buckets (key, tokens, at) VALUES (?1, ?2, ?3)
                      ON CONFLICT (key) DO UPDATE SET tokens = ?2, at = ?3",
-                    params![key, left, now_us],
+                    params![key, after.tokens, micros(after.at)],
                 )?;
                 tx.commit()?;
                 Ok(wait)

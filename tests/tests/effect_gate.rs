@@ -691,7 +691,7 @@ fn an_approval_is_single_use_even_after_its_runs_record_is_gone() {
 }
 
 #[test]
-fn gate_sixs_outcomes_render_for_every_provider() {
+fn gate_sixs_outcomes_render_for_mcp_anthropic_and_openai() {
     use toolgate::providers::{anthropic, mcp, openai};
     let (toolbox, _) = shop();
     let asked = block_on(toolbox.call(&agent(), "issue_refund", REFUND));

@@ -16,7 +16,6 @@ struct Action {
     arguments: Value,
     /// The canonical text of the arguments.
     text: String,
-    resources: Vec<Seen>,
 }
 
 impl Action {
@@ -27,21 +26,22 @@ impl Action {
             Outcome::Failed(Failure::new(invocation.ctx.request_id()))
         })?;
         let text = canonical(&arguments);
-        let resources = invocation
+        Ok(Action { arguments, text })
+    }
+
+    /// Each authorized object as an approval records it: only approvals
+    /// need these, so a plain write does not build them.
+    fn seen<S>(&self, invocation: &Invocation<'_, S>) -> Vec<Seen> {
+        invocation
             .seen
             .iter()
             .map(|(field, version, summary)| Seen {
                 field: (*field).to_owned(),
-                reference: arguments.get(*field).cloned().unwrap_or(Value::Null),
+                reference: self.arguments.get(*field).cloned().unwrap_or(Value::Null),
                 version: *version,
                 summary: summary.clone(),
             })
-            .collect();
-        Ok(Action {
-            arguments,
-            text,
-            resources,
-        })
+            .collect()
     }
 
     /// SHA-256 of the canonical arguments: what an approval records.
@@ -52,36 +52,34 @@ impl Action {
     /// The idempotency key and the digest it is claimed with. A key the
     /// host gave is claimed with the action's digest, so that its reuse for
     /// another action is a conflict; a key derived from the action is
-    /// claimed with itself.
+    /// claimed with itself. The resolved references are among the
+    /// arguments, so the canonical text covers them.
     fn key<S>(&self, invocation: &Invocation<'_, S>) -> (String, String) {
         let ctx = invocation.ctx;
         let def = invocation.def;
         let version = def.version().to_string();
         let approval = invocation.resuming.map_or("", |a| a.id.as_str());
-        let references: Vec<String> = self
-            .resources
-            .iter()
-            .map(|seen| format!("{}={}", seen.field, canonical(&seen.reference)))
-            .collect();
-        // Scoped by the conversation, or else by the request.
-        let scope = match ctx.call_id() {
-            Some(_) => "",
-            None => ctx.session_id().unwrap_or(ctx.request_id()),
+        let action = |scope: &str| {
+            digest(&[
+                "action",
+                scope,
+                ctx.tenant(),
+                def.name(),
+                &version,
+                &self.text,
+                approval,
+            ])
         };
-        let mut parts: Vec<&str> = vec![
-            "action",
-            scope,
-            ctx.tenant(),
-            def.name(),
-            &version,
-            &self.text,
-            approval,
-        ];
-        parts.extend(references.iter().map(String::as_str));
-        let action = digest(&parts);
         match ctx.call_id() {
-            Some(call_id) => (digest(&["host", ctx.tenant(), def.name(), call_id]), action),
-            None => (action.clone(), action),
+            Some(call_id) => (
+                digest(&["host", ctx.tenant(), def.name(), call_id]),
+                action(""),
+            ),
+            // Scoped by the conversation, or else by the request.
+            None => {
+                let key = action(ctx.session_id().unwrap_or(ctx.request_id()));
+                (key.clone(), key)
+            }
         }
     }
 }
@@ -121,19 +119,16 @@ where
                 return refused;
             }
         }
-        None if needs => return request(&invocation, action, approver, now).await,
+        None if needs => {
+            let seen = action.seen(&invocation);
+            return request(&invocation, action, seen, approver, now).await;
+        }
         None => {}
     }
     let (key, claimed_with) = action.key(&invocation);
     let policy = &effects.policy;
     match store
-        .claim(
-            &key,
-            &claimed_with,
-            now,
-            policy.lease_of(),
-            policy.retain_of(),
-        )
+        .claim(&key, &claimed_with, now, policy.lease, policy.retain)
         .await
     {
         Ok(Claim::Claimed) => {}
@@ -168,15 +163,16 @@ where
         // The objects changed since the person saw them: ask again, with
         // what they are now. (After the claim: a finished run of this
         // approval, which changed them itself, replays above.)
+        let seen = action.seen(&invocation);
         let changed = approval
             .resources
             .iter()
-            .zip(&action.resources)
+            .zip(&seen)
             .any(|(then, now)| then.version != now.version);
         if changed {
             let _ = store.release(&key).await;
             audit::effect(ctx, def.name(), "stale", &approval.id);
-            return request(&invocation, action, approver, now).await;
+            return request(&invocation, action, seen, approver, now).await;
         }
         let refusal = match store.consume(&approval.id, now).await {
             Ok(Consumed::Done) => None,
@@ -223,32 +219,19 @@ where
     outcome
 }
 
-/// Checks that the run matches what was approved. The toolbox checked the
-/// tenant, actor, tool, version and state before running gates 0–5.
+/// Checks that the run has the arguments that were approved. The toolbox
+/// checked the tenant, actor, tool, version, fingerprint and state before
+/// running gates 0–5; the objects' references are among the arguments.
 fn bound<S>(
     approval: &Approval,
     action: &Action,
     invocation: &Invocation<'_, S>,
 ) -> Option<Outcome> {
-    let def = invocation.def;
-    let same_objects = approval.resources.len() == action.resources.len()
-        && approval
-            .resources
-            .iter()
-            .zip(&action.resources)
-            .all(|(a, b)| a.field == b.field && a.reference == b.reference);
-    let reason = if approval.tool != def.name() {
-        "the approval is for another tool"
-    } else if approval.fingerprint != def.fingerprint() || approval.version != def.version() {
-        "the tool changed since the approval"
-    } else if approval.digest != action.digest() {
-        "the arguments differ from those approved"
-    } else if !same_objects {
-        "the objects differ from those approved"
-    } else {
+    if approval.digest == action.digest() {
         return None;
-    };
-    audit::denied(invocation.ctx, def.name(), Gate::Effect, reason);
+    }
+    let reason = "the arguments differ from those approved";
+    audit::denied(invocation.ctx, invocation.def.name(), Gate::Effect, reason);
     Some(Outcome::Rejected(Rejection::not_permitted()))
 }
 
@@ -256,6 +239,7 @@ fn bound<S>(
 async fn request<S>(
     invocation: &Invocation<'_, S>,
     action: Action,
+    resources: Vec<Seen>,
     approver: Option<String>,
     now: std::time::SystemTime,
 ) -> Outcome {
@@ -278,12 +262,12 @@ async fn request<S>(
         fingerprint: def.fingerprint().to_owned(),
         digest: action.digest(),
         arguments: action.arguments,
-        resources: action.resources,
+        resources,
         approver_scope: def.approver_scope().map(str::to_owned),
-        distinct_approver: effects.policy.distinct(),
+        distinct_approver: effects.policy.distinct_approver,
         approver,
         created_at: now,
-        expires_at: now + effects.policy.approval_ttl_of(),
+        expires_at: now + effects.policy.approval_ttl,
         state: ApprovalState::Pending,
     };
     if let Err(error) = effects.store.create_approval(approval.clone()).await {
@@ -304,7 +288,7 @@ pub(crate) async fn timed<F>(
 where
     F: Future<Output = Outcome>,
 {
-    let Some(limit) = def.timeout().or(effects.policy.timeout_of()) else {
+    let Some(limit) = def.timeout().or(effects.policy.timeout) else {
         return Ok(body.await);
     };
     match super::within(limit, body).await {

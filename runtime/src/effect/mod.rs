@@ -31,7 +31,7 @@ use serde_json::Value;
 use sha2::{Digest as _, Sha256};
 
 pub use approval::{Approval, ApprovalState, Seen};
-pub use store::{Claim, Consumed, Decided, Decision, EffectStore, MemoryStore, StoreError};
+pub use store::{Bucket, Claim, Consumed, Decided, Decision, EffectStore, MemoryStore, StoreError};
 
 use crate::Effect;
 
@@ -86,15 +86,15 @@ pub struct EffectPolicy {
     read: ApprovalRule,
     write: ApprovalRule,
     irreversible: ApprovalRule,
-    approval_ttl: Duration,
-    lease: Duration,
-    retain: Duration,
-    distinct_approver: bool,
-    retry_budget: u32,
-    conversation_budget: u32,
+    pub(crate) approval_ttl: Duration,
+    pub(crate) lease: Duration,
+    pub(crate) retain: Duration,
+    pub(crate) distinct_approver: bool,
+    pub(crate) retry_budget: u32,
+    pub(crate) conversation_budget: u32,
     rate: Option<(u32, Duration)>,
     rates: Vec<(String, u32, Duration)>,
-    timeout: Option<Duration>,
+    pub(crate) timeout: Option<Duration>,
 }
 
 impl Default for EffectPolicy {
@@ -209,20 +209,12 @@ impl EffectPolicy {
         self
     }
 
-    pub(crate) fn timeout_of(&self) -> Option<Duration> {
-        self.timeout
-    }
-
     pub(crate) fn rate_of(&self, tool: &str) -> Option<(u32, Duration)> {
         self.rates
             .iter()
             .find(|(t, _, _)| t == tool)
             .map(|(_, calls, period)| (*calls, *period))
             .or(self.rate)
-    }
-
-    pub(crate) fn budgets(&self) -> (u32, u32) {
-        (self.retry_budget, self.conversation_budget)
     }
 
     /// Whether a call of `effect` needs approval, given what the tool's own
@@ -238,22 +230,6 @@ impl EffectPolicy {
             ApprovalRule::Never => false,
             ApprovalRule::ToolDecides => tool_says.unwrap_or(effect == Effect::Irreversible),
         }
-    }
-
-    pub(crate) fn approval_ttl_of(&self) -> Duration {
-        self.approval_ttl
-    }
-
-    pub(crate) fn lease_of(&self) -> Duration {
-        self.lease
-    }
-
-    pub(crate) fn retain_of(&self) -> Duration {
-        self.retain
-    }
-
-    pub(crate) fn distinct(&self) -> bool {
-        self.distinct_approver
     }
 }
 

@@ -165,6 +165,54 @@ pub trait EffectStore: Send + Sync + 'static {
     ) -> BoxFuture<'a, Result<Option<Duration>, StoreError>>;
 }
 
+/// A token bucket as a store keeps it: the tokens left when it was last
+/// counted, and when. [`EffectStore::take`] in every store is this
+/// arithmetic, done under the store's own atomicity.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Bucket {
+    /// Tokens left, fractional: the bucket refills evenly.
+    pub tokens: f64,
+    /// When `tokens` was counted.
+    pub at: SystemTime,
+}
+
+impl Bucket {
+    /// A bucket holding all `capacity` tokens at `now`.
+    pub fn full(capacity: u32, now: SystemTime) -> Bucket {
+        Bucket {
+            tokens: f64::from(capacity),
+            at: now,
+        }
+    }
+
+    /// Takes one token at `now` from a bucket that holds at most
+    /// `capacity` and gains `capacity` every `period`: the bucket after,
+    /// and `None` if a token was taken, or else how long until one is
+    /// there.
+    pub fn take(
+        self,
+        capacity: u32,
+        period: Duration,
+        now: SystemTime,
+    ) -> (Bucket, Option<Duration>) {
+        let capacity = f64::from(capacity);
+        let rate = capacity / period.as_secs_f64().max(f64::MIN_POSITIVE);
+        let elapsed = now.duration_since(self.at).unwrap_or_default();
+        let tokens = (self.tokens + elapsed.as_secs_f64() * rate).min(capacity);
+        if tokens >= 1.0 {
+            return (
+                Bucket {
+                    tokens: tokens - 1.0,
+                    at: now,
+                },
+                None,
+            );
+        }
+        let wait = Duration::from_secs_f64((1.0 - tokens) / rate);
+        (Bucket { tokens, at: now }, Some(wait))
+    }
+}
+
 /// Gate 6's state in memory: one process, lost on restart. The default
 /// store of a [`Toolbox`](crate::Toolbox).
 #[derive(Debug, Default)]
@@ -174,7 +222,7 @@ pub struct MemoryStore {
     /// Counters: value, and when the window ends.
     counters: Mutex<Swept<(u32, SystemTime)>>,
     /// Token buckets: tokens (fractional), and when they were counted.
-    buckets: Mutex<Swept<(f64, SystemTime)>>,
+    buckets: Mutex<Swept<Bucket>>,
 }
 
 /// A map whose expired entries are swept when it has doubled since the
@@ -396,18 +444,14 @@ impl EffectStore for MemoryStore {
         Box::pin(async move {
             let mut buckets = self.buckets.lock().map_err(poisoned)?;
             // A bucket untouched for a whole period is full: as if new.
-            buckets.sweep(|(_, at)| now.duration_since(*at).unwrap_or_default() < period);
-            let capacity = f64::from(capacity);
-            let rate = capacity / period.as_secs_f64().max(f64::MIN_POSITIVE);
-            let bucket = buckets.map.entry(key.to_owned()).or_insert((capacity, now));
-            let elapsed = now.duration_since(bucket.1).unwrap_or_default();
-            bucket.0 = (bucket.0 + elapsed.as_secs_f64() * rate).min(capacity);
-            bucket.1 = now;
-            if bucket.0 >= 1.0 {
-                bucket.0 -= 1.0;
-                return Ok(None);
-            }
-            Ok(Some(Duration::from_secs_f64((1.0 - bucket.0) / rate)))
+            buckets.sweep(|b| now.duration_since(b.at).unwrap_or_default() < period);
+            let bucket = buckets
+                .map
+                .entry(key.to_owned())
+                .or_insert_with(|| Bucket::full(capacity, now));
+            let (after, wait) = bucket.take(capacity, period, now);
+            *bucket = after;
+            Ok(wait)
         })
     }
 }

@@ -6,7 +6,7 @@
 
 mod common;
 
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime};
 
@@ -269,10 +269,16 @@ type Alter = Box<dyn Fn(&mut Approval) + Send + Sync>;
 
 #[derive(Default)]
 struct Faulty {
-    inner: MemoryStore,
+    inner: Arc<MemoryStore>,
     alter: Option<Alter>,
-    down: bool,
+    down: Arc<AtomicBool>,
     reuse: bool,
+}
+
+impl Faulty {
+    fn is_down(&self) -> bool {
+        self.down.load(Ordering::SeqCst)
+    }
 }
 
 fn refused<'a, T: Send + 'a>() -> toolgate::BoxFuture<'a, Result<T, StoreError>> {
@@ -281,7 +287,7 @@ fn refused<'a, T: Send + 'a>() -> toolgate::BoxFuture<'a, Result<T, StoreError>>
 
 impl EffectStore for Faulty {
     fn create_approval(&self, record: Approval) -> toolgate::BoxFuture<'_, Result<(), StoreError>> {
-        if self.down {
+        if self.is_down() {
             return refused();
         }
         self.inner.create_approval(record)
@@ -290,7 +296,7 @@ impl EffectStore for Faulty {
         &'a self,
         id: &'a str,
     ) -> toolgate::BoxFuture<'a, Result<Option<Approval>, StoreError>> {
-        if self.down {
+        if self.is_down() {
             return refused();
         }
         Box::pin(async move {
@@ -309,7 +315,7 @@ impl EffectStore for Faulty {
         decision: Decision,
         now: SystemTime,
     ) -> toolgate::BoxFuture<'a, Result<Decided, StoreError>> {
-        if self.down {
+        if self.is_down() {
             return refused();
         }
         self.inner.decide(id, decision, now)
@@ -319,7 +325,7 @@ impl EffectStore for Faulty {
         id: &'a str,
         now: SystemTime,
     ) -> toolgate::BoxFuture<'a, Result<Consumed, StoreError>> {
-        if self.down {
+        if self.is_down() {
             return refused();
         }
         Box::pin(async move {
@@ -337,7 +343,7 @@ impl EffectStore for Faulty {
         lease: Duration,
         retain: Duration,
     ) -> toolgate::BoxFuture<'a, Result<Claim, StoreError>> {
-        if self.down {
+        if self.is_down() {
             return refused();
         }
         self.inner.claim(key, digest, now, lease, retain)
@@ -347,13 +353,13 @@ impl EffectStore for Faulty {
         key: &'a str,
         outcome: Value,
     ) -> toolgate::BoxFuture<'a, Result<(), StoreError>> {
-        if self.down {
+        if self.is_down() {
             return refused();
         }
         self.inner.complete(key, outcome)
     }
     fn release<'a>(&'a self, key: &'a str) -> toolgate::BoxFuture<'a, Result<(), StoreError>> {
-        if self.down {
+        if self.is_down() {
             return refused();
         }
         self.inner.release(key)
@@ -364,7 +370,7 @@ impl EffectStore for Faulty {
         now: SystemTime,
         window: Duration,
     ) -> toolgate::BoxFuture<'a, Result<u32, StoreError>> {
-        if self.down {
+        if self.is_down() {
             return refused();
         }
         self.inner.count(key, now, window)
@@ -376,7 +382,7 @@ impl EffectStore for Faulty {
         period: Duration,
         now: SystemTime,
     ) -> toolgate::BoxFuture<'a, Result<Option<Duration>, StoreError>> {
-        if self.down {
+        if self.is_down() {
             return refused();
         }
         self.inner.take(key, capacity, period, now)
@@ -648,7 +654,7 @@ fn approval_follows_the_tools_own_condition_and_the_toolboxs_override() {
 #[test]
 fn with_the_store_down_nothing_runs_and_the_model_may_retry_without_internals() {
     let mut toolbox = Toolbox::new(Gate::default()).with_effect_store(Faulty {
-        down: true,
+        down: Arc::new(AtomicBool::new(true)),
         ..Faulty::default()
     });
     toolbox.register(Record).unwrap().register(Pay).unwrap();
@@ -670,6 +676,62 @@ fn with_the_store_down_nothing_runs_and_the_model_may_retry_without_internals() 
     let outcome = block_on(toolbox.call(&ctx, "pay", r#"{"amount_cents":20000}"#));
     assert_eq!(code(&outcome), Some(Code::Unavailable));
     assert_eq!(toolbox.state().runs.load(Ordering::SeqCst), 0);
+}
+
+#[test]
+fn an_outcome_the_store_failed_to_record_is_replayed_and_recorded_later() {
+    let clock = ManualClock::new(SystemTime::UNIX_EPOCH);
+    let shared = Arc::new(MemoryStore::new());
+    let down = Arc::new(AtomicBool::new(false));
+    let faulty = || Faulty {
+        inner: Arc::clone(&shared),
+        down: Arc::clone(&down),
+        ..Faulty::default()
+    };
+    let mut here = Toolbox::new(Gate::default())
+        .with_clock(clock.clone())
+        .with_effect_store(faulty());
+    here.register(Record).unwrap();
+    let mut there = Toolbox::new(Gate::default())
+        .with_clock(clock.clone())
+        .with_effect_store(faulty());
+    there.register(Record).unwrap();
+    let ctx = ToolContext::new("u", "t", "req")
+        .with_session("conv")
+        .allow_all_tools();
+
+    // The store fails while the body runs: its claim was taken, its
+    // outcome cannot be written.
+    let release = Arc::new(tokio::sync::Notify::new());
+    *here.state().hold.lock().unwrap() = Some(Arc::clone(&release));
+    let waker = std::task::Waker::noop();
+    let mut cx = std::task::Context::from_waker(waker);
+    let mut call = std::pin::pin!(here.call(&ctx, "record", r#"{"what":"paid"}"#));
+    assert!(call.as_mut().poll(&mut cx).is_pending(), "the body waits");
+    down.store(true, Ordering::SeqCst);
+    release.notify_one();
+    let std::task::Poll::Ready(first) = call.as_mut().poll(&mut cx) else {
+        panic!("the body finished");
+    };
+    assert_eq!(first.value(), Some(&json!("paid")), "{first:?}");
+    *here.state().hold.lock().unwrap() = None;
+
+    // Still down: the repeat here is the kept outcome, not a second run.
+    let again = block_on(here.call(&ctx, "record", r#"{"what":"paid"}"#));
+    assert!(again.is_replay(), "{again:?}");
+    assert_eq!(again.value(), first.value());
+    assert_eq!(here.state().runs.load(Ordering::SeqCst), 1);
+
+    // Back up: the next call here hands the store the kept outcome, so a
+    // server sharing the store replays it too, even after the lease.
+    down.store(false, Ordering::SeqCst);
+    let other = block_on(here.call(&ctx, "record", r#"{"what":"other"}"#));
+    assert_eq!(other.value(), Some(&json!("other")), "{other:?}");
+    clock.advance(Duration::from_secs(10 * 60));
+    let elsewhere = block_on(there.call(&ctx, "record", r#"{"what":"paid"}"#));
+    assert!(elsewhere.is_replay(), "{elsewhere:?}");
+    assert_eq!(elsewhere.value(), first.value());
+    assert_eq!(there.state().runs.load(Ordering::SeqCst), 0);
 }
 
 #[test]

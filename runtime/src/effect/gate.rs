@@ -126,6 +126,17 @@ where
         None => {}
     }
     let (key, claimed_with) = action.key(&invocation);
+    if !effects.unrecorded.is_empty() {
+        if let Err(error) = effects.unrecorded.retry(store).await {
+            audit::failed(ctx, def.name(), &error);
+        }
+        // Finished here while the store was down: replay it, as the store
+        // would have.
+        if let Some(stored) = effects.unrecorded.get(&key) {
+            audit::effect(ctx, def.name(), "replayed", "");
+            return Outcome::Replayed(stored);
+        }
+    }
     let policy = &effects.policy;
     match store
         .claim(&key, &claimed_with, now, policy.lease, policy.retain)
@@ -213,8 +224,10 @@ where
         return outcome;
     }
     if let Err(error) = store.complete(&key, outcome.to_json()).await {
-        // The body ran; its outcome stands. A repeat waits out the lease.
+        // The body ran; its outcome stands. The key stays in flight in the
+        // store, and the outcome waits here until the store takes it.
         audit::failed(ctx, def.name(), &error);
+        effects.unrecorded.keep(key, outcome.to_json());
     }
     outcome
 }

@@ -238,6 +238,9 @@ pub(crate) struct Effects {
     pub(crate) policy: EffectPolicy,
     pub(crate) store: Arc<dyn EffectStore>,
     pub(crate) clock: Arc<dyn Clock>,
+    /// Outcomes of bodies that ran while the store could not record them,
+    /// by idempotency key: kept until the store takes them.
+    pub(crate) unrecorded: Unrecorded,
 }
 
 impl Default for Effects {
@@ -246,7 +249,56 @@ impl Default for Effects {
             policy: EffectPolicy::default(),
             store: Arc::new(MemoryStore::new()),
             clock: Arc::new(SystemClock),
+            unrecorded: Unrecorded::default(),
         }
+    }
+}
+
+/// Finished outcomes the store failed to record. A body ran for each, so
+/// none may be lost: a repeat in this process replays it from here, and
+/// every call through gate 6 first hands the store the oldest few again.
+///
+/// Only a call whose claim the store took can land here, so the buffer
+/// holds at most the calls that were running when the store failed.
+#[derive(Default)]
+pub(crate) struct Unrecorded(std::sync::Mutex<Vec<(String, Value)>>);
+
+/// Unrecorded outcomes offered to the store again per call.
+const RETRY_UNRECORDED: usize = 8;
+
+impl Unrecorded {
+    fn lock(&self) -> std::sync::MutexGuard<'_, Vec<(String, Value)>> {
+        self.0
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// Keeps an outcome the store failed to record.
+    pub(crate) fn keep(&self, key: String, outcome: Value) {
+        self.lock().push((key, outcome));
+    }
+
+    /// The unrecorded outcome of `key`, if there is one.
+    pub(crate) fn get(&self, key: &str) -> Option<Value> {
+        let held = self.lock();
+        held.iter().find(|(k, _)| k == key).map(|(_, v)| v.clone())
+    }
+
+    /// Whether any outcome waits for the store.
+    pub(crate) fn is_empty(&self) -> bool {
+        self.lock().is_empty()
+    }
+
+    /// Offers the oldest unrecorded outcomes to the store again, stopping
+    /// at the first failure: the store is still down.
+    pub(crate) async fn retry(&self, store: &dyn EffectStore) -> Result<(), StoreError> {
+        let batch: Vec<(String, Value)> =
+            self.lock().iter().take(RETRY_UNRECORDED).cloned().collect();
+        for (key, outcome) in batch {
+            store.complete(&key, outcome).await?;
+            self.lock().retain(|(k, _)| *k != key);
+        }
+        Ok(())
     }
 }
 

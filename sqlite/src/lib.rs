@@ -22,13 +22,14 @@
 //! | `toolgate_approvals` | `id` | the approval as JSON, with its state, approver and expiry in columns |
 //! | `toolgate_idempotency` | `key` | the digest it was claimed with, `in_flight` (with a lease) or `finished` (with the outcome's JSON), and how long it is kept |
 //! | `toolgate_counters` | `key` | a count and the end of its window |
-//! | `toolgate_buckets` | `key` | tokens left and when they were counted |
+//! | `toolgate_buckets` | `key` | tokens left, when they were counted, and when the bucket is full again |
 //!
 //! Times are microseconds since the Unix epoch. Every operation that
 //! reads and then writes runs in one `BEGIN IMMEDIATE` transaction, which
 //! takes SQLite's write lock first: no two processes interleave them.
-//! Expired rows are deleted in batches of at most 256, once every 256
-//! writes, inside the write that triggered it.
+//! Expired rows (and buckets full again, which are the same as none) are
+//! deleted in batches of at most 256, once every 256 writes, in a
+//! transaction of their own on the blocking pool: no call waits for it.
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, PoisonError};
@@ -42,7 +43,8 @@ use toolgate::{
 };
 
 /// The migrations, in order; `PRAGMA user_version` counts those applied.
-const MIGRATIONS: &[&str] = &["
+const MIGRATIONS: &[&str] = &[
+    "
     CREATE TABLE toolgate_approvals (
         id TEXT PRIMARY KEY,
         state TEXT NOT NULL,
@@ -72,7 +74,12 @@ const MIGRATIONS: &[&str] = &["
         tokens REAL NOT NULL,
         at INTEGER NOT NULL
     );
-"];
+",
+    "
+    ALTER TABLE toolgate_buckets ADD COLUMN full_at INTEGER NOT NULL DEFAULT 0;
+    CREATE INDEX toolgate_buckets_full ON toolgate_buckets (full_at);
+",
+];
 
 /// How long a decided, used or expired approval is kept for lookups.
 const KEEP_APPROVALS: Duration = Duration::from_secs(24 * 60 * 60);
@@ -186,31 +193,52 @@ impl SqliteStore {
         .map_err(store_error)?
     }
 
-    /// Whether this write should also sweep expired rows.
-    fn sweep_due(&self) -> bool {
+    /// Every [`SWEEP`] writes, deletes expired rows in a blocking task of
+    /// its own, so that no call waits for it.
+    fn sweep_if_due(&self, now: i64) {
         let n = self
             .inner
             .writes
             .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        n % SWEEP == 0
+        if n % SWEEP != 0 {
+            return;
+        }
+        let store = self.clone();
+        tokio::spawn(async move {
+            // A failed sweep is retried by the next one.
+            let _ = store.sweep_at(now).await;
+        });
     }
-}
 
-/// Deletes at most [`SWEEP`] expired rows of each table.
-fn sweep(tx: &rusqlite::Transaction<'_>, now: i64) -> rusqlite::Result<()> {
-    for (table, column) in [
-        ("toolgate_approvals", "keep_until"),
-        ("toolgate_idempotency", "keep_until"),
-        ("toolgate_counters", "until"),
-    ] {
-        tx.execute(
-            &format!(
-                "DELETE FROM {table} WHERE rowid IN (SELECT rowid FROM {table} WHERE {column} <= ?1 LIMIT {SWEEP})"
-            ),
-            params![now],
-        )?;
+    /// Deletes at most 256 expired rows of each table (and buckets that
+    /// are full again); returns how many went.
+    pub async fn sweep(&self, now: SystemTime) -> Result<u64, StoreError> {
+        self.sweep_at(micros(now)).await
     }
-    Ok(())
+
+    async fn sweep_at(&self, now: i64) -> Result<u64, StoreError> {
+        self.with(move |connection| {
+            let tx = connection.transaction_with_behavior(TransactionBehavior::Immediate)?;
+            let mut deleted = 0;
+            for (table, column) in [
+                ("toolgate_approvals", "keep_until"),
+                ("toolgate_idempotency", "keep_until"),
+                ("toolgate_counters", "until"),
+                ("toolgate_buckets", "full_at"),
+            ] {
+                deleted += tx.execute(
+                    &format!(
+                        "DELETE FROM {table} WHERE rowid IN
+                             (SELECT rowid FROM {table} WHERE {column} <= ?1 LIMIT {SWEEP})"
+                    ),
+                    params![now],
+                )?;
+            }
+            tx.commit()?;
+            Ok(u64::try_from(deleted).unwrap_or(u64::MAX))
+        })
+        .await
+    }
 }
 
 /// An approval's state and expiry, inside the transaction that changes it.
@@ -240,13 +268,10 @@ impl EffectStore for SqliteStore {
     fn create_approval(&self, record: Approval) -> BoxFuture<'_, Result<(), StoreError>> {
         Box::pin(async move {
             let json = serde_json::to_string(&record).map_err(store_error)?;
-            let sweep_due = self.sweep_due();
+            let created = micros(record.created_at);
+            self.sweep_if_due(created);
             self.with(move |connection| {
                 let tx = connection.transaction_with_behavior(TransactionBehavior::Immediate)?;
-                let created = micros(record.created_at);
-                if sweep_due {
-                    sweep(&tx, created)?;
-                }
                 let expires = micros(record.expires_at);
                 tx.execute(
                     "INSERT INTO toolgate_approvals (id, state, decided_by, expires_at, keep_until, record)
@@ -366,14 +391,11 @@ impl EffectStore for SqliteStore {
         let (key, digest) = (key.to_owned(), digest.to_owned());
         Box::pin(async move {
             let now = micros(now);
-            let sweep_due = self.sweep_due();
+            self.sweep_if_due(now);
             let claimed = self
                 .with(move |connection| {
                     let tx =
                         connection.transaction_with_behavior(TransactionBehavior::Immediate)?;
-                    if sweep_due {
-                        sweep(&tx, now)?;
-                    }
                     let row: Option<(String, bool, i64, i64, Option<String>)> = tx
                         .query_row(
                             "SELECT digest, finished, lease_until, keep_until, outcome
@@ -472,6 +494,7 @@ impl EffectStore for SqliteStore {
         Box::pin(async move {
             let now = micros(now);
             let until = now.saturating_add(span(window));
+            self.sweep_if_due(now);
             self.with(move |connection| {
                 // One statement: a new counter, a counter whose window
                 // ended starting over, or one more.
@@ -498,6 +521,7 @@ impl EffectStore for SqliteStore {
     ) -> BoxFuture<'a, Result<Option<Duration>, StoreError>> {
         let key = key.to_owned();
         Box::pin(async move {
+            self.sweep_if_due(micros(now));
             self.with(move |connection| {
                 let tx = connection.transaction_with_behavior(TransactionBehavior::Immediate)?;
                 let bucket = tx
@@ -515,9 +539,14 @@ impl EffectStore for SqliteStore {
                     .unwrap_or_else(|| Bucket::full(capacity, now));
                 let (after, wait) = bucket.take(capacity, period, now);
                 tx.execute(
-                    "INSERT INTO toolgate_buckets (key, tokens, at) VALUES (?1, ?2, ?3)
-                     ON CONFLICT (key) DO UPDATE SET tokens = ?2, at = ?3",
-                    params![key, after.tokens, micros(after.at)],
+                    "INSERT INTO toolgate_buckets (key, tokens, at, full_at) VALUES (?1, ?2, ?3, ?4)
+                     ON CONFLICT (key) DO UPDATE SET tokens = ?2, at = ?3, full_at = ?4",
+                    params![
+                        key,
+                        after.tokens,
+                        micros(after.at),
+                        micros(after.full_at(capacity, period))
+                    ],
                 )?;
                 tx.commit()?;
                 Ok(wait)

@@ -165,6 +165,77 @@ pub trait EffectStore: Send + Sync + 'static {
     ) -> BoxFuture<'a, Result<Option<Duration>, StoreError>>;
 }
 
+/// A store shared by several toolboxes (or kept by the host to inspect):
+/// every operation goes to the one store behind the `Arc`.
+impl<T: EffectStore + ?Sized> EffectStore for std::sync::Arc<T> {
+    fn create_approval(&self, record: Approval) -> BoxFuture<'_, Result<(), StoreError>> {
+        (**self).create_approval(record)
+    }
+
+    fn approval<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<Option<Approval>, StoreError>> {
+        (**self).approval(id)
+    }
+
+    fn decide<'a>(
+        &'a self,
+        id: &'a str,
+        decision: Decision,
+        now: SystemTime,
+    ) -> BoxFuture<'a, Result<Decided, StoreError>> {
+        (**self).decide(id, decision, now)
+    }
+
+    fn consume<'a>(
+        &'a self,
+        id: &'a str,
+        now: SystemTime,
+    ) -> BoxFuture<'a, Result<Consumed, StoreError>> {
+        (**self).consume(id, now)
+    }
+
+    fn claim<'a>(
+        &'a self,
+        key: &'a str,
+        digest: &'a str,
+        now: SystemTime,
+        lease: Duration,
+        retain: Duration,
+    ) -> BoxFuture<'a, Result<Claim, StoreError>> {
+        (**self).claim(key, digest, now, lease, retain)
+    }
+
+    fn complete<'a>(
+        &'a self,
+        key: &'a str,
+        outcome: Value,
+    ) -> BoxFuture<'a, Result<(), StoreError>> {
+        (**self).complete(key, outcome)
+    }
+
+    fn release<'a>(&'a self, key: &'a str) -> BoxFuture<'a, Result<(), StoreError>> {
+        (**self).release(key)
+    }
+
+    fn count<'a>(
+        &'a self,
+        key: &'a str,
+        now: SystemTime,
+        window: Duration,
+    ) -> BoxFuture<'a, Result<u32, StoreError>> {
+        (**self).count(key, now, window)
+    }
+
+    fn take<'a>(
+        &'a self,
+        key: &'a str,
+        capacity: u32,
+        period: Duration,
+        now: SystemTime,
+    ) -> BoxFuture<'a, Result<Option<Duration>, StoreError>> {
+        (**self).take(key, capacity, period, now)
+    }
+}
+
 /// A token bucket as a store keeps it: the tokens left when it was last
 /// counted, and when. [`EffectStore::take`] in every store is this
 /// arithmetic, done under the store's own atomicity.
@@ -210,6 +281,14 @@ impl Bucket {
         }
         let wait = Duration::from_secs_f64((1.0 - tokens) / rate);
         (Bucket { tokens, at: now }, Some(wait))
+    }
+
+    /// When this bucket holds all `capacity` tokens again: from then on
+    /// it is the same as no bucket, and a store may forget it.
+    pub fn full_at(&self, capacity: u32, period: Duration) -> SystemTime {
+        let capacity = f64::from(capacity);
+        let missing = (capacity - self.tokens).max(0.0) / capacity.max(1.0);
+        self.at + period.mul_f64(missing.min(1.0))
     }
 }
 

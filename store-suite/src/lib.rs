@@ -1,0 +1,395 @@
+//! The behaviour every effect store must show, written once: the memory
+//! store's tests, `toolgate-sqlite`'s and `toolgate-postgres`'s each run
+//! all of it.
+//!
+//! Every function takes a way to open the store under test. A durable
+//! store opens a new handle on the same database each time, as a
+//! restarted server would; the memory store hands back the same one. Each
+//! run uses its own conversation ids, so the suite can run again and
+//! again against a database that keeps the rows of earlier runs.
+//!
+//! The functions spawn tasks: call them inside a multi-threaded tokio
+//! runtime (see [`runtime`]).
+
+use std::future::Future;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, SystemTime};
+
+use toolgate::testing::{ApprovalCase, ManualClock};
+use toolgate::{Code, EffectStore, Outcome, ToolContext, Toolbox};
+use toolgate_examples::hotel::{BookHotel, Hotels};
+use toolgate_examples::refund::{IssueRefund, Shop};
+
+/// A store under test, shared by the toolboxes a test builds.
+pub type Store = Arc<dyn EffectStore>;
+
+/// Concurrent calls in the races below.
+pub const RACERS: usize = 1000;
+
+/// The runtime the suite expects: four workers, so that racing calls
+/// really are in flight together.
+pub fn runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(4)
+        .enable_all()
+        .build()
+        .expect("a tokio runtime")
+}
+
+/// A name no earlier run used: conversation ids of this run.
+pub fn fresh(what: &str) -> String {
+    static NEXT: AtomicU64 = AtomicU64::new(0);
+    let nanos = SystemTime::now()
+        .duration_since(SystemTime::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos());
+    format!(
+        "{what}-{}-{nanos}-{}",
+        std::process::id(),
+        NEXT.fetch_add(1, Ordering::Relaxed)
+    )
+}
+
+/// Runs every test of the suite on the store `open` gives.
+pub async fn assert_suite<F, Fut>(open: F)
+where
+    F: Fn() -> Fut,
+    Fut: Future<Output = Store>,
+{
+    toolgate::testing::assert_store_conforms(&*open().await, 200).await;
+    concurrent_identical_writes_run_once(open().await).await;
+    concurrent_approved_resumes_run_once(open().await).await;
+    approvals_hold(open().await).await;
+    a_repeat_after_a_restart_is_a_replay(&open).await;
+}
+
+fn traveller(session: &str) -> ToolContext {
+    ToolContext::new("traveller_7", "tenant_a", "req_1")
+        .with_session(session)
+        .with_scopes(["bookings:write"])
+        .allow_tools(["book_hotel"])
+}
+
+fn agent(session: &str) -> ToolContext {
+    ToolContext::new("agent_1", "tenant_a", "req_1")
+        .with_session(session)
+        .with_scopes(["refunds:write"])
+        .allow_tools(["issue_refund"])
+}
+
+fn manager() -> ToolContext {
+    ToolContext::new("manager_1", "tenant_a", "req_m").with_scopes(["refunds:approve"])
+}
+
+/// The booking every racer makes.
+pub const BOOKING: &str = r#"{"hotel_id":"h_seaview1","nights":3}"#;
+
+/// A hotel toolbox on `store`.
+pub fn hotels(store: Store) -> Toolbox<Hotels> {
+    let mut toolbox = Toolbox::new(Hotels::demo()).with_effect_store(store);
+    toolbox.register(BookHotel).expect("book_hotel registers");
+    toolbox
+}
+
+/// `calls` identical bookings in the conversation `session`, all at once;
+/// their outcomes.
+pub async fn book_at_once(
+    toolbox: &Arc<Toolbox<Hotels>>,
+    session: &str,
+    calls: usize,
+) -> Vec<Outcome> {
+    let tasks: Vec<_> = (0..calls)
+        .map(|_| {
+            let toolbox = Arc::clone(toolbox);
+            let ctx = traveller(session);
+            tokio::spawn(async move { toolbox.call(&ctx, "book_hotel", BOOKING).await })
+        })
+        .collect();
+    let mut outcomes = Vec::with_capacity(calls);
+    for task in tasks {
+        outcomes.push(task.await.expect("a booking task finishes"));
+    }
+    outcomes
+}
+
+fn code(outcome: &Outcome) -> Option<Code> {
+    outcome.rejection().map(|r| r.code())
+}
+
+/// Panics unless exactly one outcome ran and every other one was a
+/// replay or "in progress".
+fn assert_one_ran(outcomes: &[Outcome], what: &str) {
+    let ran = outcomes
+        .iter()
+        .filter(|o| matches!(o, Outcome::Done(_)))
+        .count();
+    let waited = outcomes
+        .iter()
+        .filter(|o| o.is_replay() || code(o) == Some(Code::InProgress))
+        .count();
+    assert_eq!(
+        (ran, waited),
+        (1, outcomes.len() - 1),
+        "{what}: expected one run and {} replays or waits; first outcomes: {:?}",
+        outcomes.len() - 1,
+        outcomes.iter().take(3).collect::<Vec<_>>()
+    );
+}
+
+/// 1,000 concurrent identical writes in one conversation book once.
+pub async fn concurrent_identical_writes_run_once(store: Store) {
+    let toolbox = Arc::new(hotels(store));
+    let outcomes = book_at_once(&toolbox, &fresh("writes"), RACERS).await;
+    assert_eq!(
+        toolbox.state().bookings().len(),
+        1,
+        "1,000 identical writes booked more than once"
+    );
+    assert_one_ran(&outcomes, "1,000 identical writes");
+}
+
+fn shop(store: Store, clock: &ManualClock) -> Toolbox<Shop> {
+    let mut toolbox = Toolbox::new(Shop::demo())
+        .with_clock(clock.clone())
+        .with_effect_store(store);
+    toolbox
+        .register(IssueRefund)
+        .expect("issue_refund registers");
+    toolbox
+}
+
+fn clock() -> ManualClock {
+    ManualClock::new(SystemTime::now())
+}
+
+/// The refund every test asks approval for.
+const REFUND: &str = r#"{"order":"ord_1001","amount_cents":2500}"#;
+
+/// 1,000 concurrent resumes of one approved refund refund once.
+pub async fn concurrent_approved_resumes_run_once(store: Store) {
+    let clock = clock();
+    let toolbox = Arc::new(shop(store, &clock));
+    let session = fresh("resumes");
+    let asked = toolbox.call(&agent(&session), "issue_refund", REFUND).await;
+    let Some(approval) = asked.approval().cloned() else {
+        panic!("the refund did not ask for approval: {asked:?}");
+    };
+    toolbox
+        .approve(&manager(), &approval.id)
+        .await
+        .expect("the manager approves");
+    let tasks: Vec<_> = (0..RACERS)
+        .map(|_| {
+            let toolbox = Arc::clone(&toolbox);
+            let ctx = agent(&session);
+            let id = approval.id.clone();
+            tokio::spawn(async move { toolbox.resume(&ctx, &id).await })
+        })
+        .collect();
+    let mut outcomes = Vec::with_capacity(RACERS);
+    for task in tasks {
+        outcomes.push(task.await.expect("a resume task finishes"));
+    }
+    assert_eq!(
+        toolbox.state().refunds().len(),
+        1,
+        "1,000 resumes of one approval refunded more than once"
+    );
+    assert_one_ran(&outcomes, "1,000 approved resumes");
+}
+
+/// Every approval attack of the effect gate fails, approvals expire and
+/// are single use: [`toolgate::testing::assert_approvals_hold`] on the
+/// refund tool.
+pub async fn approvals_hold(store: Store) {
+    let clock = clock();
+    let toolbox = shop(store, &clock);
+    let touch = |shop: &Shop| shop.touch("tenant_a", "ord_1001");
+    let case = ApprovalCase {
+        tool: "issue_refund",
+        arguments: REFUND,
+        other_arguments: Some(r#"{"order":"ord_1001","amount_cents":9999}"#),
+        change: Some(&touch),
+        clock: Some(&clock),
+    };
+    toolgate::testing::assert_approvals_hold(
+        &toolbox,
+        &agent(&fresh("approvals")),
+        &manager(),
+        &case,
+        |shop| shop.refunds().len(),
+    )
+    .await;
+    assert_eq!(toolbox.state().refunds().len(), 1);
+}
+
+/// A booking made, the server restarted (a new toolbox, a new handle on
+/// the store), the same booking again: a replay, and no second booking.
+pub async fn a_repeat_after_a_restart_is_a_replay<F, Fut>(open: &F)
+where
+    F: Fn() -> Fut,
+    Fut: Future<Output = Store>,
+{
+    let session = fresh("restart");
+    let first = {
+        let toolbox = hotels(open().await);
+        let outcome = toolbox
+            .call(&traveller(&session), "book_hotel", BOOKING)
+            .await;
+        assert_eq!(toolbox.state().bookings().len(), 1, "{outcome:?}");
+        outcome
+    };
+    let toolbox = hotels(open().await);
+    let again = toolbox
+        .call(&traveller(&session), "book_hotel", BOOKING)
+        .await;
+    assert!(again.is_replay(), "the repeat after a restart: {again:?}");
+    assert_eq!(again.value(), first.value());
+    assert!(
+        toolbox.state().bookings().is_empty(),
+        "the repeat after a restart booked again"
+    );
+}
+
+/// Fills `store` with 300 idempotency records, counters and rate-limit
+/// buckets that are all gone (expired, or full again) one hour after
+/// `t0`, and returns that instant, for a store's sweep test: sweeping an
+/// empty store at it must remove them 256 per table per sweep.
+pub async fn expiring_rows(store: &dyn EffectStore, t0: SystemTime) -> SystemTime {
+    let s = Duration::from_secs;
+    for i in 0..300 {
+        let key = format!("sweep-{i}");
+        store
+            .claim(&key, "d", t0, s(1), s(1))
+            .await
+            .expect("a claim");
+        store.count(&key, t0, s(1)).await.expect("a count");
+        store.take(&key, 5, s(1), t0).await.expect("a take");
+    }
+    t0 + s(3600)
+}
+
+// Two OS processes on one database. The test binary runs itself again
+// as the second process, running only an ignored test that reads what to
+// do from environment variables.
+
+/// The variable naming the conversation of a two-process test.
+pub const SESSION_VAR: &str = "TOOLGATE_SUITE_SESSION";
+
+/// Starts this test binary again as a second process that runs only the
+/// ignored test `test`, with `SESSION_VAR` set to `session` and the
+/// variables in `vars`. Its standard output is piped.
+pub fn spawn_second_process(
+    test: &str,
+    session: &str,
+    vars: &[(&str, &std::ffi::OsStr)],
+) -> std::process::Child {
+    let mut command =
+        std::process::Command::new(std::env::current_exe().expect("the path of this test binary"));
+    command
+        .args([
+            "--exact",
+            test,
+            "--ignored",
+            "--nocapture",
+            "--test-threads=1",
+        ])
+        .env(SESSION_VAR, session)
+        .stdout(std::process::Stdio::piped());
+    for (name, value) in vars {
+        command.env(name, value);
+    }
+    command.spawn().expect("the second process starts")
+}
+
+/// The bookings a second process reported (`bookings=N` on its output),
+/// once it has exited successfully.
+pub fn bookings_of(child: std::process::Child) -> usize {
+    let output = child.wait_with_output().expect("the second process ends");
+    let text = String::from_utf8_lossy(&output.stdout);
+    assert!(output.status.success(), "the second process failed: {text}");
+    text.lines()
+        .find_map(|l| l.split_once("bookings=").map(|(_, n)| n))
+        .and_then(|n| n.trim().parse().ok())
+        .unwrap_or_else(|| panic!("the second process said: {text}"))
+}
+
+/// Half of a two-process race, run in each process: 500 identical
+/// bookings in `session` on `store`; returns how many booked. The second
+/// process prints the result as `bookings=N`.
+pub async fn half_of_the_bookings(store: Store, session: &str) -> usize {
+    let toolbox = Arc::new(hotels(store));
+    book_at_once(&toolbox, session, RACERS / 2).await;
+    toolbox.state().bookings().len()
+}
+
+/// What the doomed process prints once it is inside the body.
+pub const IN_THE_BODY: &str = "in the body";
+
+/// A booking whose body says it started and then never finishes: the
+/// process running it is killed there.
+#[toolgate::tool(effect = write, name = "book_hotel")]
+async fn book_and_hang(
+    #[garde(length(chars, min = 1, max = 32))] hotel_id: String,
+    #[garde(range(min = 1, max = 30))] nights: u32,
+) -> Result<u32, toolgate::ToolError> {
+    use std::io::Write as _;
+    let _ = (hotel_id, nights);
+    println!("{IN_THE_BODY}");
+    let _ = std::io::stdout().flush();
+    std::future::pending::<()>().await;
+    Ok(nights)
+}
+
+/// Where the doomed process's clock starts, and the server's that takes
+/// over: the same instant, so that only the lease separates them.
+fn doomed_start() -> SystemTime {
+    SystemTime::UNIX_EPOCH + Duration::from_secs(1_800_000_000)
+}
+
+/// Run by the doomed process: one booking in `session` that hangs in its
+/// body until the process is killed.
+pub async fn doomed_booking(store: Store, session: &str) {
+    let mut toolbox = Toolbox::new(())
+        .with_clock(ManualClock::new(doomed_start()))
+        .with_effect_store(store);
+    toolbox
+        .register(BookAndHang)
+        .expect("the hanging booking registers");
+    let ctx = traveller(session);
+    let outcome = toolbox.call(&ctx, "book_hotel", BOOKING).await;
+    panic!("the hanging body finished: {outcome:?}");
+}
+
+/// Kills `child` (SIGKILL) once it says it is inside the body, then takes
+/// over as another server on `store`: the dead process's record holds the
+/// key (`IN_PROGRESS`) until its lease runs out, then the booking runs,
+/// once.
+pub async fn take_over_after_a_kill(mut child: std::process::Child, store: Store, session: &str) {
+    use std::io::BufRead as _;
+    let stdout = child.stdout.take().expect("the doomed process's output");
+    let reached = tokio::task::spawn_blocking(move || {
+        std::io::BufReader::new(stdout)
+            .lines()
+            .map_while(Result::ok)
+            .any(|line| line.contains(IN_THE_BODY))
+    })
+    .await
+    .expect("reading the doomed process");
+    assert!(reached, "the doomed process never reached the body");
+    child.kill().expect("the doomed process is killed");
+    child.wait().expect("the doomed process is reaped");
+
+    let clock = ManualClock::new(doomed_start());
+    let mut toolbox = Toolbox::new(Hotels::demo())
+        .with_clock(clock.clone())
+        .with_effect_store(store);
+    toolbox.register(BookHotel).expect("book_hotel registers");
+    let ctx = traveller(session);
+    let outcome = toolbox.call(&ctx, "book_hotel", BOOKING).await;
+    assert_eq!(code(&outcome), Some(Code::InProgress), "{outcome:?}");
+    clock.advance(Duration::from_secs(5 * 60));
+    let outcome = toolbox.call(&ctx, "book_hotel", BOOKING).await;
+    assert!(matches!(outcome, Outcome::Done(_)), "{outcome:?}");
+    assert_eq!(toolbox.state().bookings().len(), 1);
+}

@@ -1,0 +1,17 @@
+//! The memory store passes the suite every store passes. Its "restart" is
+//! a new toolbox on the same store: a process restart loses it, which is
+//! why the durable stores exist.
+
+use std::sync::Arc;
+
+use toolgate::MemoryStore;
+use toolgate_store_suite::{self as suite, Store};
+
+#[test]
+fn the_memory_store_passes_the_store_suite() {
+    let store: Store = Arc::new(MemoryStore::new());
+    suite::runtime().block_on(suite::assert_suite(|| {
+        let store = Arc::clone(&store);
+        async move { store }
+    }));
+}

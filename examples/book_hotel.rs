@@ -1,12 +1,41 @@
 //! `cargo run --example book_hotel`: the tool's schema, then the calls an
-//! attacker would make, each with the outcome the model would read.
+//! attacker would make, each with the outcome the model would read, then
+//! an approval.
+//!
+//! Gate 6 keeps its records in SQLite: by default a new file for each
+//! run, so that every run shows the same thing. With
+//! `-- --store effects.db` the records stay in that file: run it twice
+//! and the second run's booking is a replay of the first, with nothing
+//! booked again.
+
+use std::path::PathBuf;
 
 use toolgate::{ApprovalRule, Effect, EffectPolicy, ToolContext, Toolbox};
 use toolgate_examples::hotel::{BookHotel, Hotels};
+use toolgate_sqlite::SqliteStore;
+
+/// The database file: `--store PATH`, or a new one in the temporary
+/// directory (and whether it is ours to delete).
+fn store_path() -> Result<(PathBuf, bool), String> {
+    let mut args = std::env::args().skip(1);
+    match (args.next().as_deref(), args.next()) {
+        (Some("--store"), Some(path)) => Ok((PathBuf::from(path), false)),
+        (None, _) => {
+            let nanos = std::time::SystemTime::now()
+                .duration_since(std::time::SystemTime::UNIX_EPOCH)
+                .map_or(0, |d| d.as_nanos());
+            let name = format!("toolgate-demo-{}-{nanos}.db", std::process::id());
+            Ok((std::env::temp_dir().join(name), true))
+        }
+        _ => Err("usage: book_hotel [--store PATH]".to_owned()),
+    }
+}
 
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let mut toolbox = Toolbox::new(Hotels::demo());
+    let (path, scratch) = store_path()?;
+    let store = SqliteStore::open(&path).await?;
+    let mut toolbox = Toolbox::new(Hotels::demo()).with_effect_store(store.clone());
     toolbox.register(BookHotel)?;
 
     let def = BookHotel::definition();
@@ -91,6 +120,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     // does not run; the host shows the preview, a manager approves, and
     // the approved call runs once.
     let mut guarded = Toolbox::new(Hotels::demo())
+        .with_effect_store(store)
         .with_effect_policy(EffectPolicy::default().approval(Effect::Write, ApprovalRule::Always));
     guarded.register(BookHotel)?;
     let ctx = ctx.with_session("conversation_1");
@@ -127,5 +157,14 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let again = guarded.resume(&ctx, &approval.id).await;
     println!("{:<34} {}", "resumed again", serde_json::to_string(&again)?);
     println!("bookings written: {}", guarded.state().bookings().len());
+    if scratch {
+        for suffix in ["", "-wal", "-shm"] {
+            let mut file = path.clone().into_os_string();
+            file.push(suffix);
+            let _ = std::fs::remove_file(file);
+        }
+    } else {
+        println!("\ngate 6's records are in {}", path.display());
+    }
     Ok(())
 }

@@ -202,7 +202,12 @@ impl PostgresStore {
     /// Every [`SWEEP`] writes, deletes expired rows in a task of its own,
     /// so that no call waits for it.
     fn sweep_if_due(&self, now: i64) {
-        if !self.inner.writes.fetch_add(1, Ordering::Relaxed).is_multiple_of(SWEEP) {
+        if !self
+            .inner
+            .writes
+            .fetch_add(1, Ordering::Relaxed)
+            .is_multiple_of(SWEEP)
+        {
             return;
         }
         let store = self.clone();

@@ -99,6 +99,8 @@ pub struct SqliteStore {
 struct Inner {
     path: PathBuf,
     idle: Mutex<Vec<Connection>>,
+    /// Held by this process's one writer at a time.
+    writer: Mutex<()>,
     writes: std::sync::atomic::AtomicI64,
 }
 
@@ -136,11 +138,12 @@ impl SqliteStore {
             inner: Arc::new(Inner {
                 path,
                 idle: Mutex::new(Vec::new()),
+                writer: Mutex::new(()),
                 writes: std::sync::atomic::AtomicI64::new(0),
             }),
         };
         store
-            .with(|connection| {
+            .write(|connection| {
                 let tx = connection.transaction_with_behavior(TransactionBehavior::Immediate)?;
                 let applied: usize = tx.query_row("PRAGMA user_version", [], |row| row.get(0))?;
                 for (i, migration) in MIGRATIONS.iter().enumerate().skip(applied) {
@@ -160,8 +163,29 @@ impl SqliteStore {
         Ok(connection)
     }
 
-    /// Runs `f` on a pooled connection, on tokio's blocking pool.
+    /// Runs the read `f` on a pooled connection, on tokio's blocking pool.
     async fn with<T, F>(&self, f: F) -> Result<T, StoreError>
+    where
+        T: Send + 'static,
+        F: FnOnce(&mut Connection) -> rusqlite::Result<T> + Send + 'static,
+    {
+        self.run(false, f).await
+    }
+
+    /// Runs the write `f` as [`with`](Self::with) does, one at a time in
+    /// this process. SQLite has one writer per file anyway; taking turns
+    /// here instead of in SQLite's busy handler, which sleeps and retries,
+    /// keeps the slowest writes close to the typical one. Other processes
+    /// still meet SQLite's lock, and wait for it up to the busy timeout.
+    async fn write<T, F>(&self, f: F) -> Result<T, StoreError>
+    where
+        T: Send + 'static,
+        F: FnOnce(&mut Connection) -> rusqlite::Result<T> + Send + 'static,
+    {
+        self.run(true, f).await
+    }
+
+    async fn run<T, F>(&self, exclusive: bool, f: F) -> Result<T, StoreError>
     where
         T: Send + 'static,
         F: FnOnce(&mut Connection) -> rusqlite::Result<T> + Send + 'static,
@@ -178,7 +202,16 @@ impl SqliteStore {
                 Some(connection) => connection,
                 None => store.connect().map_err(store_error)?,
             };
-            let result = f(&mut connection).map_err(store_error);
+            let result = if exclusive {
+                let _turn = store
+                    .inner
+                    .writer
+                    .lock()
+                    .unwrap_or_else(PoisonError::into_inner);
+                f(&mut connection).map_err(store_error)
+            } else {
+                f(&mut connection).map_err(store_error)
+            };
             let mut idle = store
                 .inner
                 .idle
@@ -217,7 +250,7 @@ impl SqliteStore {
     }
 
     async fn sweep_at(&self, now: i64) -> Result<u64, StoreError> {
-        self.with(move |connection| {
+        self.write(move |connection| {
             let tx = connection.transaction_with_behavior(TransactionBehavior::Immediate)?;
             let mut deleted = 0;
             for (table, column) in [
@@ -270,7 +303,7 @@ impl EffectStore for SqliteStore {
             let json = serde_json::to_string(&record).map_err(store_error)?;
             let created = micros(record.created_at);
             self.sweep_if_due(created);
-            self.with(move |connection| {
+            self.write(move |connection| {
                 let tx = connection.transaction_with_behavior(TransactionBehavior::Immediate)?;
                 let expires = micros(record.expires_at);
                 tx.execute(
@@ -326,7 +359,7 @@ impl EffectStore for SqliteStore {
                 Decision::Deny(by) => ("denied", by),
             };
             let now = micros(now);
-            self.with(move |connection| {
+            self.write(move |connection| {
                 let tx = connection.transaction_with_behavior(TransactionBehavior::Immediate)?;
                 let decided = match approval_state(&tx, &id)? {
                     None => Decided::Unknown,
@@ -355,7 +388,7 @@ impl EffectStore for SqliteStore {
         let id = id.to_owned();
         Box::pin(async move {
             let now = micros(now);
-            self.with(move |connection| {
+            self.write(move |connection| {
                 let tx = connection.transaction_with_behavior(TransactionBehavior::Immediate)?;
                 let consumed = match approval_state(&tx, &id)? {
                     None => Consumed::Unknown,
@@ -393,7 +426,7 @@ impl EffectStore for SqliteStore {
             let now = micros(now);
             self.sweep_if_due(now);
             let claimed = self
-                .with(move |connection| {
+                .write(move |connection| {
                     let tx =
                         connection.transaction_with_behavior(TransactionBehavior::Immediate)?;
                     let row: Option<(String, bool, i64, i64, Option<String>)> = tx
@@ -459,7 +492,7 @@ impl EffectStore for SqliteStore {
         let key = key.to_owned();
         Box::pin(async move {
             let json = serde_json::to_string(&outcome).map_err(store_error)?;
-            self.with(move |connection| {
+            self.write(move |connection| {
                 connection.execute(
                     "UPDATE toolgate_idempotency SET finished = 1, outcome = ?2 WHERE key = ?1",
                     params![key, json],
@@ -473,7 +506,7 @@ impl EffectStore for SqliteStore {
     fn release<'a>(&'a self, key: &'a str) -> BoxFuture<'a, Result<(), StoreError>> {
         let key = key.to_owned();
         Box::pin(async move {
-            self.with(move |connection| {
+            self.write(move |connection| {
                 connection.execute(
                     "DELETE FROM toolgate_idempotency WHERE key = ?1 AND finished = 0",
                     params![key],
@@ -495,7 +528,7 @@ impl EffectStore for SqliteStore {
             let now = micros(now);
             let until = now.saturating_add(span(window));
             self.sweep_if_due(now);
-            self.with(move |connection| {
+            self.write(move |connection| {
                 // One statement: a new counter, a counter whose window
                 // ended starting over, or one more.
                 connection.query_row(
@@ -522,7 +555,7 @@ impl EffectStore for SqliteStore {
         let key = key.to_owned();
         Box::pin(async move {
             self.sweep_if_due(micros(now));
-            self.with(move |connection| {
+            self.write(move |connection| {
                 let tx = connection.transaction_with_behavior(TransactionBehavior::Immediate)?;
                 let bucket = tx
                     .query_row(

@@ -54,15 +54,12 @@ fn the_postgres_store_passes_the_store_suite() {
     suite::runtime().block_on(suite::assert_suite(|| open(&url)));
 }
 
-/// Run as the second process of the test below, never on its own.
+/// Run as the second process of the tests below, never on its own.
 #[test]
-#[ignore = "the second process of two_processes_on_one_database_run_a_call_once"]
+#[ignore = "the second process of the two-process tests"]
 fn second_process() {
-    if let (Ok(url), Ok(session)) = (std::env::var(URL), std::env::var(suite::SESSION_VAR)) {
-        let rt = suite::runtime();
-        let bookings =
-            rt.block_on(async { suite::half_of_the_bookings(open(&url).await, &session).await });
-        println!("bookings={bookings}");
+    if let Ok(url) = std::env::var(URL) {
+        suite::runtime().block_on(suite::second_half(async { open(&url).await }));
     }
 }
 
@@ -76,7 +73,7 @@ fn two_processes_on_one_database_run_a_call_once() {
     let session = suite::fresh("processes");
     let child = suite::spawn_second_process("second_process", &session, &[]);
     let here = rt.block_on(suite::half_of_the_bookings(store, &session));
-    let there = suite::bookings_of(child);
+    let there = suite::effects_of(child);
     assert_eq!(
         here + there,
         1,
@@ -380,4 +377,27 @@ fn expired_rows_are_swept_in_batches_of_256() {
             .await
             .unwrap();
     });
+}
+
+#[test]
+fn two_processes_on_one_database_resume_an_approval_once() {
+    let Some(url) = url("two_processes_on_one_database_resume_an_approval_once") else {
+        return;
+    };
+    let rt = suite::runtime();
+    let store = rt.block_on(open(&url));
+    let session = suite::fresh("resumes");
+    let id = rt.block_on(suite::an_approved_refund(Arc::clone(&store), &session));
+    let child = suite::spawn_second_process(
+        "second_process",
+        &session,
+        &[(suite::APPROVAL_VAR, std::ffi::OsStr::new(&id))],
+    );
+    let here = rt.block_on(suite::half_of_the_resumes(store, &session, &id));
+    let there = suite::effects_of(child);
+    assert_eq!(
+        here + there,
+        1,
+        "{here} refunds here, {there} in the other process"
+    );
 }

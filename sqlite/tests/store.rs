@@ -57,16 +57,13 @@ fn records_survive_a_reopen_and_migrations_run_once() {
 /// The variable naming the database file of a second process.
 const DB: &str = "TOOLGATE_SQLITE_TEST_DB";
 
-/// Run as the second process of the test below, never on its own.
+/// Run as the second process of the tests below, never on its own.
 #[test]
-#[ignore = "the second process of two_processes_on_one_file_run_a_call_once"]
+#[ignore = "the second process of the two-process tests"]
 fn second_process() {
-    if let (Some(path), Ok(session)) = (std::env::var_os(DB), std::env::var(suite::SESSION_VAR)) {
-        let rt = suite::runtime();
-        let bookings = rt.block_on(async {
-            suite::half_of_the_bookings(open(Path::new(&path)).await, &session).await
-        });
-        println!("bookings={bookings}");
+    if let Some(path) = std::env::var_os(DB) {
+        let path = PathBuf::from(path);
+        suite::runtime().block_on(suite::second_half(async { open(&path).await }));
     }
 }
 
@@ -79,7 +76,7 @@ fn two_processes_on_one_file_run_a_call_once() {
     let session = suite::fresh("processes");
     let child = suite::spawn_second_process("second_process", &session, &[(DB, path.as_os_str())]);
     let here = rt.block_on(suite::half_of_the_bookings(store, &session));
-    let there = suite::bookings_of(child);
+    let there = suite::effects_of(child);
     assert_eq!(
         here + there,
         1,
@@ -140,4 +137,28 @@ fn expired_rows_are_swept_in_batches_of_256() {
             Claim::Claimed
         );
     });
+}
+
+#[test]
+fn two_processes_on_one_file_resume_an_approval_once() {
+    let path = scratch("resumes");
+    let rt = suite::runtime();
+    let store = rt.block_on(open(&path));
+    let session = suite::fresh("resumes");
+    let id = rt.block_on(suite::an_approved_refund(Arc::clone(&store), &session));
+    let child = suite::spawn_second_process(
+        "second_process",
+        &session,
+        &[
+            (DB, path.as_os_str()),
+            (suite::APPROVAL_VAR, std::ffi::OsStr::new(&id)),
+        ],
+    );
+    let here = rt.block_on(suite::half_of_the_resumes(store, &session, &id));
+    let there = suite::effects_of(child);
+    assert_eq!(
+        here + there,
+        1,
+        "{here} refunds here, {there} in the other process"
+    );
 }

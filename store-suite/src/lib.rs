@@ -302,25 +302,90 @@ pub fn spawn_second_process(
     command.spawn().expect("the second process starts")
 }
 
-/// The bookings a second process reported (`bookings=N` on its output),
+/// The variable naming the approval a second process resumes; without
+/// it, the second process books.
+pub const APPROVAL_VAR: &str = "TOOLGATE_SUITE_APPROVAL";
+
+/// The effects a second process reported (`effects=N` on its output),
 /// once it has exited successfully.
-pub fn bookings_of(child: std::process::Child) -> usize {
+pub fn effects_of(child: std::process::Child) -> usize {
     let output = child.wait_with_output().expect("the second process ends");
     let text = String::from_utf8_lossy(&output.stdout);
     assert!(output.status.success(), "the second process failed: {text}");
     text.lines()
-        .find_map(|l| l.split_once("bookings=").map(|(_, n)| n))
+        .find_map(|l| l.split_once("effects=").map(|(_, n)| n))
         .and_then(|n| n.trim().parse().ok())
         .unwrap_or_else(|| panic!("the second process said: {text}"))
 }
 
+/// The second process's half of a race, on `store`: the resumes of the
+/// approval in `APPROVAL_VAR` if it is set, else the bookings, in the
+/// conversation `SESSION_VAR` names. Prints `effects=N`. Does nothing if
+/// `SESSION_VAR` is unset (the test run on its own).
+pub async fn second_half(store: impl Future<Output = Store>) {
+    let Ok(session) = std::env::var(SESSION_VAR) else {
+        return;
+    };
+    let store = store.await;
+    let effects = match std::env::var(APPROVAL_VAR) {
+        Ok(id) => half_of_the_resumes(store, &session, &id).await,
+        Err(_) => half_of_the_bookings(store, &session).await,
+    };
+    println!("effects={effects}");
+}
+
 /// Half of a two-process race, run in each process: 500 identical
-/// bookings in `session` on `store`; returns how many booked. The second
-/// process prints the result as `bookings=N`.
+/// bookings in `session` on `store`; returns how many booked.
 pub async fn half_of_the_bookings(store: Store, session: &str) -> usize {
     let toolbox = Arc::new(hotels(store));
     book_at_once(&toolbox, session, RACERS / 2).await;
     toolbox.state().bookings().len()
+}
+
+/// A refund asked for in `session` and approved, on the system clock (a
+/// second process must find it live): its approval id.
+pub async fn an_approved_refund(store: Store, session: &str) -> String {
+    let mut toolbox = Toolbox::new(Shop::demo()).with_effect_store(store);
+    toolbox
+        .register(IssueRefund)
+        .expect("issue_refund registers");
+    let asked = toolbox.call(&agent(session), "issue_refund", REFUND).await;
+    let Some(approval) = asked.approval().cloned() else {
+        panic!("the refund did not ask for approval: {asked:?}");
+    };
+    toolbox
+        .approve(&manager(), &approval.id)
+        .await
+        .expect("the manager approves");
+    approval.id
+}
+
+/// Half of a two-process race, run in each process: 500 concurrent
+/// resumes of the approval `id` on `store`; returns how many refunded.
+pub async fn half_of_the_resumes(store: Store, session: &str, id: &str) -> usize {
+    let mut toolbox = Toolbox::new(Shop::demo()).with_effect_store(store);
+    toolbox
+        .register(IssueRefund)
+        .expect("issue_refund registers");
+    let toolbox = Arc::new(toolbox);
+    let tasks: Vec<_> = (0..RACERS / 2)
+        .map(|_| {
+            let toolbox = Arc::clone(&toolbox);
+            let ctx = agent(session);
+            let id = id.to_owned();
+            tokio::spawn(async move { toolbox.resume(&ctx, &id).await })
+        })
+        .collect();
+    for task in tasks {
+        let outcome = task.await.expect("a resume task finishes");
+        assert!(
+            matches!(outcome, Outcome::Done(_))
+                || outcome.is_replay()
+                || code(&outcome) == Some(Code::InProgress),
+            "{outcome:?}"
+        );
+    }
+    toolbox.state().refunds().len()
 }
 
 /// What the doomed process prints once it is inside the body.

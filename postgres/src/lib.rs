@@ -217,8 +217,8 @@ impl PostgresStore {
         });
     }
 
-    /// Deletes at most [`SWEEP`] expired rows of each table. Returns how
-    /// many went.
+    /// Deletes at most 256 expired rows of each table (and buckets that
+    /// are full again); returns how many went.
     pub async fn sweep(&self, now: SystemTime) -> Result<u64, StoreError> {
         self.sweep_at(micros(now)).await
     }

@@ -88,6 +88,23 @@ impl Limits {
     pub const fn string_bytes(&self) -> usize {
         self.string_bytes
     }
+
+    /// Runs gate 1 over any JSON object: what a transport does to a whole
+    /// message before a parser that allocates for depth, size and
+    /// duplicate keys sees it. The toolbox runs it on every call's
+    /// arguments itself; this is for the envelope around them.
+    ///
+    /// ```
+    /// use toolgate::{Code, Limits};
+    ///
+    /// let limits = Limits::default();
+    /// assert!(limits.check(br#"{"id":1,"params":{"a":1}}"#).is_ok());
+    /// let refused = limits.check(br#"{"id":1,"params":{"a":1,"a":2}}"#).unwrap_err();
+    /// assert_eq!((refused.code(), refused.path()), (Code::DuplicateKey, "/params"));
+    /// ```
+    pub fn check<'a>(&self, json: &'a [u8]) -> Result<crate::RawArgs<'a>, crate::Rejection> {
+        crate::bounded::scan(json, self)
+    }
 }
 
 impl Default for Limits {

@@ -322,6 +322,22 @@ impl<S: Send + Sync + 'static> Toolbox<S> {
         self.tools.get(name).map(|e| e.tool.definition())
     }
 
+    /// The widest limits any registered tool accepts: each bound is the
+    /// largest of the toolbox's own and every tool's. A transport that
+    /// reads whole messages before the toolbox sees them bounds them by
+    /// these, so that no call a tool would accept is refused earlier.
+    pub fn limits(&self) -> Limits {
+        self.tools
+            .values()
+            .filter_map(|e| e.limits)
+            .fold(self.limits, |wide, tool| {
+                wide.max_bytes(wide.bytes().max(tool.bytes()))
+                    .max_depth(wide.depth().max(tool.depth()))
+                    .max_nodes(wide.nodes().max(tool.nodes()))
+                    .max_string_bytes(wide.string_bytes().max(tool.string_bytes()))
+            })
+    }
+
     /// The definitions `ctx` may call, by name: what to show the model for
     /// this request.
     pub fn definitions_for<'a>(

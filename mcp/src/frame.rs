@@ -1,0 +1,521 @@
+//! The stdio transport: newline-delimited JSON-RPC, read by us so that
+//! every message is bounded and checked before rmcp parses it.
+//!
+//! rmcp's own transport hands each line to serde_json, which keeps the
+//! last of two equal keys and allocates for whatever depth and size it is
+//! sent. Here a line longer than the limit is never held whole (its first
+//! bytes are kept, to find its id); a line within it passes gate 1 as a
+//! whole message ([`Limits::check`]) before rmcp sees it. A `tools/call`
+//! that passes carries its `arguments` exactly as sent, so the toolbox's
+//! gates read the client's bytes, not rmcp's re-serialized map. A message
+//! refused here is answered: a `tools/call` with a rejection the model
+//! reads, any other request with a JSON-RPC error.
+
+use std::sync::Arc;
+
+use bytes::BytesMut;
+use futures::{Stream, StreamExt as _};
+use rmcp::model::{ClientJsonRpcMessage, GetExtensions as _, ServerJsonRpcMessage};
+use rmcp::transport::async_rw::JsonRpcMessageCodec;
+use serde_json::value::RawValue;
+use tokio::io::{AsyncRead, AsyncWrite};
+use tokio_util::codec::{Decoder, FramedRead, FramedWrite};
+use toolgate::{Code, Limits, Rejection};
+
+/// The arguments of a `tools/call` exactly as the client sent them.
+#[derive(Clone, Debug)]
+pub(crate) struct RawArguments(pub(crate) Arc<str>);
+
+/// A request refused before rmcp parsed it: the handler answers with this.
+#[derive(Clone, Debug)]
+pub(crate) struct Refused(pub(crate) Rejection);
+
+/// Bytes of an over-long line kept to find its id and method.
+const PREFIX: usize = 4 * 1024;
+
+/// One line of input, or the start of one that was too long.
+#[derive(Debug)]
+enum Line {
+    Whole(BytesMut),
+    TooLong(BytesMut),
+}
+
+/// Splits input at newlines, never holding more than `max` bytes of one
+/// line: past it, the line's first [`PREFIX`] bytes are kept and the rest
+/// dropped as it arrives.
+struct Lines {
+    max: usize,
+    /// Where to look for the next newline in the buffer.
+    searched: usize,
+    /// The kept start of a line past the limit, while its rest is dropped.
+    discarding: Option<BytesMut>,
+}
+
+impl Decoder for Lines {
+    type Item = Line;
+    type Error = std::io::Error;
+
+    fn decode(&mut self, buf: &mut BytesMut) -> Result<Option<Line>, std::io::Error> {
+        let newline = buf
+            .get(self.searched..)
+            .and_then(|rest| rest.iter().position(|&b| b == b'\n'))
+            .map(|i| i + self.searched);
+        match (newline, self.discarding.take()) {
+            (Some(end), Some(prefix)) => {
+                let _ = buf.split_to(end + 1);
+                self.searched = 0;
+                Ok(Some(Line::TooLong(prefix)))
+            }
+            (Some(end), None) => {
+                let mut line = buf.split_to(end + 1);
+                line.truncate(end);
+                self.searched = 0;
+                if line.len() > self.max {
+                    line.truncate(PREFIX);
+                    return Ok(Some(Line::TooLong(line)));
+                }
+                Ok(Some(Line::Whole(line)))
+            }
+            (None, Some(prefix)) => {
+                buf.clear();
+                self.searched = 0;
+                self.discarding = Some(prefix);
+                Ok(None)
+            }
+            (None, None) if buf.len() > self.max => {
+                let mut prefix = buf.split();
+                prefix.truncate(PREFIX);
+                self.searched = 0;
+                self.discarding = Some(prefix);
+                Ok(None)
+            }
+            (None, None) => {
+                self.searched = buf.len();
+                Ok(None)
+            }
+        }
+    }
+
+    fn decode_eof(&mut self, buf: &mut BytesMut) -> Result<Option<Line>, std::io::Error> {
+        if let Some(line) = self.decode(buf)? {
+            return Ok(Some(line));
+        }
+        self.searched = 0;
+        if let Some(prefix) = self.discarding.take() {
+            buf.clear();
+            return Ok(Some(Line::TooLong(prefix)));
+        }
+        if buf.is_empty() {
+            return Ok(None);
+        }
+        let line = buf.split();
+        if line.len() > self.max {
+            let mut prefix = line;
+            prefix.truncate(PREFIX);
+            return Ok(Some(Line::TooLong(prefix)));
+        }
+        Ok(Some(Line::Whole(line)))
+    }
+}
+
+/// The parts of a message's envelope needed to answer it, found without
+/// parsing the message: its id, method, and the tool's name and `_meta`
+/// of a `tools/call`.
+#[derive(Debug, Default)]
+struct Envelope<'a> {
+    id: Option<&'a str>,
+    method: Option<&'a str>,
+    name: Option<&'a str>,
+    meta: Option<&'a str>,
+}
+
+/// Reads the top-level keys of a JSON object (and those of its `params`)
+/// without recursion: nested values are skipped by counting brackets. On
+/// anything unexpected, or at the end of a truncated text, it stops with
+/// what it found.
+fn envelope(text: &str) -> Envelope<'_> {
+    let mut found = Envelope::default();
+    let bytes = text.as_bytes();
+    let mut top = Skim { bytes, pos: 0 };
+    top.object(&mut |key, skim| {
+        match key {
+            "id" => found.id = skim.value_text(text),
+            "method" => found.method = skim.value_text(text),
+            "params" => {
+                let mut inner = Skim {
+                    bytes,
+                    pos: skim.pos,
+                };
+                inner.object(&mut |key, skim| {
+                    match key {
+                        "name" => found.name = skim.value_text(text),
+                        "_meta" => found.meta = skim.value_text(text),
+                        _ => {
+                            skim.value()?;
+                        }
+                    }
+                    Some(())
+                });
+                skim.value()?;
+            }
+            _ => {
+                skim.value()?;
+            }
+        }
+        Some(())
+    });
+    found
+}
+
+/// A forgiving reader of JSON structure, for [`envelope`].
+struct Skim<'a> {
+    bytes: &'a [u8],
+    pos: usize,
+}
+
+impl Skim<'_> {
+    fn peek(&self) -> Option<u8> {
+        self.bytes.get(self.pos).copied()
+    }
+
+    fn blank(&mut self) {
+        while matches!(self.peek(), Some(b' ' | b'\t' | b'\r' | b'\n')) {
+            self.pos += 1;
+        }
+    }
+
+    /// Skips a string starting at its opening quote; its contents' range.
+    fn string(&mut self) -> Option<(usize, usize)> {
+        if self.peek() != Some(b'"') {
+            return None;
+        }
+        self.pos += 1;
+        let start = self.pos;
+        loop {
+            match self.peek()? {
+                b'"' => {
+                    self.pos += 1;
+                    return Some((start, self.pos - 1));
+                }
+                b'\\' => self.pos += 2,
+                _ => self.pos += 1,
+            }
+        }
+    }
+
+    /// Skips one value; its range.
+    fn value(&mut self) -> Option<(usize, usize)> {
+        self.blank();
+        let start = self.pos;
+        match self.peek()? {
+            b'"' => {
+                self.string()?;
+            }
+            b'{' | b'[' => {
+                let mut depth = 0usize;
+                loop {
+                    match self.peek()? {
+                        b'"' => {
+                            self.string()?;
+                            continue;
+                        }
+                        b'{' | b'[' => depth += 1,
+                        b'}' | b']' => {
+                            depth -= 1;
+                            if depth == 0 {
+                                self.pos += 1;
+                                break;
+                            }
+                        }
+                        _ => {}
+                    }
+                    self.pos += 1;
+                }
+            }
+            _ => {
+                while !matches!(
+                    self.peek(),
+                    None | Some(b',' | b'}' | b']' | b' ' | b'\t' | b'\r' | b'\n')
+                ) {
+                    self.pos += 1;
+                }
+            }
+        }
+        Some((start, self.pos))
+    }
+
+    /// Skips one value; its text.
+    fn value_text<'t>(&mut self, text: &'t str) -> Option<&'t str> {
+        let (start, end) = self.value()?;
+        text.get(start..end)
+    }
+
+    /// Calls `each` with every key of the object here, positioned at its
+    /// value, which `each` must skip.
+    fn object(&mut self, each: &mut dyn FnMut(&str, &mut Self) -> Option<()>) {
+        let _ = (|| {
+            self.blank();
+            if self.peek()? != b'{' {
+                return None;
+            }
+            self.pos += 1;
+            loop {
+                self.blank();
+                if self.peek()? == b'}' {
+                    return Some(());
+                }
+                let (from, to) = self.string()?;
+                let key = core::str::from_utf8(self.bytes.get(from..to)?).ok()?;
+                self.blank();
+                if self.peek()? != b':' {
+                    return None;
+                }
+                self.pos += 1;
+                self.blank();
+                each(key, self)?;
+                self.blank();
+                match self.peek()? {
+                    b',' => self.pos += 1,
+                    _ => return Some(()),
+                }
+            }
+        })();
+    }
+}
+
+/// What a refused message becomes: the same request (id, method, tool
+/// name and `_meta`) with nothing in it, carrying its refusal, so that the
+/// server answers it as it answers any request. A message without an id
+/// cannot be answered and is dropped.
+///
+/// A request of the 2026-07-28 generation needs its `_meta`; when the
+/// refused text does not show it (it comes after arguments too long to
+/// keep), the last `_meta` this connection sent stands in.
+fn refused(
+    text: &str,
+    rejection: Rejection,
+    last_meta: &mut Option<String>,
+) -> Option<ClientJsonRpcMessage> {
+    let envelope = envelope(text);
+    if let Some(meta) = envelope
+        .meta
+        .filter(|meta| Limits::default().check(meta.as_bytes()).is_ok())
+    {
+        *last_meta = Some(meta.to_owned());
+    }
+    let id = envelope.id?;
+    let meta = last_meta.as_deref();
+    let is_call = envelope.method == Some("\"tools/call\"");
+    let mut params = serde_json::Map::new();
+    if is_call {
+        let name = envelope
+            .name
+            .and_then(|name| serde_json::from_str::<String>(name).ok())
+            .unwrap_or_default();
+        params.insert("name".to_owned(), name.into());
+    }
+    if let Some(meta) = meta.and_then(|meta| serde_json::from_str(meta).ok()) {
+        params.insert("_meta".to_owned(), meta);
+    }
+    // A refused request that is not a tool call is answered as a ping
+    // would be, with the refusal as its error.
+    let method = if is_call { "tools/call" } else { "ping" };
+    let substitute = format!(
+        r#"{{"jsonrpc":"2.0","id":{id},"method":"{method}","params":{}}}"#,
+        serde_json::Value::Object(params)
+    );
+    let mut message: ClientJsonRpcMessage = serde_json::from_str(&substitute).ok()?;
+    if let ClientJsonRpcMessage::Request(request) = &mut message {
+        request.request.extensions_mut().insert(Refused(rejection));
+    }
+    Some(message)
+}
+
+/// A frame-level refusal, in the words of the arguments where it is in
+/// them: its path is made relative to `arguments`.
+fn at_arguments(rejection: Rejection, limits: &Limits) -> Rejection {
+    const ARGUMENTS: &str = "/params/arguments";
+    let path = rejection.path().to_owned();
+    let inside = path.strip_prefix(ARGUMENTS).map(str::to_owned);
+    let rejection = match rejection.code() {
+        Code::TooDeep => Rejection::new(
+            Code::TooDeep,
+            format!(
+                "the message nests deeper than this server reads ({} levels); send flatter arguments",
+                limits.depth()
+            ),
+        ),
+        Code::TooManyNodes => Rejection::new(
+            Code::TooManyNodes,
+            format!(
+                "the message holds more values than this server reads ({}); send fewer",
+                limits.nodes()
+            ),
+        ),
+        _ => rejection,
+    };
+    match inside {
+        Some(inside) => rejection.at(inside),
+        None => rejection,
+    }
+}
+
+/// Checks one line and turns it into what rmcp reads: the message with its
+/// raw arguments, a substitute carrying a refusal, or nothing (blank lines,
+/// and refused messages without an id).
+fn admit(
+    line: Line,
+    limits: &Limits,
+    last_meta: &mut Option<String>,
+) -> Option<ClientJsonRpcMessage> {
+    let (whole, text) = match line {
+        Line::Whole(bytes) => (true, bytes),
+        Line::TooLong(prefix) => (false, prefix),
+    };
+    let text = String::from_utf8_lossy(&text).into_owned();
+    let text = text.trim_start_matches('\u{feff}').trim();
+    if text.is_empty() {
+        return None;
+    }
+    if !whole {
+        let rejection = Rejection::new(
+            Code::PayloadTooLarge,
+            format!(
+                "the message is longer than this server reads ({} bytes); send less data",
+                limits.bytes()
+            ),
+        );
+        return refused(text, rejection, last_meta);
+    }
+    if let Err(rejection) = limits.check(text.as_bytes()) {
+        return refused(text, at_arguments(rejection, limits), last_meta);
+    }
+    // Within the limits: rmcp's parse is bounded by them now.
+    let Ok(mut message) = serde_json::from_str::<ClientJsonRpcMessage>(text) else {
+        let rejection = Rejection::new(
+            Code::MalformedJson,
+            "the message is not a JSON-RPC request this server reads",
+        );
+        return refused(text, rejection, last_meta);
+    };
+    if let ClientJsonRpcMessage::Request(request) = &mut message {
+        #[derive(serde::Deserialize)]
+        struct Frame<'a> {
+            #[serde(borrow)]
+            params: Option<Params<'a>>,
+        }
+        #[derive(serde::Deserialize)]
+        struct Params<'a> {
+            #[serde(borrow)]
+            arguments: Option<&'a RawValue>,
+            #[serde(borrow, rename = "_meta")]
+            meta: Option<&'a RawValue>,
+        }
+        let params = serde_json::from_str::<Frame<'_>>(text)
+            .ok()
+            .and_then(|frame| frame.params);
+        if let Some(meta) = params.as_ref().and_then(|p| p.meta) {
+            *last_meta = Some(meta.get().to_owned());
+        }
+        if let rmcp::model::ClientRequest::CallToolRequest(_) = &request.request {
+            let raw = params.and_then(|p| p.arguments).map_or("{}", RawValue::get);
+            request
+                .request
+                .extensions_mut()
+                .insert(RawArguments(Arc::from(raw)));
+        }
+    }
+    Some(message)
+}
+
+/// The stdio transport over any reader and writer, for rmcp's `serve`.
+pub(crate) fn transport<R, W>(
+    reader: R,
+    writer: W,
+    limits: Limits,
+) -> (
+    FramedWrite<W, JsonRpcMessageCodec<ServerJsonRpcMessage>>,
+    impl Stream<Item = ClientJsonRpcMessage> + Unpin + Send + 'static,
+)
+where
+    R: AsyncRead + Unpin + Send + 'static,
+    W: AsyncWrite + Unpin + Send + 'static,
+{
+    let sink = FramedWrite::new(
+        writer,
+        JsonRpcMessageCodec::<ServerJsonRpcMessage>::default(),
+    );
+    let lines = FramedRead::new(
+        reader,
+        Lines {
+            max: limits.bytes(),
+            searched: 0,
+            discarding: None,
+        },
+    );
+    let mut last_meta = None;
+    let stream = lines
+        .take_while(|line| core::future::ready(line.is_ok()))
+        .filter_map(move |line| {
+            core::future::ready(line.ok().and_then(|l| admit(l, &limits, &mut last_meta)))
+        })
+        .boxed();
+    (sink, stream)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn lines(input: &[u8], max: usize) -> Vec<String> {
+        let mut decoder = Lines {
+            max,
+            searched: 0,
+            discarding: None,
+        };
+        let mut out = Vec::new();
+        // Fed in small chunks, as a pipe delivers them.
+        let mut buf = BytesMut::new();
+        for chunk in input.chunks(7) {
+            buf.extend_from_slice(chunk);
+            while let Some(line) = decoder.decode(&mut buf).unwrap() {
+                out.push(describe(line));
+            }
+            assert!(buf.len() <= max + 7, "held {} bytes", buf.len());
+        }
+        while let Some(line) = decoder.decode_eof(&mut buf).unwrap() {
+            out.push(describe(line));
+        }
+        out
+    }
+
+    fn describe(line: Line) -> String {
+        match line {
+            Line::Whole(b) => format!("whole:{}", String::from_utf8_lossy(&b)),
+            Line::TooLong(b) => {
+                assert!(b.len() <= PREFIX, "kept {} bytes", b.len());
+                format!("long:{}", &String::from_utf8_lossy(&b)[..1])
+            }
+        }
+    }
+
+    #[test]
+    fn lines_past_the_limit_are_cut_without_being_held() {
+        let long = "x".repeat(100);
+        let input = format!("ab\n{long}\ncd\n{long}");
+        assert_eq!(
+            lines(input.as_bytes(), 50),
+            ["whole:ab", "long:x", "whole:cd", "long:x"]
+        );
+    }
+
+    #[test]
+    fn the_envelope_is_found_without_parsing() {
+        let text = r#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"_meta":{"a":[1]},"name":"book_hotel","arguments":{"x":[[[[["#;
+        let found = envelope(text);
+        assert_eq!(found.id, Some("7"));
+        assert_eq!(found.method, Some("\"tools/call\""));
+        assert_eq!(found.name, Some("\"book_hotel\""));
+        assert_eq!(found.meta, Some(r#"{"a":[1]}"#));
+    }
+}

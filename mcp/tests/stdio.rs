@@ -1,0 +1,274 @@
+//! A toolbox served over the stdio transport (newline-delimited JSON-RPC,
+//! here over an in-memory pipe): rmcp's own client on both protocol
+//! generations, and frames written by hand that no typed client can send
+//! (a repeated key, nesting past any limit, a line too long to hold).
+
+use std::sync::Arc;
+
+use rmcp::model::{CallToolRequestParams, ProtocolVersion};
+use rmcp::service::{ClientLifecycleMode, RunningService};
+use rmcp::{RoleClient, ServiceExt as _};
+use serde_json::{Value, json};
+use tokio::io::{AsyncBufReadExt as _, AsyncWriteExt as _, BufReader, DuplexStream};
+use toolgate::Toolbox;
+use toolgate_examples::hotel::{BookHotel, Hotels};
+use toolgate_mcp::Identity;
+
+fn toolbox() -> Arc<Toolbox<Hotels>> {
+    let mut toolbox = Toolbox::new(Hotels::demo());
+    toolbox.register(BookHotel).unwrap();
+    Arc::new(toolbox)
+}
+
+fn traveller() -> Identity {
+    Identity::new("traveller_7", "tenant_a").with_scopes(["bookings:write"])
+}
+
+/// Starts the server on one end of a pipe; the other end is the client's.
+fn start(toolbox: Arc<Toolbox<Hotels>>, identity: Identity) -> DuplexStream {
+    let (client, server) = tokio::io::duplex(1 << 16);
+    let (read, write) = tokio::io::split(server);
+    tokio::spawn(async move {
+        let _ = toolgate_mcp::serve(toolbox, identity, read, write).await;
+    });
+    client
+}
+
+async fn client(
+    toolbox: Arc<Toolbox<Hotels>>,
+    version: ProtocolVersion,
+) -> RunningService<RoleClient, ()> {
+    let (read, write) = tokio::io::split(start(toolbox, traveller()));
+    let lifecycle = if version.has_initialize() {
+        ClientLifecycleMode::Initialize
+    } else {
+        ClientLifecycleMode::Discover {
+            preferred_versions: vec![version],
+        }
+    };
+    rmcp::serve_client_with_lifecycle((), (read, write), lifecycle)
+        .await
+        .unwrap()
+}
+
+fn arguments(value: Value) -> serde_json::Map<String, Value> {
+    value.as_object().unwrap().clone()
+}
+
+async fn the_client_lists_and_calls(version: ProtocolVersion) {
+    let toolbox = toolbox();
+    let client = client(Arc::clone(&toolbox), version).await;
+    let tools = client.list_all_tools().await.unwrap();
+    assert_eq!(tools.len(), 1);
+    let tool = &tools[0];
+    assert_eq!(tool.name, "book_hotel");
+    let annotations = tool.annotations.as_ref().unwrap();
+    assert_eq!(annotations.read_only_hint, Some(false));
+    assert_eq!(annotations.destructive_hint, Some(false));
+    assert_eq!(
+        Value::Object((*tool.input_schema).clone()),
+        *BookHotel::definition().schema()
+    );
+
+    let done = client
+        .call_tool(
+            CallToolRequestParams::new("book_hotel")
+                .with_arguments(arguments(json!({"hotel_id":"h_seaview1","nights":2}))),
+        )
+        .await
+        .unwrap();
+    assert_eq!(done.is_error, Some(false), "{done:?}");
+    let booking = done.structured_content.unwrap();
+    assert_eq!(booking["guest"], "traveller_7");
+    assert_eq!(toolbox.state().bookings().len(), 1);
+
+    let refused = client
+        .call_tool(
+            CallToolRequestParams::new("book_hotel")
+                .with_arguments(arguments(json!({"hotel_id":"h_seaview1","nights":31}))),
+        )
+        .await
+        .unwrap();
+    assert_eq!(refused.is_error, Some(true));
+    let text = refused.content[0].as_text().unwrap().text.clone();
+    let rejection: Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(rejection["code"], "OUT_OF_RANGE");
+    assert_eq!(rejection["path"], "/nights");
+
+    // An unknown tool is a result, worded as a tool this caller may not use.
+    let unknown = client
+        .call_tool(CallToolRequestParams::new("cancel_all_bookings"))
+        .await
+        .unwrap();
+    assert_eq!(unknown.is_error, Some(true));
+    let text = unknown.content[0].as_text().unwrap().text.clone();
+    assert_eq!(
+        serde_json::from_str::<Value>(&text).unwrap()["code"],
+        "NOT_PERMITTED"
+    );
+    assert_eq!(toolbox.state().bookings().len(), 1);
+    client.cancel().await.unwrap();
+}
+
+#[tokio::test]
+async fn rmcp_lists_and_calls_with_initialize() {
+    the_client_lists_and_calls(ProtocolVersion::V_2025_11_25).await;
+}
+
+#[tokio::test]
+async fn rmcp_lists_and_calls_with_discover() {
+    the_client_lists_and_calls(ProtocolVersion::V_2026_07_28).await;
+}
+
+#[tokio::test]
+async fn tools_listed_are_those_this_caller_may_call() {
+    let (read, write) = tokio::io::split(start(
+        toolbox(),
+        Identity::new("traveller_7", "tenant_a").with_scopes(["bookings:read"]),
+    ));
+    let client = ().serve((read, write)).await.unwrap();
+    assert!(client.list_all_tools().await.unwrap().is_empty());
+    let refused = client
+        .call_tool(
+            CallToolRequestParams::new("book_hotel")
+                .with_arguments(arguments(json!({"hotel_id":"h_seaview1","nights":2}))),
+        )
+        .await
+        .unwrap();
+    assert_eq!(refused.is_error, Some(true));
+}
+
+/// A client that writes frames by hand and reads the answers.
+struct Raw {
+    write: tokio::io::WriteHalf<DuplexStream>,
+    read: BufReader<tokio::io::ReadHalf<DuplexStream>>,
+}
+
+impl Raw {
+    fn new(toolbox: Arc<Toolbox<Hotels>>) -> Raw {
+        let (read, write) = tokio::io::split(start(toolbox, traveller()));
+        Raw {
+            write,
+            read: BufReader::new(read),
+        }
+    }
+
+    async fn send(&mut self, frame: &[u8]) {
+        self.write.write_all(frame).await.unwrap();
+        self.write.write_all(b"\n").await.unwrap();
+    }
+
+    /// The next message from the server.
+    async fn answer(&mut self) -> Value {
+        let mut line = String::new();
+        self.read.read_line(&mut line).await.unwrap();
+        serde_json::from_str(&line).unwrap_or_else(|e| panic!("{e}: {line}"))
+    }
+
+    /// The rejection in a `tools/call` result.
+    async fn rejection(&mut self, id: u64) -> Value {
+        let answer = self.answer().await;
+        assert_eq!(answer["id"], id, "{answer}");
+        assert_eq!(answer["result"]["isError"], true, "{answer}");
+        let text = answer["result"]["content"][0]["text"].as_str().unwrap();
+        serde_json::from_str(text).unwrap()
+    }
+}
+
+const META: &str = r#""_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}"#;
+
+/// The handshake of each generation, written by hand.
+async fn handshake(raw: &mut Raw, version: ProtocolVersion) {
+    if version.has_initialize() {
+        raw.send(br#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"0"}}}"#).await;
+        let answer = raw.answer().await;
+        assert_eq!(
+            answer["result"]["protocolVersion"], "2025-11-25",
+            "{answer}"
+        );
+        raw.send(br#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#)
+            .await;
+    }
+}
+
+fn call(id: u64, arguments: &str, version: &ProtocolVersion) -> Vec<u8> {
+    let meta = if version.has_initialize() {
+        String::new()
+    } else {
+        format!(",{META}")
+    };
+    format!(
+        r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"book_hotel","arguments":{arguments}{meta}}}}}"#
+    )
+    .into_bytes()
+}
+
+async fn hostile_frames_are_answered(version: ProtocolVersion) {
+    let toolbox = toolbox();
+    let mut raw = Raw::new(Arc::clone(&toolbox));
+    handshake(&mut raw, version.clone()).await;
+
+    // A repeated key inside the arguments: refused, never last-wins.
+    raw.send(&call(
+        1,
+        r#"{"hotel_id":"h_seaview1","nights":1,"nights":30}"#,
+        &version,
+    ))
+    .await;
+    let rejection = raw.rejection(1).await;
+    assert_eq!(rejection["code"], "DUPLICATE_KEY", "{rejection}");
+    assert_eq!(rejection["path"], "", "{rejection}");
+
+    // Nested far past any limit (and past serde_json's own 128 levels).
+    let deep = format!("{{\"hotel_id\":{}1{}}}", "[".repeat(3000), "]".repeat(3000));
+    raw.send(&call(2, &deep, &version)).await;
+    let rejection = raw.rejection(2).await;
+    assert_eq!(rejection["code"], "TOO_DEEP", "{rejection}");
+
+    // A line longer than the server reads: refused without being held.
+    let huge = format!("{{\"hotel_id\":\"{}\"}}", "a".repeat(2 << 20));
+    raw.send(&call(3, &huge, &version)).await;
+    let rejection = raw.rejection(3).await;
+    assert_eq!(rejection["code"], "PAYLOAD_TOO_LARGE", "{rejection}");
+
+    // The server is still serving, and nothing above booked.
+    raw.send(&call(
+        4,
+        r#"{"hotel_id":"h_seaview1","nights":2}"#,
+        &version,
+    ))
+    .await;
+    let answer = raw.answer().await;
+    assert_eq!(answer["id"], 4, "{answer}");
+    assert_eq!(answer["result"]["isError"], false, "{answer}");
+    assert_eq!(toolbox.state().bookings().len(), 1);
+}
+
+#[tokio::test]
+async fn hostile_frames_are_answered_with_initialize() {
+    hostile_frames_are_answered(ProtocolVersion::V_2025_11_25).await;
+}
+
+#[tokio::test]
+async fn hostile_frames_are_answered_with_discover() {
+    hostile_frames_are_answered(ProtocolVersion::V_2026_07_28).await;
+}
+
+#[tokio::test]
+async fn a_refused_request_that_is_not_a_call_gets_an_error() {
+    let mut raw = Raw::new(toolbox());
+    handshake(&mut raw, ProtocolVersion::V_2025_11_25).await;
+    raw.send(
+        br#"{"jsonrpc":"2.0","id":9,"method":"tools/list","params":{"cursor":"a","cursor":"b"}}"#,
+    )
+    .await;
+    let answer = raw.answer().await;
+    assert_eq!(answer["id"], 9, "{answer}");
+    assert!(
+        answer["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("more than once"),
+        "{answer}"
+    );
+}

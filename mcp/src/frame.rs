@@ -284,18 +284,15 @@ impl Skim<'_> {
 }
 
 /// What a refused message becomes: the same request (id, method, tool
-/// name and `_meta`) with nothing in it, carrying its refusal, so that the
-/// server answers it as it answers any request. A message without an id
-/// cannot be answered and is dropped.
+/// name and `_meta`) with nothing in it, for the server to answer with the
+/// refusal as it answers any request: a `tools/call` stays one, anything
+/// else becomes a `ping`, answered with the refusal as its error. A
+/// message without an id cannot be answered: `None`.
 ///
 /// A request of the 2026-07-28 generation needs its `_meta`; when the
 /// refused text does not show it (it comes after arguments too long to
 /// keep), the last `_meta` this connection sent stands in.
-fn refused(
-    text: &str,
-    rejection: Rejection,
-    last_meta: &mut Option<String>,
-) -> Option<ClientJsonRpcMessage> {
+fn substitute(text: &str, last_meta: &mut Option<String>) -> Option<String> {
     let envelope = envelope(text);
     if let Some(meta) = envelope
         .meta
@@ -304,7 +301,10 @@ fn refused(
         *last_meta = Some(meta.to_owned());
     }
     let id = envelope.id?;
-    let meta = last_meta.as_deref();
+    let id: serde_json::Value = serde_json::from_str(id).ok()?;
+    if !(id.is_string() || id.is_number()) {
+        return None;
+    }
     let is_call = envelope.method == Some("\"tools/call\"");
     let mut params = serde_json::Map::new();
     if is_call {
@@ -314,21 +314,17 @@ fn refused(
             .unwrap_or_default();
         params.insert("name".to_owned(), name.into());
     }
-    if let Some(meta) = meta.and_then(|meta| serde_json::from_str(meta).ok()) {
+    if let Some(meta) = last_meta
+        .as_deref()
+        .and_then(|m| serde_json::from_str(m).ok())
+    {
         params.insert("_meta".to_owned(), meta);
     }
-    // A refused request that is not a tool call is answered as a ping
-    // would be, with the refusal as its error.
     let method = if is_call { "tools/call" } else { "ping" };
-    let substitute = format!(
-        r#"{{"jsonrpc":"2.0","id":{id},"method":"{method}","params":{}}}"#,
-        serde_json::Value::Object(params)
-    );
-    let mut message: ClientJsonRpcMessage = serde_json::from_str(&substitute).ok()?;
-    if let ClientJsonRpcMessage::Request(request) = &mut message {
-        request.request.extensions_mut().insert(Refused(rejection));
-    }
-    Some(message)
+    Some(
+        serde_json::json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params})
+            .to_string(),
+    )
 }
 
 /// A frame-level refusal, in the words of the arguments where it is in
@@ -360,23 +356,42 @@ fn at_arguments(rejection: Rejection, limits: &Limits) -> Rejection {
     }
 }
 
-/// Checks one line and turns it into what rmcp reads: the message with its
-/// raw arguments, a substitute carrying a refusal, or nothing (blank lines,
-/// and refused messages without an id).
-fn admit(
-    line: Line,
+/// What the transport does with one message.
+#[derive(Debug)]
+pub(crate) enum Checked {
+    /// Within the limits: hand it on, with the arguments exactly as sent
+    /// if it is a `tools/call`.
+    Pass { arguments: Option<Arc<str>> },
+    /// Refused: hand on this substitute instead, carrying the refusal.
+    Refuse {
+        substitute: String,
+        rejection: Rejection,
+    },
+    /// Nothing to answer: a blank line, or a refused message without an id.
+    Drop,
+}
+
+/// Checks one message (`whole` is false for the kept start of one that
+/// was too long) against `limits`. `last_meta` is the connection's last
+/// `_meta`, kept up to date here.
+pub(crate) fn check(
+    text: &str,
+    whole: bool,
     limits: &Limits,
     last_meta: &mut Option<String>,
-) -> Option<ClientJsonRpcMessage> {
-    let (whole, text) = match line {
-        Line::Whole(bytes) => (true, bytes),
-        Line::TooLong(prefix) => (false, prefix),
-    };
-    let text = String::from_utf8_lossy(&text).into_owned();
+) -> Checked {
     let text = text.trim_start_matches('\u{feff}').trim();
     if text.is_empty() {
-        return None;
+        return Checked::Drop;
     }
+    let refuse =
+        |rejection: Rejection, last_meta: &mut Option<String>| match substitute(text, last_meta) {
+            Some(substitute) => Checked::Refuse {
+                substitute,
+                rejection,
+            },
+            None => Checked::Drop,
+        };
     if !whole {
         let rejection = Rejection::new(
             Code::PayloadTooLarge,
@@ -385,44 +400,89 @@ fn admit(
                 limits.bytes()
             ),
         );
-        return refused(text, rejection, last_meta);
+        return refuse(rejection, last_meta);
     }
     if let Err(rejection) = limits.check(text.as_bytes()) {
-        return refused(text, at_arguments(rejection, limits), last_meta);
+        return refuse(at_arguments(rejection, limits), last_meta);
     }
-    // Within the limits: rmcp's parse is bounded by them now.
-    let Ok(mut message) = serde_json::from_str::<ClientJsonRpcMessage>(text) else {
-        let rejection = Rejection::new(
-            Code::MalformedJson,
-            "the message is not a JSON-RPC request this server reads",
-        );
-        return refused(text, rejection, last_meta);
+    // Within the limits: any parse after this one is bounded by them.
+    #[derive(serde::Deserialize)]
+    struct Frame<'a> {
+        #[serde(borrow)]
+        method: Option<&'a str>,
+        #[serde(borrow)]
+        params: Option<Params<'a>>,
+    }
+    #[derive(serde::Deserialize)]
+    struct Params<'a> {
+        #[serde(borrow)]
+        arguments: Option<&'a RawValue>,
+        #[serde(borrow, rename = "_meta")]
+        meta: Option<&'a RawValue>,
+    }
+    // A message this cannot read is rmcp's to answer.
+    let Ok(frame) = serde_json::from_str::<Frame<'_>>(text) else {
+        return Checked::Pass { arguments: None };
+    };
+    if let Some(meta) = frame.params.as_ref().and_then(|p| p.meta) {
+        *last_meta = Some(meta.get().to_owned());
+    }
+    let arguments = (frame.method == Some("tools/call")).then(|| {
+        Arc::from(
+            frame
+                .params
+                .and_then(|p| p.arguments)
+                .map_or("{}", RawValue::get),
+        )
+    });
+    Checked::Pass { arguments }
+}
+
+/// Checks one line and turns it into what rmcp reads: the message with its
+/// raw arguments, a substitute carrying a refusal, or nothing.
+fn admit(
+    line: Line,
+    limits: &Limits,
+    last_meta: &mut Option<String>,
+) -> Option<ClientJsonRpcMessage> {
+    let (whole, bytes) = match line {
+        Line::Whole(bytes) => (true, bytes),
+        Line::TooLong(prefix) => (false, prefix),
+    };
+    let text = String::from_utf8_lossy(&bytes);
+    let checked = check(&text, whole, limits, last_meta);
+    let (text, arguments, refusal) = match checked {
+        Checked::Drop => return None,
+        Checked::Pass { arguments } => (text.into_owned(), arguments, None),
+        Checked::Refuse {
+            substitute,
+            rejection,
+        } => (substitute, None, Some(rejection)),
+    };
+    let mut message = match serde_json::from_str::<ClientJsonRpcMessage>(&text) {
+        Ok(message) => message,
+        Err(_) => {
+            let rejection = Rejection::new(
+                Code::MalformedJson,
+                "the message is not a JSON-RPC request this server reads",
+            );
+            let substitute = substitute(&text, last_meta)?;
+            let mut message = serde_json::from_str::<ClientJsonRpcMessage>(&substitute).ok()?;
+            if let ClientJsonRpcMessage::Request(request) = &mut message {
+                request.request.extensions_mut().insert(Refused(rejection));
+            }
+            return Some(message);
+        }
     };
     if let ClientJsonRpcMessage::Request(request) = &mut message {
-        #[derive(serde::Deserialize)]
-        struct Frame<'a> {
-            #[serde(borrow)]
-            params: Option<Params<'a>>,
+        if let Some(rejection) = refusal {
+            request.request.extensions_mut().insert(Refused(rejection));
         }
-        #[derive(serde::Deserialize)]
-        struct Params<'a> {
-            #[serde(borrow)]
-            arguments: Option<&'a RawValue>,
-            #[serde(borrow, rename = "_meta")]
-            meta: Option<&'a RawValue>,
-        }
-        let params = serde_json::from_str::<Frame<'_>>(text)
-            .ok()
-            .and_then(|frame| frame.params);
-        if let Some(meta) = params.as_ref().and_then(|p| p.meta) {
-            *last_meta = Some(meta.get().to_owned());
-        }
-        if let rmcp::model::ClientRequest::CallToolRequest(_) = &request.request {
-            let raw = params.and_then(|p| p.arguments).map_or("{}", RawValue::get);
+        if let Some(arguments) = arguments {
             request
                 .request
                 .extensions_mut()
-                .insert(RawArguments(Arc::from(raw)));
+                .insert(RawArguments(arguments));
         }
     }
     Some(message)

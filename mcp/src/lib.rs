@@ -33,16 +33,20 @@
 //!   request).
 
 mod frame;
+mod http;
+mod jwt;
+
+pub use http::{Authenticator, HttpConfig, Unauthorized, router};
+pub use jwt::JwtAuthenticator;
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, ClientNotification, ClientRequest,
-    ErrorData, Implementation, ListToolsResult, PaginatedRequestParams, ProtocolVersion,
-    ServerCapabilities, ServerConfig, ServerResult, Tool,
+    CallToolRequestParams, CallToolResponse, CallToolResult, ErrorData, Implementation,
+    ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool,
 };
-use rmcp::service::{NotificationContext, RequestContext};
+use rmcp::service::RequestContext;
 use rmcp::{RoleServer, ServerHandler, ServiceExt as _};
 use toolgate::{Limits, Outcome, ToolContext, Toolbox};
 
@@ -120,10 +124,13 @@ impl std::error::Error for ServeError {
 }
 
 /// A toolbox as an MCP server: rmcp's [`ServerHandler`], for transports
-/// of your own. [`serve_stdio`] is this over standard input and output.
+/// of your own. [`serve_stdio`] is this over standard input and output,
+/// [`router`] over streamable HTTP.
 pub struct McpServer<S> {
     toolbox: Arc<Toolbox<S>>,
-    identity: Identity,
+    /// The identity of every request, or `None` where each request brings
+    /// its own (HTTP, from its bearer token).
+    identity: Option<Identity>,
     /// Scopes idempotency: one connection is one conversation.
     session: String,
 }
@@ -156,14 +163,54 @@ impl<S: Send + Sync + 'static> McpServer<S> {
     pub fn new(toolbox: impl Into<Arc<Toolbox<S>>>, identity: Identity) -> Self {
         McpServer {
             toolbox: toolbox.into(),
-            identity,
+            identity: Some(identity),
             session: session_id(),
         }
     }
 
-    fn context(&self, id: &rmcp::model::RequestId) -> ToolContext {
-        self.identity.context(format!("mcp-{id}"), &self.session)
+    /// Serves `toolbox` to whoever each HTTP request's token identifies.
+    fn for_http(toolbox: Arc<Toolbox<S>>) -> Self {
+        McpServer {
+            toolbox,
+            identity: None,
+            session: session_id(),
+        }
     }
+
+    /// The context of one request: the server's identity, or the one its
+    /// HTTP request was authenticated as; the HTTP session (or else this
+    /// connection) as the conversation. `None` if nobody is identified.
+    fn context(&self, request: &RequestContext<RoleServer>) -> Option<ToolContext> {
+        let parts = request.extensions.get::<axum::http::request::Parts>();
+        let identity = match (&self.identity, parts) {
+            (Some(identity), _) => identity.clone(),
+            (None, Some(parts)) => parts.extensions.get::<Identity>()?.clone(),
+            (None, None) => return None,
+        };
+        let session = parts
+            .and_then(|p| p.headers.get("mcp-session-id"))
+            .and_then(|v| v.to_str().ok())
+            .map_or_else(|| self.session.clone(), |s| format!("mcp-http-{s}"));
+        Some(identity.context(format!("mcp-{}", request.id), &session))
+    }
+}
+
+/// What the transport attached to a request: in the request itself
+/// (stdio), or in its HTTP parts.
+fn attached<T: Clone + Send + Sync + 'static>(request: &RequestContext<RoleServer>) -> Option<T> {
+    request.extensions.get::<T>().cloned().or_else(|| {
+        request
+            .extensions
+            .get::<axum::http::request::Parts>()
+            .and_then(|parts| parts.extensions.get::<T>().cloned())
+    })
+}
+
+/// A bearer token refused, for the audit log.
+fn audit_unauthorized(reason: &Unauthorized) {
+    let reason = reason.to_string();
+    let reason: String = reason.chars().take(200).collect();
+    tracing::warn!(target: "toolgate::audit", event = "unauthorized", reason = %reason.escape_debug());
 }
 
 /// A JSON value in rmcp's typed form. Our JSON is MCP's, so a failure is a
@@ -178,12 +225,25 @@ impl<S: Send + Sync + 'static> ServerHandler for McpServer<S> {
             .with_server_info(Implementation::new("toolgate", env!("CARGO_PKG_VERSION")))
     }
 
+    async fn ping(&self, context: RequestContext<RoleServer>) -> Result<(), ErrorData> {
+        // A refused request that was not a tool call arrives as a ping.
+        match attached::<Refused>(&context) {
+            Some(Refused(rejection)) => Err(ErrorData::invalid_request(
+                rejection.safe_message().to_owned(),
+                None,
+            )),
+            None => Ok(()),
+        }
+    }
+
     async fn list_tools(
         &self,
         _request: Option<PaginatedRequestParams>,
         context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
-        let ctx = self.context(&context.id);
+        let Some(ctx) = self.context(&context) else {
+            return Ok(ListToolsResult::with_all_items(Vec::new()));
+        };
         let tools = self
             .toolbox
             .definitions_for(&ctx)
@@ -197,14 +257,14 @@ impl<S: Send + Sync + 'static> ServerHandler for McpServer<S> {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
-        let outcome = match context.extensions.get::<Refused>() {
-            Some(Refused(rejection)) => Outcome::Rejected(rejection.clone()),
-            None => {
-                let ctx = self.context(&context.id);
+        let outcome = match (attached::<Refused>(&context), self.context(&context)) {
+            (Some(Refused(rejection)), _) => Outcome::Rejected(rejection),
+            (None, None) => Outcome::Rejected(toolgate::Rejection::not_permitted()),
+            (None, Some(ctx)) => {
                 // The bytes the client sent; a transport that did not keep
                 // them gets the arguments re-serialized, duplicates gone.
-                let raw: Arc<str> = match context.extensions.get::<RawArguments>() {
-                    Some(RawArguments(raw)) => Arc::clone(raw),
+                let raw: Arc<str> = match attached::<RawArguments>(&context) {
+                    Some(RawArguments(raw)) => raw,
                     None => serde_json::to_string(&request.arguments.unwrap_or_default())
                         .unwrap_or_else(|_| "{}".to_owned())
                         .into(),
@@ -217,47 +277,11 @@ impl<S: Send + Sync + 'static> ServerHandler for McpServer<S> {
                 }
             }
         };
-        let result: CallToolResult = typed(toolgate::providers::mcp::call_tool_result(&outcome))?;
+        let mut result: CallToolResult =
+            typed(toolgate::providers::mcp::call_tool_result(&outcome))?;
+        // 2026-07-28 requires it; rmcp clears it for older peers.
+        result.result_type = Some(rmcp::model::ResultType::COMPLETE);
         Ok(result.into())
-    }
-}
-
-/// Answers the requests the transport refused before rmcp parsed them,
-/// and hands every other one to the server.
-struct Guarded<S>(McpServer<S>);
-
-impl<S: Send + Sync + 'static> rmcp::Service<RoleServer> for Guarded<S> {
-    async fn handle_request(
-        &self,
-        request: ClientRequest,
-        context: RequestContext<RoleServer>,
-    ) -> Result<ServerResult, ErrorData> {
-        if let (Some(Refused(rejection)), false) = (
-            context.extensions.get::<Refused>(),
-            matches!(request, ClientRequest::CallToolRequest(_)),
-        ) {
-            return Err(ErrorData::invalid_request(
-                rejection.safe_message().to_owned(),
-                None,
-            ));
-        }
-        rmcp::Service::handle_request(&self.0, request, context).await
-    }
-
-    async fn handle_notification(
-        &self,
-        notification: ClientNotification,
-        context: NotificationContext<RoleServer>,
-    ) -> Result<(), ErrorData> {
-        rmcp::Service::handle_notification(&self.0, notification, context).await
-    }
-
-    fn get_info(&self) -> ServerConfig {
-        ServerHandler::get_info(&self.0)
-    }
-
-    fn supported_protocol_versions(&self) -> std::borrow::Cow<'static, [ProtocolVersion]> {
-        ServerHandler::supported_protocol_versions(&self.0)
     }
 }
 
@@ -287,7 +311,7 @@ where
 {
     let toolbox = toolbox.into();
     let limits = message_limits(toolbox.limits());
-    let server = Guarded(McpServer::new(toolbox, identity));
+    let server = McpServer::new(toolbox, identity);
     let running = server
         .serve(frame::transport(reader, writer, limits))
         .await

@@ -1,0 +1,137 @@
+//! Bearer tokens as JSON Web Tokens, signed with HS256 or RS256.
+
+use jsonwebtoken::{Algorithm, DecodingKey, Validation};
+use serde_json::{Map, Value};
+use toolgate::BoxFuture;
+
+use crate::Identity;
+use crate::http::{Authenticator, Unauthorized};
+
+/// Checks a JSON Web Token's signature, expiry, and (when set) issuer and
+/// audience, and reads the caller from its claims:
+///
+/// | claim | becomes |
+/// |---|---|
+/// | `sub` | the actor |
+/// | `tenant` (or the name given to [`tenant_claim`](Self::tenant_claim)) | the tenant |
+/// | `scope` (space-separated) or `scp` (a list) | the scopes |
+/// | `tools` (a list, optional) | the only tools the caller may list and call |
+///
+/// A token without `sub`, a tenant or `exp` is refused.
+///
+/// ```
+/// use toolgate_mcp::JwtAuthenticator;
+///
+/// let auth = JwtAuthenticator::hs256(b"a secret of at least 32 bytes....")?
+///     .issuer("https://auth.example.com")
+///     .audience("https://tools.example.com/mcp");
+/// # let _ = auth;
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub struct JwtAuthenticator {
+    key: DecodingKey,
+    validation: Validation,
+    tenant_claim: String,
+}
+
+impl std::fmt::Debug for JwtAuthenticator {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("JwtAuthenticator")
+            .field("algorithms", &self.validation.algorithms)
+            .field("tenant_claim", &self.tenant_claim)
+            .finish_non_exhaustive()
+    }
+}
+
+impl JwtAuthenticator {
+    fn with(key: DecodingKey, algorithm: Algorithm) -> Self {
+        let mut validation = Validation::new(algorithm);
+        validation.set_required_spec_claims(&["exp", "sub"]);
+        // Without an audience set, none is required.
+        validation.validate_aud = false;
+        JwtAuthenticator {
+            key,
+            validation,
+            tenant_claim: "tenant".to_owned(),
+        }
+    }
+
+    /// Tokens signed with HMAC-SHA256 and this shared secret; an empty
+    /// secret is an error.
+    pub fn hs256(secret: &[u8]) -> Result<Self, jsonwebtoken::errors::Error> {
+        Ok(Self::with(
+            DecodingKey::from_secret(secret)?,
+            Algorithm::HS256,
+        ))
+    }
+
+    /// Tokens signed with RSA (RS256), checked with this PEM public key.
+    pub fn rs256_pem(public_key: &[u8]) -> Result<Self, jsonwebtoken::errors::Error> {
+        Ok(Self::with(
+            DecodingKey::from_rsa_pem(public_key)?,
+            Algorithm::RS256,
+        ))
+    }
+
+    /// Only tokens this issuer (`iss`) signed.
+    #[must_use]
+    pub fn issuer(mut self, issuer: &str) -> Self {
+        self.validation.set_issuer(&[issuer]);
+        self.validation
+            .required_spec_claims
+            .insert("iss".to_owned());
+        self
+    }
+
+    /// Only tokens for this audience (`aud`): the MCP endpoint's URL.
+    #[must_use]
+    pub fn audience(mut self, audience: &str) -> Self {
+        self.validation.set_audience(&[audience]);
+        self.validation.validate_aud = true;
+        self.validation
+            .required_spec_claims
+            .insert("aud".to_owned());
+        self
+    }
+
+    /// The claim that names the tenant (default `tenant`).
+    #[must_use]
+    pub fn tenant_claim(mut self, claim: impl Into<String>) -> Self {
+        self.tenant_claim = claim.into();
+        self
+    }
+
+    fn identity(&self, token: &str) -> Result<Identity, Unauthorized> {
+        let data = jsonwebtoken::decode::<Map<String, Value>>(token, &self.key, &self.validation)
+            .map_err(|e| Unauthorized(format!("jwt: {e}")))?;
+        let claims = data.claims;
+        let text = |name: &str| claims.get(name).and_then(Value::as_str);
+        let list = |name: &str| {
+            claims.get(name).and_then(Value::as_array).map(|items| {
+                items
+                    .iter()
+                    .filter_map(Value::as_str)
+                    .map(str::to_owned)
+                    .collect::<Vec<_>>()
+            })
+        };
+        let actor = text("sub").ok_or_else(|| Unauthorized("jwt: no `sub`".into()))?;
+        let tenant = text(&self.tenant_claim)
+            .ok_or_else(|| Unauthorized(format!("jwt: no `{}`", self.tenant_claim)))?;
+        let scopes = match text("scope") {
+            Some(scope) => scope.split_whitespace().map(str::to_owned).collect(),
+            None => list("scp").unwrap_or_default(),
+        };
+        let identity = Identity::new(actor, tenant).with_scopes(scopes);
+        Ok(match list("tools") {
+            Some(tools) => identity.allow_tools(tools),
+            None => identity,
+        })
+    }
+}
+
+impl Authenticator for JwtAuthenticator {
+    fn authenticate<'a>(&'a self, token: &'a str) -> BoxFuture<'a, Result<Identity, Unauthorized>> {
+        Box::pin(core::future::ready(self.identity(token)))
+    }
+}

@@ -13,10 +13,10 @@ use axum::response::{IntoResponse, Response};
 use http_body_util::BodyExt as _;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
-use toolgate::{BoxFuture, Limits, Toolbox};
+use toolgate::{BoxFuture, Limits};
 
 use crate::frame::{Checked, RawArguments, Refused, check};
-use crate::{Identity, McpServer, message_limits};
+use crate::{Identity, McpServer, Tools, message_limits};
 
 /// Why a bearer token was refused: for the host's log, never for the
 /// client, which reads only `401` and `invalid_token`.
@@ -135,7 +135,8 @@ struct Shared {
     limits: Limits,
 }
 
-/// An axum router serving `toolbox` over MCP's streamable HTTP at the
+/// An axum router serving `tools` (a toolbox, or several as [`Tools`])
+/// over MCP's streamable HTTP at the
 /// config's resource path, to callers `authenticator` identifies, with the
 /// protected-resource metadata beside it.
 ///
@@ -145,14 +146,14 @@ struct Shared {
 /// - A body longer than the toolbox's widest byte limit (with room for
 ///   the envelope): `413`, read no further.
 /// - Every message passes gate 1 before rmcp parses it, as over stdio.
-pub fn router<S: Send + Sync + 'static>(
-    toolbox: impl Into<Arc<Toolbox<S>>>,
+pub fn router(
+    tools: impl Into<Tools>,
     authenticator: impl Authenticator,
     config: HttpConfig,
 ) -> axum::Router {
-    let toolbox = toolbox.into();
-    let limits = message_limits(toolbox.limits());
-    let server = McpServer::for_http(toolbox);
+    let tools = tools.into();
+    let limits = message_limits(tools.limits());
+    let server = McpServer::for_http(tools);
     let mut http = StreamableHttpServerConfig::default()
         // Read only within our own limit; ours refuses first.
         .with_max_request_body_bytes(limits.bytes().saturating_add(1));

@@ -35,9 +35,11 @@
 mod frame;
 mod http;
 mod jwt;
+mod tools;
 
 pub use http::{Authenticator, HttpConfig, Unauthorized, router};
 pub use jwt::JwtAuthenticator;
+pub use tools::Tools;
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -48,7 +50,7 @@ use rmcp::model::{
 };
 use rmcp::service::RequestContext;
 use rmcp::{RoleServer, ServerHandler, ServiceExt as _};
-use toolgate::{Limits, Outcome, ToolContext, Toolbox};
+use toolgate::{Limits, Outcome, ToolContext};
 
 use crate::frame::{RawArguments, Refused};
 
@@ -126,23 +128,14 @@ impl std::error::Error for ServeError {
 /// A toolbox as an MCP server: rmcp's [`ServerHandler`], for transports
 /// of your own. [`serve_stdio`] is this over standard input and output,
 /// [`router`] over streamable HTTP.
-pub struct McpServer<S> {
-    toolbox: Arc<Toolbox<S>>,
+#[derive(Clone)]
+pub struct McpServer {
+    tools: Tools,
     /// The identity of every request, or `None` where each request brings
     /// its own (HTTP, from its bearer token).
     identity: Option<Identity>,
     /// Scopes idempotency: one connection is one conversation.
     session: String,
-}
-
-impl<S> Clone for McpServer<S> {
-    fn clone(&self) -> Self {
-        McpServer {
-            toolbox: Arc::clone(&self.toolbox),
-            identity: self.identity.clone(),
-            session: self.session.clone(),
-        }
-    }
 }
 
 /// A session id no other connection of this process has.
@@ -158,20 +151,20 @@ fn session_id() -> String {
     )
 }
 
-impl<S: Send + Sync + 'static> McpServer<S> {
-    /// Serves `toolbox` to `identity`.
-    pub fn new(toolbox: impl Into<Arc<Toolbox<S>>>, identity: Identity) -> Self {
+impl McpServer {
+    /// Serves `tools` (a toolbox, or several as [`Tools`]) to `identity`.
+    pub fn new(tools: impl Into<Tools>, identity: Identity) -> Self {
         McpServer {
-            toolbox: toolbox.into(),
+            tools: tools.into(),
             identity: Some(identity),
             session: session_id(),
         }
     }
 
-    /// Serves `toolbox` to whoever each HTTP request's token identifies.
-    fn for_http(toolbox: Arc<Toolbox<S>>) -> Self {
+    /// Serves `tools` to whoever each HTTP request's token identifies.
+    fn for_http(tools: Tools) -> Self {
         McpServer {
-            toolbox,
+            tools,
             identity: None,
             session: session_id(),
         }
@@ -219,7 +212,7 @@ fn typed<T: serde::de::DeserializeOwned>(value: serde_json::Value) -> Result<T, 
     serde_json::from_value(value).map_err(|e| ErrorData::internal_error(e.to_string(), None))
 }
 
-impl<S: Send + Sync + 'static> ServerHandler for McpServer<S> {
+impl ServerHandler for McpServer {
     fn get_info(&self) -> ServerConfig {
         ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
             .with_server_info(Implementation::new("toolgate", env!("CARGO_PKG_VERSION")))
@@ -245,8 +238,9 @@ impl<S: Send + Sync + 'static> ServerHandler for McpServer<S> {
             return Ok(ListToolsResult::with_all_items(Vec::new()));
         };
         let tools = self
-            .toolbox
+            .tools
             .definitions_for(&ctx)
+            .into_iter()
             .map(|def| typed::<Tool>(toolgate::providers::mcp::tool(def)))
             .collect::<Result<Vec<_>, _>>()?;
         Ok(ListToolsResult::with_all_items(tools))
@@ -270,7 +264,7 @@ impl<S: Send + Sync + 'static> ServerHandler for McpServer<S> {
                         .into(),
                 };
                 tokio::select! {
-                    outcome = self.toolbox.call(&ctx, &request.name, &*raw) => outcome,
+                    outcome = self.tools.call(&ctx, &request.name, &raw) => outcome,
                     () = context.ct.cancelled() => {
                         return Err(ErrorData::internal_error("cancelled", None));
                     }
@@ -298,20 +292,19 @@ fn message_limits(arguments: Limits) -> Limits {
 /// Serves `toolbox` to `identity` over `reader` and `writer`, newline-
 /// delimited JSON-RPC as MCP's stdio transport speaks it, until the client
 /// closes its end.
-pub async fn serve<S, R, W>(
-    toolbox: impl Into<Arc<Toolbox<S>>>,
+pub async fn serve<R, W>(
+    tools: impl Into<Tools>,
     identity: Identity,
     reader: R,
     writer: W,
 ) -> Result<(), ServeError>
 where
-    S: Send + Sync + 'static,
     R: tokio::io::AsyncRead + Unpin + Send + 'static,
     W: tokio::io::AsyncWrite + Unpin + Send + 'static,
 {
-    let toolbox = toolbox.into();
-    let limits = message_limits(toolbox.limits());
-    let server = McpServer::new(toolbox, identity);
+    let tools = tools.into();
+    let limits = message_limits(tools.limits());
+    let server = McpServer::new(tools, identity);
     let running = server
         .serve(frame::transport(reader, writer, limits))
         .await
@@ -323,11 +316,9 @@ where
     Ok(())
 }
 
-/// Serves `toolbox` over standard input and output as `identity`, the
-/// identity the process was started with, until the client closes stdin.
-pub async fn serve_stdio<S: Send + Sync + 'static>(
-    toolbox: impl Into<Arc<Toolbox<S>>>,
-    identity: Identity,
-) -> Result<(), ServeError> {
-    serve(toolbox, identity, tokio::io::stdin(), tokio::io::stdout()).await
+/// Serves `tools` (a toolbox, or several as [`Tools`]) over standard input
+/// and output as `identity`, the identity the process was started with,
+/// until the client closes stdin.
+pub async fn serve_stdio(tools: impl Into<Tools>, identity: Identity) -> Result<(), ServeError> {
+    serve(tools, identity, tokio::io::stdin(), tokio::io::stdout()).await
 }

@@ -272,3 +272,47 @@ async fn a_refused_request_that_is_not_a_call_gets_an_error() {
         "{answer}"
     );
 }
+
+#[tokio::test]
+async fn toolboxes_with_different_states_are_served_as_one() {
+    use toolgate_examples::refund::{IssueRefund, Shop};
+    let mut shop = Toolbox::new(Shop::demo());
+    shop.register(IssueRefund).unwrap();
+    let tools = toolgate_mcp::Tools::new().with(toolbox()).with(shop);
+    let (client, server) = tokio::io::duplex(1 << 16);
+    let (read, write) = tokio::io::split(server);
+    let identity =
+        Identity::new("agent_1", "tenant_a").with_scopes(["bookings:write", "refunds:write"]);
+    tokio::spawn(async move { toolgate_mcp::serve(tools, identity, read, write).await });
+    let (read, write) = tokio::io::split(client);
+    let client = ().serve((read, write)).await.unwrap();
+    let mut names: Vec<String> = client
+        .list_all_tools()
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|t| t.name.to_string())
+        .collect();
+    names.sort();
+    assert_eq!(names, ["book_hotel", "issue_refund"]);
+    // A refund is irreversible: it waits for approval, whichever toolbox.
+    let asked = client
+        .call_tool(
+            CallToolRequestParams::new("issue_refund")
+                .with_arguments(arguments(json!({"order":"ord_1001","amount_cents":2500}))),
+        )
+        .await
+        .unwrap();
+    let text = asked.content[0].as_text().unwrap().text.clone();
+    assert_eq!(
+        serde_json::from_str::<Value>(&text).unwrap()["status"],
+        "approval_required",
+        "{text}"
+    );
+}
+
+#[test]
+#[should_panic(expected = "two toolboxes register the tool `book_hotel`")]
+fn a_tool_name_served_twice_is_refused() {
+    let _ = toolgate_mcp::Tools::new().with(toolbox()).with(toolbox());
+}

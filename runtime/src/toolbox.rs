@@ -338,6 +338,11 @@ impl<S: Send + Sync + 'static> Toolbox<S> {
             })
     }
 
+    /// The definition of every registered tool, by name.
+    pub fn definitions(&self) -> impl Iterator<Item = &'static ToolDef> + '_ {
+        self.tools.values().map(|e| e.tool.definition())
+    }
+
     /// The definitions `ctx` may call, by name: what to show the model for
     /// this request.
     pub fn definitions_for<'a>(

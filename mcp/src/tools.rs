@@ -1,0 +1,144 @@
+//! Several toolboxes, each with its own state, served as one set of tools.
+
+use std::sync::Arc;
+
+use toolgate::{BoxFuture, Limits, Outcome, Rejection, ToolContext, ToolDef, Toolbox};
+
+/// What the server needs of a toolbox, whatever its state type.
+trait Served: Send + Sync + 'static {
+    fn definitions_for(&self, ctx: &ToolContext) -> Vec<&'static ToolDef>;
+    fn has(&self, name: &str) -> bool;
+    fn names(&self) -> Vec<&'static str>;
+    fn limits(&self) -> Limits;
+    fn call<'a>(
+        &'a self,
+        ctx: &'a ToolContext,
+        name: &'a str,
+        arguments: &'a str,
+    ) -> BoxFuture<'a, Outcome>;
+}
+
+impl<S: Send + Sync + 'static> Served for Toolbox<S> {
+    fn definitions_for(&self, ctx: &ToolContext) -> Vec<&'static ToolDef> {
+        Toolbox::definitions_for(self, ctx).collect()
+    }
+
+    fn has(&self, name: &str) -> bool {
+        self.definition(name).is_some()
+    }
+
+    fn names(&self) -> Vec<&'static str> {
+        self.definitions().map(ToolDef::name).collect()
+    }
+
+    fn limits(&self) -> Limits {
+        Toolbox::limits(self)
+    }
+
+    fn call<'a>(
+        &'a self,
+        ctx: &'a ToolContext,
+        name: &'a str,
+        arguments: &'a str,
+    ) -> BoxFuture<'a, Outcome> {
+        Box::pin(Toolbox::call(self, ctx, name, arguments))
+    }
+}
+
+/// The tools an MCP server serves: one toolbox, or several whose states
+/// differ (a hotel toolbox and a shop toolbox), as one list.
+///
+/// ```
+/// # use toolgate::Toolbox;
+/// use toolgate_mcp::Tools;
+///
+/// let tools = Tools::new().with(Toolbox::new(1u8)).with(Toolbox::new("another state"));
+/// # let _ = tools;
+/// ```
+#[derive(Clone, Default)]
+pub struct Tools {
+    boxes: Vec<Arc<dyn Served>>,
+}
+
+impl core::fmt::Debug for Tools {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_list()
+            .entries(self.boxes.iter().flat_map(|b| b.names()))
+            .finish()
+    }
+}
+
+impl Tools {
+    /// No tools.
+    pub fn new() -> Self {
+        Tools::default()
+    }
+
+    /// Adds a toolbox's tools.
+    ///
+    /// # Panics
+    ///
+    /// If it registers a name another toolbox here already serves: which
+    /// one a call reaches must never depend on the order of `with`.
+    #[must_use]
+    pub fn with<S: Send + Sync + 'static>(mut self, toolbox: impl Into<Arc<Toolbox<S>>>) -> Self {
+        let toolbox: Arc<Toolbox<S>> = toolbox.into();
+        for name in toolbox.definitions().map(ToolDef::name) {
+            assert!(
+                !self.boxes.iter().any(|b| b.has(name)),
+                "two toolboxes register the tool `{name}`; each name must be served by one"
+            );
+        }
+        self.boxes.push(toolbox);
+        self
+    }
+
+    /// The tools `ctx` may call.
+    pub(crate) fn definitions_for(&self, ctx: &ToolContext) -> Vec<&'static ToolDef> {
+        self.boxes
+            .iter()
+            .flat_map(|b| b.definitions_for(ctx))
+            .collect()
+    }
+
+    /// The widest limits of every toolbox.
+    pub(crate) fn limits(&self) -> Limits {
+        self.boxes
+            .iter()
+            .map(|b| b.limits())
+            .reduce(|wide, limits| {
+                wide.max_bytes(wide.bytes().max(limits.bytes()))
+                    .max_depth(wide.depth().max(limits.depth()))
+                    .max_nodes(wide.nodes().max(limits.nodes()))
+                    .max_string_bytes(wide.string_bytes().max(limits.string_bytes()))
+            })
+            .unwrap_or_default()
+    }
+
+    /// Runs the call in the toolbox that has the tool. A name no toolbox
+    /// has goes to the first, which refuses it as it refuses any tool the
+    /// caller may not use.
+    pub(crate) async fn call(&self, ctx: &ToolContext, name: &str, arguments: &str) -> Outcome {
+        let target = self
+            .boxes
+            .iter()
+            .find(|b| b.has(name))
+            .or_else(|| self.boxes.first());
+        match target {
+            Some(toolbox) => toolbox.call(ctx, name, arguments).await,
+            None => Outcome::Rejected(Rejection::not_permitted()),
+        }
+    }
+}
+
+impl<S: Send + Sync + 'static> From<Toolbox<S>> for Tools {
+    fn from(toolbox: Toolbox<S>) -> Self {
+        Tools::new().with(toolbox)
+    }
+}
+
+impl<S: Send + Sync + 'static> From<Arc<Toolbox<S>>> for Tools {
+    fn from(toolbox: Arc<Toolbox<S>>) -> Self {
+        Tools::new().with(toolbox)
+    }
+}

@@ -345,19 +345,7 @@ fn expired_rows_are_swept_in_batches_of_256() {
         return;
     };
     suite::runtime().block_on(async {
-        // A schema of its own, so that only this test's rows are there.
-        let schema = suite::fresh("sweep").replace('-', "_");
-        let (admin, connection) = tokio_postgres::connect(&url, tokio_postgres::NoTls)
-            .await
-            .unwrap();
-        tokio::spawn(connection);
-        admin
-            .batch_execute(&format!("CREATE SCHEMA {schema}"))
-            .await
-            .unwrap();
-        let mut config = tokio_postgres::Config::from_str(&url).unwrap();
-        config.options(format!("-c search_path={schema}"));
-        let store = PostgresStore::from_pool(pool(config, 4)).await.unwrap();
+        let (store, scratch) = Scratch::new(&url, "sweep").await;
         let t0 = std::time::SystemTime::UNIX_EPOCH + std::time::Duration::from_secs(1_900_000_000);
         let later = suite::expiring_rows(&store, t0).await;
         // Nothing has expired yet.
@@ -372,11 +360,51 @@ fn expired_rows_are_swept_in_batches_of_256() {
         }
         // Three tables of 300 rows: 256 each, then the 44 left of each.
         assert_eq!(sweeps, [3 * 256, 3 * 44, 0]);
-        admin
-            .batch_execute(&format!("DROP SCHEMA {schema} CASCADE"))
+        scratch.drop().await;
+    });
+}
+
+#[test]
+fn a_toolbox_on_a_clock_ahead_sweeps_no_live_row() {
+    let Some(url) = url("a_toolbox_on_a_clock_ahead_sweeps_no_live_row") else {
+        return;
+    };
+    suite::runtime().block_on(async {
+        let (store, scratch) = Scratch::new(&url, "ahead").await;
+        suite::assert_sweeps_spare_live_rows(&store).await;
+        scratch.drop().await;
+    });
+}
+
+/// A schema of its own, so that only one test's rows are there.
+struct Scratch {
+    admin: tokio_postgres::Client,
+    schema: String,
+}
+
+impl Scratch {
+    async fn new(url: &str, what: &str) -> (PostgresStore, Scratch) {
+        let schema = suite::fresh(what).replace('-', "_");
+        let (admin, connection) = tokio_postgres::connect(url, tokio_postgres::NoTls)
             .await
             .unwrap();
-    });
+        tokio::spawn(connection);
+        admin
+            .batch_execute(&format!("CREATE SCHEMA {schema}"))
+            .await
+            .unwrap();
+        let mut config = tokio_postgres::Config::from_str(url).unwrap();
+        config.options(format!("-c search_path={schema}"));
+        let store = PostgresStore::from_pool(pool(config, 4)).await.unwrap();
+        (store, Scratch { admin, schema })
+    }
+
+    async fn drop(self) {
+        self.admin
+            .batch_execute(&format!("DROP SCHEMA {} CASCADE", self.schema))
+            .await
+            .unwrap();
+    }
 }
 
 #[test]

@@ -140,6 +140,15 @@ fn expired_rows_are_swept_in_batches_of_256() {
 }
 
 #[test]
+fn a_toolbox_on_a_clock_ahead_sweeps_no_live_row() {
+    let path = scratch("ahead");
+    suite::runtime().block_on(async {
+        let store = SqliteStore::open(&path).await.unwrap();
+        suite::assert_sweeps_spare_live_rows(&store).await;
+    });
+}
+
+#[test]
 fn two_processes_on_one_file_resume_an_approval_once() {
     let path = scratch("resumes");
     let rt = suite::runtime();

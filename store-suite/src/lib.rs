@@ -269,6 +269,54 @@ pub async fn expiring_rows(store: &dyn EffectStore, t0: SystemTime) -> SystemTim
     t0 + s(3600)
 }
 
+/// Checks that the sweeps a store runs by itself, every so many writes,
+/// spare rows that are live on the system clock even when the writes come
+/// from a toolbox whose clock runs far ahead (a test's): several toolboxes,
+/// on their own clocks, share one database.
+///
+/// Writes at a time ten days ahead until a counter that expired an hour
+/// ago on the system clock is gone (so a sweep ran), then asks for a
+/// finished record that is kept for another hour: it must still replay.
+/// For stores that sweep by themselves; the memory store does not.
+pub async fn assert_sweeps_spare_live_rows(store: &dyn EffectStore) {
+    let s = Duration::from_secs;
+    let now = SystemTime::now();
+    let live = fresh("live");
+    let claim = store.claim(&live, "d", now, s(60), s(3600)).await;
+    assert_eq!(claim.expect("a claim"), toolgate::Claim::Claimed);
+    store
+        .complete(&live, serde_json::json!("kept"))
+        .await
+        .expect("a completion");
+    let ahead = now + s(10 * 24 * 3600);
+    let marker = fresh("marker");
+    let then = now - s(2 * 3600);
+    store.count(&marker, then, s(3600)).await.expect("a count");
+    let mut swept = false;
+    for round in 0..40 {
+        for i in 0..256 {
+            let key = format!("{marker}-{round}-{i}");
+            store
+                .claim(&key, "d", ahead, s(1), s(1))
+                .await
+                .expect("a claim ahead");
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        // One again if the sweep removed the expired counter.
+        if store.count(&marker, then, s(3600)).await.expect("a count") == 1 {
+            swept = true;
+            break;
+        }
+    }
+    assert!(swept, "no sweep ran in 10,240 writes");
+    let again = store.claim(&live, "d", now, s(60), s(3600)).await;
+    assert_eq!(
+        again.expect("a claim"),
+        toolgate::Claim::Finished(serde_json::json!("kept")),
+        "a sweep at a clock ten days ahead removed a record still kept on the system clock"
+    );
+}
+
 // Two OS processes on one database. The test binary runs itself again
 // as the second process, running only an ignored test that reads what to
 // do from environment variables.

@@ -188,6 +188,76 @@ impl McpServer {
     }
 }
 
+impl McpServer {
+    /// Asks the person at the client to approve a call, through MCP
+    /// elicitation, when the client can be asked (it declared elicitation,
+    /// and the protocol lets the server ask mid-call): accepting approves
+    /// the call as the session's actor and runs it; declining denies it.
+    /// Otherwise, or if the actor may not approve it, or the person closes
+    /// the question, the call stays held: the model reads
+    /// `approval_required`, and the host approves out of band.
+    async fn ask(
+        &self,
+        context: &RequestContext<RoleServer>,
+        ctx: &ToolContext,
+        tool: &str,
+        approval: toolgate::Approval,
+    ) -> Outcome {
+        use rmcp::model::{ElicitRequestParams, ElicitationAction, ElicitationSchema};
+        let can_ask = context
+            .client_capabilities()
+            .is_some_and(|c| c.elicitation.is_some())
+            && context
+                .protocol_version()
+                .is_none_or(|v| v.has_initialize());
+        let held = || Outcome::ApprovalRequired(Box::new(approval.clone()));
+        if !can_ask {
+            return held();
+        }
+        let Ok(schema) = ElicitationSchema::builder().build() else {
+            return held();
+        };
+        let params = ElicitRequestParams::FormElicitationParams {
+            meta: None,
+            message: preview(&approval),
+            requested_schema: schema,
+        };
+        let answer = tokio::select! {
+            answer = context.peer.create_elicitation(params) => answer,
+            () = context.ct.cancelled() => return held(),
+        };
+        let approve = match answer.map(|a| a.action) {
+            Ok(ElicitationAction::Accept) => true,
+            Ok(ElicitationAction::Decline) => false,
+            _ => return held(),
+        };
+        if self
+            .tools
+            .decide(tool, ctx, &approval.id, approve)
+            .await
+            .is_err()
+        {
+            return held();
+        }
+        self.tools.resume(tool, ctx, &approval.id).await
+    }
+}
+
+/// What the person is asked: the tool, the arguments as validated, and
+/// each object as the server resolved it.
+fn preview(approval: &toolgate::Approval) -> String {
+    let mut text = format!(
+        "Approve `{}` with {}?",
+        approval.tool,
+        serde_json::to_string(&approval.arguments).unwrap_or_default()
+    );
+    for seen in &approval.resources {
+        let what = seen.summary.as_ref().unwrap_or(&seen.reference);
+        text.push_str(&format!("\n- {}: {what}", seen.field));
+    }
+    text
+}
+
 /// What the transport attached to a request: in the request itself
 /// (stdio), or in its HTTP parts.
 fn attached<T: Clone + Send + Sync + 'static>(request: &RequestContext<RoleServer>) -> Option<T> {
@@ -263,11 +333,17 @@ impl ServerHandler for McpServer {
                         .unwrap_or_else(|_| "{}".to_owned())
                         .into(),
                 };
-                tokio::select! {
+                let outcome = tokio::select! {
                     outcome = self.tools.call(&ctx, &request.name, &raw) => outcome,
                     () = context.ct.cancelled() => {
                         return Err(ErrorData::internal_error("cancelled", None));
                     }
+                };
+                match outcome {
+                    Outcome::ApprovalRequired(approval) => {
+                        self.ask(&context, &ctx, &request.name, *approval).await
+                    }
+                    outcome => outcome,
                 }
             }
         };

@@ -2,7 +2,9 @@
 
 use std::sync::Arc;
 
-use toolgate::{BoxFuture, Limits, Outcome, Rejection, ToolContext, ToolDef, Toolbox};
+use toolgate::{
+    ApprovalError, BoxFuture, Limits, Outcome, Rejection, ToolContext, ToolDef, Toolbox,
+};
 
 /// What the server needs of a toolbox, whatever its state type.
 trait Served: Send + Sync + 'static {
@@ -16,6 +18,13 @@ trait Served: Send + Sync + 'static {
         name: &'a str,
         arguments: &'a str,
     ) -> BoxFuture<'a, Outcome>;
+    fn decide<'a>(
+        &'a self,
+        approver: &'a ToolContext,
+        id: &'a str,
+        approve: bool,
+    ) -> BoxFuture<'a, Result<(), ApprovalError>>;
+    fn resume<'a>(&'a self, ctx: &'a ToolContext, id: &'a str) -> BoxFuture<'a, Outcome>;
 }
 
 impl<S: Send + Sync + 'static> Served for Toolbox<S> {
@@ -42,6 +51,23 @@ impl<S: Send + Sync + 'static> Served for Toolbox<S> {
         arguments: &'a str,
     ) -> BoxFuture<'a, Outcome> {
         Box::pin(Toolbox::call(self, ctx, name, arguments))
+    }
+
+    fn decide<'a>(
+        &'a self,
+        approver: &'a ToolContext,
+        id: &'a str,
+        approve: bool,
+    ) -> BoxFuture<'a, Result<(), ApprovalError>> {
+        if approve {
+            Box::pin(Toolbox::approve(self, approver, id))
+        } else {
+            Box::pin(Toolbox::deny(self, approver, id))
+        }
+    }
+
+    fn resume<'a>(&'a self, ctx: &'a ToolContext, id: &'a str) -> BoxFuture<'a, Outcome> {
+        Box::pin(Toolbox::resume(self, ctx, id))
     }
 }
 
@@ -115,15 +141,38 @@ impl Tools {
             .unwrap_or_default()
     }
 
+    /// The toolbox that has the tool `name`.
+    fn serving(&self, name: &str) -> Option<&Arc<dyn Served>> {
+        self.boxes.iter().find(|b| b.has(name))
+    }
+
+    /// Approves (or denies) an approval of the tool `name`, as `approver`.
+    pub(crate) async fn decide(
+        &self,
+        name: &str,
+        approver: &ToolContext,
+        id: &str,
+        approve: bool,
+    ) -> Result<(), ApprovalError> {
+        match self.serving(name) {
+            Some(toolbox) => toolbox.decide(approver, id, approve).await,
+            None => Err(ApprovalError::NotFound),
+        }
+    }
+
+    /// Resumes an approved call of the tool `name`.
+    pub(crate) async fn resume(&self, name: &str, ctx: &ToolContext, id: &str) -> Outcome {
+        match self.serving(name) {
+            Some(toolbox) => toolbox.resume(ctx, id).await,
+            None => Outcome::Rejected(Rejection::not_permitted()),
+        }
+    }
+
     /// Runs the call in the toolbox that has the tool. A name no toolbox
     /// has goes to the first, which refuses it as it refuses any tool the
     /// caller may not use.
     pub(crate) async fn call(&self, ctx: &ToolContext, name: &str, arguments: &str) -> Outcome {
-        let target = self
-            .boxes
-            .iter()
-            .find(|b| b.has(name))
-            .or_else(|| self.boxes.first());
+        let target = self.serving(name).or_else(|| self.boxes.first());
         match target {
             Some(toolbox) => toolbox.call(ctx, name, arguments).await,
             None => Outcome::Rejected(Rejection::not_permitted()),

@@ -891,7 +891,8 @@ pub struct ApprovalCase<'a, S> {
 ///   asks for a fresh approval, which is approved in turn;
 /// - the approved call runs once, with the approved arguments; resuming it
 ///   again replays it, as does the model's repeat in the same conversation;
-/// - a second approval, denied, never runs;
+/// - the same call in another conversation asks again, and that second
+///   approval, denied, never runs;
 /// - with `clock`, a third approval, approved and then expired, never runs.
 pub async fn assert_approvals_hold<S, F>(
     toolbox: &Toolbox<S>,
@@ -1018,22 +1019,38 @@ pub async fn assert_approvals_hold<S, F>(
         format!("a repeated resume was not a replay: {}", again.to_json()),
     );
 
-    let second = toolbox.call(ctx, tool, case.arguments).await;
-    if let Some(second) = second.approval() {
-        let _ = toolbox.deny(approver, &second.id).await;
-        let outcome = toolbox.resume(ctx, &second.id).await;
-        check(
-            code(&outcome) == Some(Code::ApprovalDenied) && count() == start + 1,
+    let repeat = toolbox.call(ctx, tool, case.arguments).await;
+    check(
+        repeat.is_replay() && count() == start + 1,
+        format!(
+            "the model's repeat of the approved call was not a replay: {}",
+            repeat.to_json()
+        ),
+    );
+
+    let elsewhere = ctx
+        .clone()
+        .with_session("toolgate-testing-another-conversation");
+    let second = toolbox.call(&elsewhere, tool, case.arguments).await;
+    match second.approval() {
+        Some(second) => {
+            let _ = toolbox.deny(approver, &second.id).await;
+            let outcome = toolbox.resume(&elsewhere, &second.id).await;
+            check(
+                code(&outcome) == Some(Code::ApprovalDenied) && count() == start + 1,
+                format!(
+                    "a denied approval ran or answered otherwise: {}",
+                    outcome.to_json()
+                ),
+            );
+        }
+        None => check(
+            false,
             format!(
-                "a denied approval ran or answered otherwise: {}",
-                outcome.to_json()
+                "the same call in another conversation did not ask for approval: {}",
+                second.to_json()
             ),
-        );
-    } else {
-        check(
-            count() == start + 1,
-            format!("the repeated call ran again: {}", second.to_json()),
-        );
+        ),
     }
 
     if let Some(clock) = case.clock {

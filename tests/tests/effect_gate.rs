@@ -1203,7 +1203,15 @@ fn every_decision_of_gate_six_goes_to_the_audit_log() {
         decisions(&log),
         [("replayed".to_owned(), "agent_1".to_owned())]
     );
-    let second = requested(&toolbox);
+    // The repeat in this conversation replays; another conversation asks.
+    let repeat = block_on(toolbox.call(&agent(), "issue_refund", REFUND));
+    assert!(repeat.is_replay(), "{repeat:?}");
+    let elsewhere = agent().with_session("conv_2");
+    let second = block_on(toolbox.call(&elsewhere, "issue_refund", REFUND));
+    let second = second
+        .approval()
+        .cloned()
+        .expect("another conversation asks again");
     let (_, log) = common::audit(|| block_on(toolbox.deny(&manager(), &second.id)).unwrap());
     assert_eq!(
         decisions(&log),

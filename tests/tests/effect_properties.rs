@@ -1,7 +1,8 @@
 //! Gate 6 under random interleavings of calls, approvals, denials,
 //! resumes, changes to the object and the passing of time: at most one
 //! effect per approved action, no effect without a matching live approval,
-//! and no effect against an object that changed since it was approved.
+//! and no effect against an object that changed since it was approved; once
+//! an approved refund ran, the model's repeat in the conversation replays.
 
 mod common;
 
@@ -83,11 +84,19 @@ proptest! {
             let now = Clock::now(&clock);
             match step {
                 Step::Call => {
+                    let before = toolbox.state().refunds().len();
                     let outcome = block_on(toolbox.call(&agent(), "issue_refund", REFUND));
-                    let approval = outcome.approval().cloned();
-                    prop_assert!(approval.is_some(), "a refund ran without approval: {outcome:?}");
-                    if let Some(approval) = approval {
-                        known.push(Known { approval, approved: false, denied: false, ran: false });
+                    prop_assert_eq!(toolbox.state().refunds().len(), before, "a call ran: {:?}", outcome);
+                    if known.iter().any(|k| k.ran) {
+                        // The conversation already made this refund, on an
+                        // approval: the repeat replays it.
+                        prop_assert!(outcome.is_replay(), "a repeat asked again: {outcome:?}");
+                    } else {
+                        let approval = outcome.approval().cloned();
+                        prop_assert!(approval.is_some(), "a refund ran without approval: {outcome:?}");
+                        if let Some(approval) = approval {
+                            known.push(Known { approval, approved: false, denied: false, ran: false });
+                        }
                     }
                 }
                 Step::Approve(i) | Step::Deny(i) if !known.is_empty() => {

@@ -55,10 +55,23 @@ impl Action {
     /// claimed with itself. The resolved references are among the
     /// arguments, so the canonical text covers them.
     fn key<S>(&self, invocation: &Invocation<'_, S>) -> (String, String) {
+        self.key_of(
+            invocation,
+            invocation.resuming.map_or("", |a| a.id.as_str()),
+        )
+    }
+
+    /// The key of the same action made by the model, not resumed: where
+    /// an approved run also records its outcome, so that the model's
+    /// repeat in the conversation replays it instead of asking again.
+    fn plain_key<S>(&self, invocation: &Invocation<'_, S>) -> (String, String) {
+        self.key_of(invocation, "")
+    }
+
+    fn key_of<S>(&self, invocation: &Invocation<'_, S>, approval: &str) -> (String, String) {
         let ctx = invocation.ctx;
         let def = invocation.def;
         let version = def.version().to_string();
-        let approval = invocation.resuming.map_or("", |a| a.id.as_str());
         let action = |scope: &str| {
             digest(&[
                 "action",
@@ -120,6 +133,23 @@ where
             }
         }
         None if needs => {
+            // This action already ran on an approval in this conversation:
+            // the repeat replays it, and nobody is asked again.
+            let (plain, claimed_with) = action.plain_key(&invocation);
+            let policy = &effects.policy;
+            match store
+                .claim(&plain, &claimed_with, now, policy.lease, policy.retain)
+                .await
+            {
+                Ok(Claim::Finished(stored)) => {
+                    audit::effect(ctx, def.name(), "replayed", "");
+                    return Outcome::Replayed(stored);
+                }
+                Ok(Claim::Claimed) => {
+                    let _ = store.release(&plain).await;
+                }
+                Ok(_) | Err(_) => {}
+            }
             let seen = action.seen(&invocation);
             return request(&invocation, action, seen, approver, now).await;
         }
@@ -228,6 +258,19 @@ where
         // store, and the outcome waits here until the store takes it.
         audit::failed(ctx, def.name(), &error);
         effects.unrecorded.keep(key, outcome.to_json());
+    }
+    if invocation.resuming.is_some() {
+        // Also under the model's own key, for its repeat to replay.
+        let (plain, claimed_with) = action.plain_key(&invocation);
+        let policy = &effects.policy;
+        if let Ok(Claim::Claimed) = store
+            .claim(&plain, &claimed_with, now, policy.lease, policy.retain)
+            .await
+            && let Err(error) = store.complete(&plain, outcome.to_json()).await
+        {
+            audit::failed(ctx, def.name(), &error);
+            let _ = store.release(&plain).await;
+        }
     }
     outcome
 }

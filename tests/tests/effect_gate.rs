@@ -763,9 +763,11 @@ fn gate_sixs_outcomes_render_for_mcp_anthropic_and_openai() {
     let replayed = block_on(toolbox.resume(&agent(), &approval.id));
     assert!(replayed.is_replay());
 
-    // Waiting for approval is not an error; the model reads why.
+    // Waiting for approval is not an error; the model reads why. Except
+    // in MCP, where a result without structured content must be an error
+    // for a tool with an output schema.
     let result = mcp::call_tool_result(&asked);
-    assert_eq!(result["isError"], false);
+    assert_eq!(result["isError"], true);
     assert_eq!(
         result["content"][0]["text"],
         serde_json::to_string(&asked).unwrap()

@@ -88,6 +88,10 @@ pub fn call_params(params: &str) -> Result<ToolCall<'_>, ImportError> {
 /// clients that read only text. Any other outcome (a rejection, a failure,
 /// a result that is not an object) is the outcome object as text.
 ///
+/// A call held for approval (`approval_required`) is `isError` too: it has
+/// no result to match the tool's output schema, and MCP allows a result
+/// without structured content only as an error.
+///
 /// A rejection, unknown tools included, is a result the model reads, never
 /// a JSON-RPC error: a protocol error for an unknown name would tell a
 /// caller which tools exist.
@@ -111,7 +115,12 @@ pub fn call_tool_result(outcome: &Outcome) -> Value {
     };
     let mut result = json!({
         "content": [{"type": "text", "text": text}],
-        "isError": is_error(outcome),
+        // A call held for approval has no result, and MCP requires a
+        // tool with an output schema to return structured content with
+        // every result that is not an error: clients that check (the
+        // Python SDK does) would refuse it. So it is an error here; the
+        // model reads the same `approval_required` text.
+        "isError": is_error(outcome) || matches!(outcome, Outcome::ApprovalRequired(_)),
     });
     if let (Some(value), Value::Object(map)) = (structured, &mut result) {
         map.insert("structuredContent".to_owned(), value.clone());

@@ -1,0 +1,210 @@
+//! The toolgate demo: the four seed tools (`book_hotel`,
+//! `schedule_export`, `issue_refund`, `refund_invoice`) served over MCP,
+//! gate 6 keeping its records in an embedded SQLite file.
+//!
+//! ```text
+//! cargo run -p toolgate-demo                      # a scripted session, printed as a transcript
+//! cargo run -p toolgate-demo -- --stdio           # serve over stdio, for an MCP client to start
+//! cargo run -p toolgate-demo -- --http 127.0.0.1:8080   # serve over streamable HTTP
+//! ```
+//!
+//! `--store PATH` keeps gate 6's records in that file across runs; by
+//! default each run starts on a new file in the temporary directory.
+
+mod audit;
+mod script;
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use toolgate::Toolbox;
+use toolgate_examples::export::{Accounts, ScheduleExport};
+use toolgate_examples::hotel::{BookHotel, Hotels};
+use toolgate_examples::invoice::{Billing, RefundInvoice};
+use toolgate_examples::refund::{IssueRefund, Shop};
+use toolgate_mcp::{HttpConfig, Identity, JwtAuthenticator, Tools};
+use toolgate_sqlite::SqliteStore;
+
+type Error = Box<dyn std::error::Error + Send + Sync>;
+
+const USAGE: &str = "usage: toolgate-demo [--stdio | --http ADDR] [--store PATH]";
+
+/// What to run.
+enum Mode {
+    Script,
+    Stdio,
+    Http(String),
+}
+
+struct Args {
+    mode: Mode,
+    store: Option<PathBuf>,
+}
+
+fn args() -> Result<Args, String> {
+    let mut args = std::env::args().skip(1);
+    let mut parsed = Args {
+        mode: Mode::Script,
+        store: None,
+    };
+    while let Some(arg) = args.next() {
+        match arg.as_str() {
+            "--stdio" => parsed.mode = Mode::Stdio,
+            "--http" => parsed.mode = Mode::Http(args.next().ok_or(USAGE)?),
+            "--store" => parsed.store = Some(args.next().ok_or(USAGE)?.into()),
+            "-h" | "--help" => return Err(USAGE.to_owned()),
+            other => return Err(format!("unknown argument `{other}`\n{USAGE}")),
+        }
+    }
+    Ok(parsed)
+}
+
+/// The caller of the stdio server, and of the scripted session: an agent
+/// acting for `analyst_1` in `tenant_a`, allowed every demo tool.
+pub fn agent() -> Identity {
+    Identity::new("analyst_1", "tenant_a").with_scopes(SCOPES)
+}
+
+/// The scopes the demo's tools ask for.
+const SCOPES: [&str; 4] = [
+    "bookings:write",
+    "exports:write",
+    "refunds:write",
+    "billing:refund",
+];
+
+/// The four toolboxes, one per application state, on one effect store.
+pub struct Demo {
+    pub hotels: Arc<Toolbox<Hotels>>,
+    pub accounts: Arc<Toolbox<Accounts>>,
+    pub shop: Arc<Toolbox<Shop>>,
+    pub billing: Arc<Toolbox<Billing>>,
+}
+
+impl Demo {
+    fn new(store: &SqliteStore) -> Result<Demo, Error> {
+        let mut hotels = Toolbox::new(Hotels::demo()).with_effect_store(store.clone());
+        hotels.register(BookHotel)?;
+        let mut accounts = Toolbox::new(Accounts::demo()).with_effect_store(store.clone());
+        accounts.register(ScheduleExport)?;
+        let mut shop = Toolbox::new(Shop::demo()).with_effect_store(store.clone());
+        shop.register(IssueRefund)?;
+        let mut billing = Toolbox::new(Billing::demo()).with_effect_store(store.clone());
+        billing.register(RefundInvoice)?;
+        Ok(Demo {
+            hotels: Arc::new(hotels),
+            accounts: Arc::new(accounts),
+            shop: Arc::new(shop),
+            billing: Arc::new(billing),
+        })
+    }
+
+    /// Every tool, as one MCP server serves them.
+    pub fn tools(&self) -> Tools {
+        Tools::new()
+            .with(Arc::clone(&self.hotels))
+            .with(Arc::clone(&self.accounts))
+            .with(Arc::clone(&self.shop))
+            .with(Arc::clone(&self.billing))
+    }
+}
+
+/// The store's file, and whether it is a scratch file to delete at the end.
+fn store_path(given: Option<PathBuf>) -> (PathBuf, bool) {
+    match given {
+        Some(path) => (path, false),
+        None => {
+            let nanos = std::time::SystemTime::now()
+                .duration_since(std::time::SystemTime::UNIX_EPOCH)
+                .map_or(0, |d| d.as_nanos());
+            let name = format!("toolgate-demo-{}-{nanos}.db", std::process::id());
+            (std::env::temp_dir().join(name), true)
+        }
+    }
+}
+
+fn remove_scratch(path: &std::path::Path) {
+    for suffix in ["", "-wal", "-shm"] {
+        let mut file = path.to_path_buf().into_os_string();
+        file.push(suffix);
+        let _ = std::fs::remove_file(file);
+    }
+}
+
+#[tokio::main]
+async fn main() -> std::process::ExitCode {
+    let args = match args() {
+        Ok(args) => args,
+        Err(usage) => {
+            eprintln!("{usage}");
+            return std::process::ExitCode::from(2);
+        }
+    };
+    match run(args).await {
+        Ok(()) => std::process::ExitCode::SUCCESS,
+        Err(error) => {
+            eprintln!("toolgate-demo: {error}");
+            std::process::ExitCode::FAILURE
+        }
+    }
+}
+
+async fn run(args: Args) -> Result<(), Error> {
+    let (path, scratch) = store_path(args.store);
+    // Over stdio, standard output is the protocol's: the audit log goes to
+    // standard error there, and for the HTTP server too.
+    let to_stdout = matches!(args.mode, Mode::Script);
+    audit::install(to_stdout);
+    let store = SqliteStore::open(&path).await?;
+    let demo = Demo::new(&store)?;
+    let result = match args.mode {
+        Mode::Script => script::run(&demo, &path).await,
+        Mode::Stdio => toolgate_mcp::serve_stdio(demo.tools(), agent())
+            .await
+            .map_err(Error::from),
+        Mode::Http(addr) => http(&demo, &addr).await,
+    };
+    if scratch {
+        remove_scratch(&path);
+    }
+    result
+}
+
+/// Serves over streamable HTTP, behind bearer tokens signed with a secret
+/// made for this run; prints a token for `analyst_1`.
+async fn http(demo: &Demo, addr: &str) -> Result<(), Error> {
+    let listener = tokio::net::TcpListener::bind(addr).await?;
+    let local = listener.local_addr()?;
+    let resource = format!("http://{local}/mcp");
+    let mut secret = [0u8; 32];
+    getrandom::fill(&mut secret).map_err(|e| format!("no random secret: {e}"))?;
+    let token = token(&secret, &resource, "analyst_1", "tenant_a")?;
+    let authenticator = JwtAuthenticator::hs256(&secret)?.audience(&resource);
+    let config = HttpConfig::new(resource.as_str()).scopes(SCOPES);
+    let app = toolgate_mcp::router(demo.tools(), authenticator, config);
+    eprintln!("toolgate demo: MCP over streamable HTTP at {resource}");
+    eprintln!("a bearer token for analyst_1 in tenant_a, valid for 12 hours:");
+    // The one line on standard output: scripts read the token from it.
+    println!("{token}");
+    axum::serve(listener, app).await?;
+    Ok(())
+}
+
+/// A token for `actor` in `tenant` with every demo scope, for the MCP
+/// endpoint `audience`, for 12 hours.
+fn token(secret: &[u8], audience: &str, actor: &str, tenant: &str) -> Result<String, Error> {
+    let now = std::time::SystemTime::now().duration_since(std::time::SystemTime::UNIX_EPOCH)?;
+    let claims = serde_json::json!({
+        "sub": actor,
+        "tenant": tenant,
+        "aud": audience,
+        "scope": SCOPES.join(" "),
+        "exp": now.as_secs() + 12 * 3600,
+    });
+    let key = jsonwebtoken::EncodingKey::from_secret(secret)?;
+    Ok(jsonwebtoken::encode(
+        &jsonwebtoken::Header::default(),
+        &claims,
+        &key,
+    )?)
+}

@@ -27,6 +27,11 @@
 //!   parses it. A refused `tools/call` gets its rejection as a result
 //!   (`TOO_DEEP`, `DUPLICATE_KEY`, `PAYLOAD_TOO_LARGE`), so the client is
 //!   never left waiting.
+//! - A call gate 6 holds for approval asks the person at the client
+//!   through elicitation when the client declared it (mid-call on
+//!   2025-11-25, as `input_required` on 2026-07-28): accepting approves
+//!   it as the session's actor and runs it once. Otherwise the model
+//!   reads `approval_required`, for the host to approve out of band.
 //! - Cancellation (`notifications/cancelled`) drops the body's future.
 //! - Both protocol generations that rmcp speaks are served: 2025-11-25
 //!   (`initialize`) and 2026-07-28 (`server/discover`, `_meta` on every
@@ -46,7 +51,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ErrorData, Implementation,
-    ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool,
+    InputRequest, InputRequiredResult, ListToolsResult, PaginatedRequestParams, ServerCapabilities,
+    ServerConfig, Tool,
 };
 use rmcp::service::RequestContext;
 use rmcp::{RoleServer, ServerHandler, ServiceExt as _};
@@ -188,13 +194,28 @@ impl McpServer {
     }
 }
 
+/// What became of a call held for approval.
+enum Asked {
+    /// The person answered (or could not be asked): the outcome.
+    Answered(Outcome),
+    /// 2026-07-28: the question goes back to the client, which asks the
+    /// person and calls again with the answer.
+    Later(InputRequiredResult),
+}
+
+/// The key of the one question in an `InputRequiredResult`.
+const QUESTION: &str = "approval";
+
 impl McpServer {
     /// Asks the person at the client to approve a call, through MCP
-    /// elicitation, when the client can be asked (it declared elicitation,
-    /// and the protocol lets the server ask mid-call): accepting approves
-    /// the call as the session's actor and runs it; declining denies it.
-    /// Otherwise, or if the actor may not approve it, or the person closes
-    /// the question, the call stays held: the model reads
+    /// elicitation, when the client declared it can be asked: on
+    /// 2025-11-25 the server asks mid-call; on 2026-07-28 it answers with
+    /// the question (`input_required`) and the approval's id as the
+    /// request state, and the client calls again with the person's answer
+    /// ([`answered`](Self::answered)). Accepting approves the call as the
+    /// session's actor and runs it; declining denies it. A client that
+    /// cannot be asked, an actor who may not approve, or a question left
+    /// unanswered: the call stays held, the model reads
     /// `approval_required`, and the host approves out of band.
     async fn ask(
         &self,
@@ -202,26 +223,23 @@ impl McpServer {
         ctx: &ToolContext,
         tool: &str,
         approval: toolgate::Approval,
-    ) -> Outcome {
-        use rmcp::model::{ElicitRequestParams, ElicitationAction, ElicitationSchema};
+    ) -> Asked {
+        use rmcp::model::ElicitationAction;
+        let held = || Asked::Answered(Outcome::ApprovalRequired(Box::new(approval.clone())));
         let can_ask = context
             .client_capabilities()
-            .is_some_and(|c| c.elicitation.is_some())
-            && context
-                .protocol_version()
-                .is_none_or(|v| v.has_initialize());
-        let held = || Outcome::ApprovalRequired(Box::new(approval.clone()));
-        if !can_ask {
+            .is_some_and(|c| c.elicitation.is_some());
+        let Some(params) = can_ask.then(|| question(&approval)).flatten() else {
             return held();
+        };
+        if context
+            .protocol_version()
+            .is_some_and(|v| !v.has_initialize())
+        {
+            let request = InputRequest::Elicitation(rmcp::model::ElicitRequest::new(params));
+            let requests = std::collections::BTreeMap::from([(QUESTION.to_owned(), request)]);
+            return Asked::Later(InputRequiredResult::new(Some(requests), Some(approval.id)));
         }
-        let Ok(schema) = ElicitationSchema::builder().build() else {
-            return held();
-        };
-        let params = ElicitRequestParams::FormElicitationParams {
-            meta: None,
-            message: preview(&approval),
-            requested_schema: schema,
-        };
         let answer = tokio::select! {
             answer = context.peer.create_elicitation(params) => answer,
             () = context.ct.cancelled() => return held(),
@@ -231,16 +249,89 @@ impl McpServer {
             Ok(ElicitationAction::Decline) => false,
             _ => return held(),
         };
-        if self
-            .tools
-            .decide(tool, ctx, &approval.id, approve)
-            .await
-            .is_err()
-        {
-            return held();
+        match self.decide(ctx, tool, &approval, approve).await {
+            Some(outcome) => Asked::Answered(outcome),
+            None => held(),
         }
-        self.tools.resume(tool, ctx, &approval.id).await
     }
+
+    /// 2026-07-28: the client calls again with the person's answer and
+    /// the request state it was given, which it could have changed: the
+    /// state names an approval, which must be one of this tool's in the
+    /// caller's tenant, asked for by the caller. What runs is the call
+    /// that was approved, whatever arguments the retry carries.
+    async fn answered(&self, ctx: &ToolContext, request: &CallToolRequestParams) -> Outcome {
+        use rmcp::model::{ElicitResult, ElicitationAction};
+        let id = request.request_state.as_deref().unwrap_or_default();
+        let approval = match self.tools.approval(&request.name, ctx, id).await {
+            Some(approval) if approval.tool == request.name && approval.actor == ctx.actor() => {
+                approval
+            }
+            _ => {
+                audit_refused_state(ctx, &request.name);
+                return Outcome::Rejected(toolgate::Rejection::not_permitted());
+            }
+        };
+        let answer = request
+            .input_responses
+            .as_ref()
+            .and_then(|responses| responses.get(QUESTION))
+            .and_then(|answer| serde_json::from_value::<ElicitResult>(answer.clone()).ok());
+        let approve = match answer.map(|a| a.action) {
+            Some(ElicitationAction::Accept) => true,
+            Some(ElicitationAction::Decline) => false,
+            _ => return Outcome::ApprovalRequired(Box::new(approval)),
+        };
+        match self.decide(ctx, &request.name, &approval, approve).await {
+            Some(outcome) => outcome,
+            None => Outcome::ApprovalRequired(Box::new(approval)),
+        }
+    }
+
+    /// Records the person's answer as the session's actor and resumes the
+    /// call; `None` if the actor may not decide it while it is pending.
+    /// An approval decided already (a client sending its answer twice)
+    /// resumes as it stands: a used one replays, a denied one is refused.
+    async fn decide(
+        &self,
+        ctx: &ToolContext,
+        tool: &str,
+        approval: &toolgate::Approval,
+        approve: bool,
+    ) -> Option<Outcome> {
+        let decided = self.tools.decide(tool, ctx, &approval.id, approve).await;
+        if decided.is_err() && approval.state == toolgate::ApprovalState::Pending {
+            return None;
+        }
+        Some(self.tools.resume(tool, ctx, &approval.id).await)
+    }
+}
+
+/// The form the person is asked to accept or decline: no fields, the
+/// call's preview as the message.
+fn question(approval: &toolgate::Approval) -> Option<rmcp::model::ElicitRequestParams> {
+    let schema = rmcp::model::ElicitationSchema::builder().build().ok()?;
+    Some(rmcp::model::ElicitRequestParams::FormElicitationParams {
+        meta: None,
+        message: preview(approval),
+        requested_schema: schema,
+    })
+}
+
+/// A request state that names no approval this caller may answer.
+fn audit_refused_state(ctx: &ToolContext, tool: &str) {
+    // The name is the client's: bounded and escaped.
+    let tool: String = tool.chars().take(64).collect();
+    tracing::warn!(
+        target: "toolgate::audit",
+        request_id = ctx.request_id(),
+        actor = ctx.actor(),
+        tenant = ctx.tenant(),
+        tool = %tool.escape_debug(),
+        gate = "effect",
+        reason = "the request state names no approval of this caller's for this tool",
+        "call denied"
+    );
 }
 
 /// What the person is asked: the tool, the arguments as validated, and
@@ -324,6 +415,10 @@ impl ServerHandler for McpServer {
         let outcome = match (attached::<Refused>(&context), self.context(&context)) {
             (Some(Refused(rejection)), _) => Outcome::Rejected(rejection),
             (None, None) => Outcome::Rejected(toolgate::Rejection::not_permitted()),
+            // 2026-07-28: the retry carrying the person's answer.
+            (None, Some(ctx)) if request.request_state.is_some() => {
+                self.answered(&ctx, &request).await
+            }
             (None, Some(ctx)) => {
                 // The bytes the client sent; a transport that did not keep
                 // them gets the arguments re-serialized, duplicates gone.
@@ -341,7 +436,10 @@ impl ServerHandler for McpServer {
                 };
                 match outcome {
                     Outcome::ApprovalRequired(approval) => {
-                        self.ask(&context, &ctx, &request.name, *approval).await
+                        match self.ask(&context, &ctx, &request.name, *approval).await {
+                            Asked::Answered(outcome) => outcome,
+                            Asked::Later(input) => return Ok(input.into()),
+                        }
                     }
                     outcome => outcome,
                 }

@@ -3,7 +3,7 @@
 use std::sync::Arc;
 
 use toolgate::{
-    ApprovalError, BoxFuture, Limits, Outcome, Rejection, ToolContext, ToolDef, Toolbox,
+    Approval, ApprovalError, BoxFuture, Limits, Outcome, Rejection, ToolContext, ToolDef, Toolbox,
 };
 
 /// What the server needs of a toolbox, whatever its state type.
@@ -25,6 +25,8 @@ trait Served: Send + Sync + 'static {
         approve: bool,
     ) -> BoxFuture<'a, Result<(), ApprovalError>>;
     fn resume<'a>(&'a self, ctx: &'a ToolContext, id: &'a str) -> BoxFuture<'a, Outcome>;
+    fn approval<'a>(&'a self, ctx: &'a ToolContext, id: &'a str)
+    -> BoxFuture<'a, Option<Approval>>;
 }
 
 impl<S: Send + Sync + 'static> Served for Toolbox<S> {
@@ -68,6 +70,14 @@ impl<S: Send + Sync + 'static> Served for Toolbox<S> {
 
     fn resume<'a>(&'a self, ctx: &'a ToolContext, id: &'a str) -> BoxFuture<'a, Outcome> {
         Box::pin(Toolbox::resume(self, ctx, id))
+    }
+
+    fn approval<'a>(
+        &'a self,
+        ctx: &'a ToolContext,
+        id: &'a str,
+    ) -> BoxFuture<'a, Option<Approval>> {
+        Box::pin(async move { Toolbox::approval(self, ctx, id).await.ok().flatten() })
     }
 }
 
@@ -158,6 +168,17 @@ impl Tools {
             Some(toolbox) => toolbox.decide(approver, id, approve).await,
             None => Err(ApprovalError::NotFound),
         }
+    }
+
+    /// The approval `id` of the tool `name`, if it is in `ctx`'s tenant
+    /// (and the store answers).
+    pub(crate) async fn approval(
+        &self,
+        name: &str,
+        ctx: &ToolContext,
+        id: &str,
+    ) -> Option<Approval> {
+        self.serving(name)?.approval(ctx, id).await
     }
 
     /// Resumes an approved call of the tool `name`.

@@ -2,7 +2,10 @@
 //! asked (elicitation) is asked, with what the call will do; accepting
 //! approves it as the session's actor and runs it once, declining denies
 //! it; a client that cannot be asked reads `approval_required` with the
-//! id, for the host to approve out of band.
+//! id, for the host to approve out of band. On 2025-11-25 the server asks
+//! mid-call; on 2026-07-28 it answers `input_required` and rmcp's client
+//! calls again with the answer and the request state, which the server
+//! does not trust.
 
 use std::sync::Arc;
 
@@ -10,8 +13,9 @@ use rmcp::model::{
     CallToolRequestParams, ClientCapabilities, ClientConfig, ElicitRequestParams, ElicitResult,
     ElicitationAction, ErrorData, Implementation,
 };
-use rmcp::service::RequestContext;
-use rmcp::{ClientHandler, RoleClient, ServiceExt as _};
+use rmcp::model::{CallToolResponse, ProtocolVersion};
+use rmcp::service::{ClientLifecycleMode, RequestContext, RunningService};
+use rmcp::{ClientHandler, RoleClient};
 use serde_json::Value;
 use toolgate::Toolbox;
 use toolgate_examples::refund::{IssueRefund, Shop};
@@ -58,6 +62,51 @@ fn serve(toolbox: Arc<Toolbox<Shop>>, identity: Identity) -> tokio::io::DuplexSt
     client
 }
 
+/// `handler` connected to a server for `identity`, on `version`.
+async fn connect<H: ClientHandler>(
+    handler: H,
+    toolbox: Arc<Toolbox<Shop>>,
+    identity: Identity,
+    version: &ProtocolVersion,
+) -> RunningService<RoleClient, H> {
+    let (read, write) = tokio::io::split(serve(toolbox, identity));
+    let lifecycle = if version.has_initialize() {
+        ClientLifecycleMode::Initialize
+    } else {
+        ClientLifecycleMode::Discover {
+            preferred_versions: vec![version.clone()],
+        }
+    };
+    rmcp::serve_client_with_lifecycle(handler, (read, write), lifecycle)
+        .await
+        .unwrap()
+}
+
+/// Each test, on each protocol generation.
+macro_rules! both_generations {
+    ($($test:ident),* $(,)?) => {
+        mod with_initialize {
+            $(#[tokio::test]
+            async fn $test() {
+                super::$test(rmcp::model::ProtocolVersion::V_2025_11_25).await;
+            })*
+        }
+        mod without_initialize {
+            $(#[tokio::test]
+            async fn $test() {
+                super::$test(rmcp::model::ProtocolVersion::V_2026_07_28).await;
+            })*
+        }
+    };
+}
+
+both_generations!(
+    accepting_the_question_runs_the_call_once,
+    declining_the_question_denies_the_call,
+    an_actor_who_may_not_approve_is_held_for_the_host,
+    a_client_that_cannot_be_asked_reads_the_approval_id,
+);
+
 fn manager() -> Identity {
     Identity::new("manager_1", "tenant_a").with_scopes(["refunds:write", "refunds:approve"])
 }
@@ -74,15 +123,13 @@ fn status(result: &rmcp::model::CallToolResult) -> Value {
     serde_json::from_str(text).unwrap()
 }
 
-#[tokio::test]
-async fn accepting_the_question_runs_the_call_once() {
+async fn accepting_the_question_runs_the_call_once(version: ProtocolVersion) {
     let toolbox = shop();
     let person = Person {
         action: ElicitationAction::Accept,
         asked: Arc::default(),
     };
-    let (read, write) = tokio::io::split(serve(Arc::clone(&toolbox), manager()));
-    let client = person.clone().serve((read, write)).await.unwrap();
+    let client = connect(person.clone(), Arc::clone(&toolbox), manager(), &version).await;
     let done = client.call_tool(refund()).await.unwrap();
     assert_eq!(done.is_error, Some(false), "{done:?}");
     assert_eq!(toolbox.state().refunds().len(), 1);
@@ -99,40 +146,34 @@ async fn accepting_the_question_runs_the_call_once() {
     assert_eq!(person.asked.lock().unwrap().len(), 1);
 }
 
-#[tokio::test]
-async fn declining_the_question_denies_the_call() {
+async fn declining_the_question_denies_the_call(version: ProtocolVersion) {
     let toolbox = shop();
     let person = Person {
         action: ElicitationAction::Decline,
         asked: Arc::default(),
     };
-    let (read, write) = tokio::io::split(serve(Arc::clone(&toolbox), manager()));
-    let client = person.serve((read, write)).await.unwrap();
+    let client = connect(person, Arc::clone(&toolbox), manager(), &version).await;
     let denied = client.call_tool(refund()).await.unwrap();
     assert_eq!(status(&denied)["code"], "APPROVAL_DENIED", "{denied:?}");
     assert!(toolbox.state().refunds().is_empty());
 }
 
-#[tokio::test]
-async fn an_actor_who_may_not_approve_is_held_for_the_host() {
+async fn an_actor_who_may_not_approve_is_held_for_the_host(version: ProtocolVersion) {
     let toolbox = shop();
     let person = Person {
         action: ElicitationAction::Accept,
         asked: Arc::default(),
     };
     let agent = Identity::new("agent_1", "tenant_a").with_scopes(["refunds:write"]);
-    let (read, write) = tokio::io::split(serve(Arc::clone(&toolbox), agent));
-    let client = person.serve((read, write)).await.unwrap();
+    let client = connect(person, Arc::clone(&toolbox), agent, &version).await;
     let held = client.call_tool(refund()).await.unwrap();
     assert_eq!(status(&held)["status"], "approval_required", "{held:?}");
     assert!(toolbox.state().refunds().is_empty());
 }
 
-#[tokio::test]
-async fn a_client_that_cannot_be_asked_reads_the_approval_id() {
+async fn a_client_that_cannot_be_asked_reads_the_approval_id(version: ProtocolVersion) {
     let toolbox = shop();
-    let (read, write) = tokio::io::split(serve(Arc::clone(&toolbox), manager()));
-    let client = ().serve((read, write)).await.unwrap();
+    let client = connect((), Arc::clone(&toolbox), manager(), &version).await;
     let held = client.call_tool(refund()).await.unwrap();
     // Not the tool's result: an error in MCP's terms, which a tool with an
     // output schema needs for a result without structured content.
@@ -153,4 +194,69 @@ async fn a_client_that_cannot_be_asked_reads_the_approval_id() {
     let done = toolbox.resume(&ctx, id).await;
     assert!(matches!(done, toolgate::Outcome::Done(_)), "{done:?}");
     assert_eq!(toolbox.state().refunds().len(), 1);
+}
+
+/// 2026-07-28: the request state comes back from the client, which may
+/// have changed it. A state naming no approval, another tool's, or one
+/// asked for by someone else is refused flat; a forged accept for an
+/// approval still pending runs nothing the session's actor may not
+/// approve.
+#[tokio::test]
+async fn a_request_state_is_not_trusted() {
+    let toolbox = shop();
+    // The agent may call but not approve; its client answers every
+    // question with accept.
+    let agent = Identity::new("agent_1", "tenant_a").with_scopes(["refunds:write"]);
+    let client = connect(
+        (),
+        Arc::clone(&toolbox),
+        agent,
+        &ProtocolVersion::V_2026_07_28,
+    )
+    .await;
+    let held = client.call_tool(refund()).await.unwrap();
+    let id = status(&held)["approval_id"].as_str().unwrap().to_owned();
+    let accept = serde_json::to_value(ElicitResult::new(ElicitationAction::Accept)).unwrap();
+    let retry =
+        |state: &str| {
+            refund().with_request_state(state).with_input_responses(
+                std::collections::BTreeMap::from([("approval".to_owned(), accept.clone())]),
+            )
+        };
+    let result = |response: CallToolResponse| match response {
+        CallToolResponse::Complete(result) => status(&result),
+        other => panic!("{other:?}"),
+    };
+    for state in ["apr_00000000000000000000000000000000", "", "not an id"] {
+        let answer = result(client.call_tool_once(retry(state)).await.unwrap());
+        assert_eq!(answer["code"], "NOT_PERMITTED", "{state}: {answer}");
+    }
+    // The agent's own approval: accepting it as the agent, who lacks the
+    // approver's scope, approves nothing; the call stays held.
+    let answer = result(client.call_tool_once(retry(&id)).await.unwrap());
+    assert_eq!(answer["status"], "approval_required", "{answer}");
+    assert!(toolbox.state().refunds().is_empty());
+
+    // Another caller of the same tenant replays the agent's state.
+    let other =
+        Identity::new("manager_1", "tenant_a").with_scopes(["refunds:write", "refunds:approve"]);
+    let other = connect(
+        (),
+        Arc::clone(&toolbox),
+        other,
+        &ProtocolVersion::V_2026_07_28,
+    )
+    .await;
+    let answer = result(other.call_tool_once(retry(&id)).await.unwrap());
+    assert_eq!(answer["code"], "NOT_PERMITTED", "{answer}");
+    // It decided nothing: the approval waits for someone who sees it.
+    let lookup = toolgate::ToolContext::new("manager_1", "tenant_a", "req");
+    let approval = toolbox.approval(&lookup, &id).await.unwrap().unwrap();
+    assert_eq!(approval.state, toolgate::ApprovalState::Pending);
+    // Under another tool's name.
+    let mut renamed = retry(&id);
+    renamed.name = "refund_invoice".into();
+    let answer = result(other.call_tool_once(renamed).await.unwrap());
+    assert_eq!(answer["code"], "NOT_PERMITTED", "{answer}");
+    assert!(toolbox.state().refunds().is_empty());
 }

@@ -16,6 +16,7 @@ import sys
 
 import anyio
 import httpx2
+import mcp.types as types
 from mcp import Client, MCPError, StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
 
@@ -89,6 +90,46 @@ async def calls(client, label):
     )
 
 
+async def approvals(connect, label):
+    """A client that can ask its person: the refund is asked about, with
+    its preview; declined, it is denied; accepted, it runs once."""
+    asked = []
+
+    def person(action):
+        async def answer(context, params):
+            asked.append(params.message)
+            return types.ElicitResult(action=action)
+
+        return answer
+
+    refund = {"invoice_id": "inv_88", "amount_cents": 500, "reason": {"kind": "duplicate"}}
+    async with connect(person("decline")) as client:
+        denied = await client.call_tool("refund_invoice", refund)
+    check(
+        f"{label}: a declined approval denies the call",
+        denied.is_error is True and body(denied)["code"] == "APPROVAL_DENIED",
+        denied,
+    )
+    async with connect(person("accept")) as client:
+        done = await client.call_tool("refund_invoice", refund)
+        again = await client.call_tool("refund_invoice", refund)
+    check(
+        f"{label}: an accepted approval runs the call",
+        done.is_error is False and (done.structured_content or {}).get("invoice_id") == "inv_88",
+        done,
+    )
+    check(
+        f"{label}: the person saw the call's preview",
+        len(asked) == 2 and "refund_invoice" in asked[1] and '"amount_cents":500' in asked[1],
+        asked,
+    )
+    check(
+        f"{label}: its repeat replays without asking again",
+        again.structured_content == done.structured_content and len(asked) == 2,
+        (again, asked),
+    )
+
+
 async def stdio(mode):
     label = f"stdio {VERSION[mode]}"
     server = StdioServerParameters(command=DEMO, args=["--stdio"])
@@ -99,6 +140,11 @@ async def stdio(mode):
             client.session.protocol_version,
         )
         await calls(client, label)
+
+    def connect(answer):
+        return Client(server, mode=mode, cache=None, elicitation_callback=answer)
+
+    await approvals(connect, label)
 
 
 def stdio_duplicate(mode):
@@ -172,6 +218,33 @@ async def http(demo, mode):
             mcp.session.protocol_version,
         )
         await calls(mcp, label)
+
+    def connect(answer):
+        return authorized(demo, mode, answer)
+
+    await approvals(connect, label)
+
+
+class authorized:
+    """A client of the HTTP demo with its token, answering questions with
+    `answer`."""
+
+    def __init__(self, demo, mode, answer):
+        self.http = httpx2.AsyncClient(headers={"Authorization": f"Bearer {demo.token}"})
+        self.client = Client(
+            streamable_http_client(demo.url, http_client=self.http),
+            mode=mode,
+            cache=None,
+            elicitation_callback=answer,
+        )
+
+    async def __aenter__(self):
+        await self.http.__aenter__()
+        return await self.client.__aenter__()
+
+    async def __aexit__(self, *exc):
+        await self.client.__aexit__(*exc)
+        await self.http.__aexit__(*exc)
 
 
 async def http_auto(demo):

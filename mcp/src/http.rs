@@ -32,7 +32,7 @@ impl core::fmt::Display for Unauthorized {
 impl std::error::Error for Unauthorized {}
 
 /// Turns a bearer token into the caller's [`Identity`]: actor, tenant,
-/// scopes and the tools it may use. [`JwtAuthenticator`] checks signed
+/// scopes and the tools it may use. [`JwtAuthenticator`](crate::JwtAuthenticator) checks signed
 /// JSON Web Tokens; implement this for sessions, API keys or token
 /// introspection.
 pub trait Authenticator: Send + Sync + 'static {

@@ -1,4 +1,4 @@
-//! Serve a toolgate [`Toolbox`] over MCP, with every gate intact.
+//! Serve a toolgate [`Toolbox`](toolgate::Toolbox) over MCP, with every gate intact.
 //!
 //! ```no_run
 //! # async fn run() -> Result<(), Box<dyn std::error::Error>> {
@@ -14,8 +14,8 @@
 //! ```
 //!
 //! - `tools/list` answers with the tools this caller may call
-//!   ([`Toolbox::definitions_for`]), in MCP's dialect, with annotations
-//!   from each tool's effect class.
+//!   ([`Toolbox::definitions_for`](toolgate::Toolbox::definitions_for)),
+//!   in MCP's dialect, with annotations from each tool's effect class.
 //! - `tools/call` runs every gate on the arguments exactly as the client
 //!   sent them. Every outcome is a `CallToolResult` the model reads
 //!   (`isError` for refusals); an unknown tool is answered as a tool this

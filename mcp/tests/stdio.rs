@@ -316,3 +316,77 @@ async fn toolboxes_with_different_states_are_served_as_one() {
 fn a_tool_name_served_twice_is_refused() {
     let _ = toolgate_mcp::Tools::new().with(toolbox()).with(toolbox());
 }
+
+/// Whether the slow tool's body got to its end.
+static FINISHED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// A tool whose body panics.
+#[toolgate::tool(effect = read)]
+async fn explode() -> Result<u32, toolgate::ToolError> {
+    panic!("the body broke");
+}
+
+/// A tool that takes a long time, and says when it finished.
+#[toolgate::tool(effect = read)]
+async fn slow() -> Result<u32, toolgate::ToolError> {
+    tokio::time::sleep(std::time::Duration::from_secs(2)).await;
+    FINISHED.store(true, std::sync::atomic::Ordering::SeqCst);
+    Ok(1)
+}
+
+fn troubled() -> Arc<Toolbox<()>> {
+    let mut toolbox = Toolbox::new(());
+    toolbox.register(Explode).unwrap();
+    toolbox.register(Slow).unwrap();
+    Arc::new(toolbox)
+}
+
+#[tokio::test]
+async fn a_body_that_panics_gets_an_answer_and_the_server_serves_on() {
+    let (client, server) = tokio::io::duplex(1 << 16);
+    let (read, write) = tokio::io::split(server);
+    tokio::spawn(toolgate_mcp::serve(troubled(), traveller(), read, write));
+    let (read, write) = tokio::io::split(client);
+    let client = ().serve((read, write)).await.unwrap();
+    for _ in 0..2 {
+        let failed = client
+            .call_tool(CallToolRequestParams::new("explode"))
+            .await
+            .unwrap();
+        assert_eq!(failed.is_error, Some(true), "{failed:?}");
+        let text = failed.content[0].as_text().unwrap().text.clone();
+        let failure: Value = serde_json::from_str(&text).unwrap();
+        assert_eq!(failure["code"], "INTERNAL", "{failure}");
+        // The panic's message is the server's, not the model's to read.
+        assert!(!text.contains("the body broke"), "{text}");
+    }
+    assert_eq!(client.list_all_tools().await.unwrap().len(), 2);
+}
+
+#[tokio::test]
+async fn a_cancelled_call_stops_its_body() {
+    let mut raw = {
+        let (client, server) = tokio::io::duplex(1 << 16);
+        let (read, write) = tokio::io::split(server);
+        tokio::spawn(toolgate_mcp::serve(troubled(), traveller(), read, write));
+        let (read, write) = tokio::io::split(client);
+        Raw {
+            write,
+            read: BufReader::new(read),
+        }
+    };
+    handshake(&mut raw, ProtocolVersion::V_2025_11_25).await;
+    raw.send(br#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"slow","arguments":{}}}"#)
+        .await;
+    tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+    raw.send(br#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":7,"reason":"the user stopped it"}}"#)
+        .await;
+    // Past the body's two seconds: it was dropped, not left to finish.
+    tokio::time::sleep(std::time::Duration::from_millis(2500)).await;
+    assert!(!FINISHED.load(std::sync::atomic::Ordering::SeqCst));
+    // The server still answers.
+    raw.send(br#"{"jsonrpc":"2.0","id":8,"method":"tools/list"}"#)
+        .await;
+    let answer = raw.answer().await;
+    assert_eq!(answer["id"], 8, "{answer}");
+}

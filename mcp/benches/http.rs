@@ -1,0 +1,298 @@
+//! End to end over streamable HTTP on loopback: 16 concurrent clients
+//! calling one read tool, written once as a plain rmcp `#[tool]` and once
+//! as a toolgate `#[tool]` served by `toolgate_mcp::router`, in the same
+//! process and build. Rounds alternate between the two servers so that
+//! the machine's drift falls on both.
+//!
+//! `cargo bench -p toolgate-mcp --bench http` prints calls per second and
+//! p50/p99 latency for each, and their ratios. Each call is one POST on
+//! the 2026-07-28 protocol (no session), as the Python SDK makes it.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use rmcp::handler::server::router::tool::ToolRouter;
+use rmcp::handler::server::wrapper::{Json, Parameters};
+use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
+use rmcp::{ErrorData, ServerHandler, tool, tool_handler, tool_router};
+use serde::{Deserialize, Serialize};
+use toolgate::{BoxFuture, ToolError, Toolbox};
+use toolgate_mcp::{Authenticator, HttpConfig, Identity, Unauthorized};
+
+/// Clients calling at once.
+const CLIENTS: usize = 16;
+/// Calls per client per round.
+const CALLS: usize = 250;
+/// Rounds per server, alternating.
+const ROUNDS: usize = 6;
+
+/// The nightly rates both servers quote from.
+struct Catalogue(std::collections::HashMap<&'static str, u64>);
+
+impl Catalogue {
+    fn demo() -> Catalogue {
+        Catalogue(
+            [
+                ("h_seaview1", 12_000),
+                ("h_alpine22", 18_500),
+                ("h_central3", 9_900),
+            ]
+            .into_iter()
+            .collect(),
+        )
+    }
+}
+
+/// What both tools return.
+#[derive(Serialize, schemars::JsonSchema)]
+struct Quote {
+    hotel_id: String,
+    nights: u8,
+    total_cents: u64,
+}
+
+// The toolgate tool: arguments closed and checked by its gates.
+
+/// Quote a stay: the nightly rate times the nights.
+#[toolgate::tool(effect = read)]
+async fn quote_stay(
+    catalogue: &Catalogue,
+    /// The hotel's id.
+    #[garde(pattern(r"^h_[a-z0-9]{8}$"))]
+    hotel_id: String,
+    /// How many nights.
+    #[garde(range(min = 1, max = 30))]
+    nights: u8,
+) -> Result<Quote, ToolError> {
+    let Some(rate) = catalogue.0.get(hotel_id.as_str()) else {
+        return Err(ToolError::internal("no such hotel"));
+    };
+    Ok(Quote {
+        total_cents: rate * u64::from(nights),
+        hotel_id,
+        nights,
+    })
+}
+
+/// Every bearer token `bench` is the caller; any other is refused.
+struct StaticToken;
+
+impl Authenticator for StaticToken {
+    fn authenticate<'a>(&'a self, token: &'a str) -> BoxFuture<'a, Result<Identity, Unauthorized>> {
+        Box::pin(async move {
+            if token == "bench" {
+                Ok(Identity::new("bench_1", "tenant_a"))
+            } else {
+                Err(Unauthorized("not the bench token".into()))
+            }
+        })
+    }
+}
+
+// The plain rmcp tool: what an rmcp user writes, with the same checks
+// by hand.
+
+#[derive(Deserialize, schemars::JsonSchema)]
+struct QuoteArgs {
+    /// The hotel's id.
+    hotel_id: String,
+    /// How many nights.
+    nights: u8,
+}
+
+#[derive(Clone)]
+struct Plain {
+    catalogue: Arc<Catalogue>,
+    tool_router: ToolRouter<Self>,
+}
+
+#[tool_router]
+impl Plain {
+    fn new() -> Plain {
+        Plain {
+            catalogue: Arc::new(Catalogue::demo()),
+            tool_router: Self::tool_router(),
+        }
+    }
+
+    /// Quote a stay: the nightly rate times the nights.
+    #[tool(description = "Quote a stay: the nightly rate times the nights.")]
+    async fn quote_stay(
+        &self,
+        Parameters(args): Parameters<QuoteArgs>,
+    ) -> Result<Json<Quote>, ErrorData> {
+        if !(1..=30).contains(&args.nights) {
+            return Err(ErrorData::invalid_params(
+                "nights must be between 1 and 30",
+                None,
+            ));
+        }
+        let Some(rate) = self.catalogue.0.get(args.hotel_id.as_str()) else {
+            return Err(ErrorData::invalid_params("no such hotel", None));
+        };
+        Ok(Json(Quote {
+            total_cents: rate * u64::from(args.nights),
+            hotel_id: args.hotel_id,
+            nights: args.nights,
+        }))
+    }
+}
+
+#[tool_handler(router = self.tool_router)]
+impl ServerHandler for Plain {}
+
+async fn serve(app: axum::Router) -> String {
+    use axum::serve::ListenerExt as _;
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("a port");
+    let addr = listener.local_addr().expect("an address");
+    // Small answers go out at once, on both servers alike.
+    let listener = listener.tap_io(|tcp| {
+        let _ = tcp.set_nodelay(true);
+    });
+    tokio::spawn(async move { axum::serve(listener, app).await });
+    format!("http://{addr}/mcp")
+}
+
+fn plain() -> axum::Router {
+    let service = StreamableHttpService::new(
+        || Ok(Plain::new()),
+        Arc::new(LocalSessionManager::default()),
+        StreamableHttpServerConfig::default(),
+    );
+    axum::Router::new().route_service("/mcp", service)
+}
+
+fn gated() -> axum::Router {
+    let mut toolbox = Toolbox::new(Catalogue::demo());
+    toolbox.register(QuoteStay).expect("quote_stay registers");
+    toolgate_mcp::router(
+        toolbox,
+        StaticToken,
+        HttpConfig::new("http://127.0.0.1/mcp"),
+    )
+}
+
+const CALL: &str = r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"quote_stay","arguments":{"hotel_id":"h_seaview1","nights":3},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"#;
+
+/// One call; panics unless it is the quote.
+async fn call(client: &reqwest::Client, url: &str) {
+    let response = client
+        .post(url)
+        .header("authorization", "Bearer bench")
+        .header("accept", "application/json, text/event-stream")
+        .header("content-type", "application/json")
+        .header("mcp-protocol-version", "2026-07-28")
+        .header("mcp-method", "tools/call")
+        .header("mcp-name", "quote_stay")
+        .body(CALL)
+        .send()
+        .await
+        .expect("an answer");
+    assert!(response.status().is_success(), "{}", response.status());
+    let body = response.text().await.expect("a body");
+    assert!(body.contains(r#""total_cents":36000"#), "{body}");
+}
+
+/// One round: CLIENTS clients making CALLS calls each. The latencies, and
+/// the round's wall time.
+async fn round(url: &str) -> (Vec<Duration>, Duration) {
+    let start = Instant::now();
+    let tasks: Vec<_> = (0..CLIENTS)
+        .map(|_| {
+            let url = url.to_owned();
+            tokio::spawn(async move {
+                let client = reqwest::Client::new();
+                let mut latencies = Vec::with_capacity(CALLS);
+                for _ in 0..CALLS {
+                    let at = Instant::now();
+                    call(&client, &url).await;
+                    latencies.push(at.elapsed());
+                }
+                latencies
+            })
+        })
+        .collect();
+    let mut latencies = Vec::with_capacity(CLIENTS * CALLS);
+    for task in tasks {
+        latencies.extend(task.await.expect("a client finishes"));
+    }
+    (latencies, start.elapsed())
+}
+
+struct Totals {
+    latencies: Vec<Duration>,
+    wall: Duration,
+}
+
+impl Totals {
+    fn add(&mut self, (latencies, wall): (Vec<Duration>, Duration)) {
+        self.latencies.extend(latencies);
+        self.wall += wall;
+    }
+
+    fn rate(&self) -> f64 {
+        self.latencies.len() as f64 / self.wall.as_secs_f64()
+    }
+
+    fn percentile(&mut self, p: f64) -> Duration {
+        self.latencies.sort_unstable();
+        let at = ((self.latencies.len() as f64 - 1.0) * p).round() as usize;
+        self.latencies[at]
+    }
+}
+
+fn main() {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .expect("a runtime");
+    runtime.block_on(async {
+        let plain_url = serve(plain()).await;
+        let gated_url = serve(gated()).await;
+        // Warm both up (connections, allocator, caches).
+        round(&plain_url).await;
+        round(&gated_url).await;
+        let mut plain = Totals {
+            latencies: Vec::new(),
+            wall: Duration::ZERO,
+        };
+        let mut gated = Totals {
+            latencies: Vec::new(),
+            wall: Duration::ZERO,
+        };
+        for _ in 0..ROUNDS {
+            plain.add(round(&plain_url).await);
+            gated.add(round(&gated_url).await);
+        }
+        println!(
+            "{CLIENTS} clients, {} calls per server in {ROUNDS} alternating rounds",
+            CLIENTS * CALLS * ROUNDS
+        );
+        println!(
+            "{:<10} {:>10} {:>10} {:>10}",
+            "server", "calls/s", "p50", "p99"
+        );
+        let mut rows = Vec::new();
+        for (name, totals) in [("rmcp", &mut plain), ("toolgate", &mut gated)] {
+            let row = (
+                totals.rate(),
+                totals.percentile(0.50),
+                totals.percentile(0.99),
+            );
+            println!(
+                "{name:<10} {:>10.0} {:>10.3?} {:>10.3?}",
+                row.0, row.1, row.2
+            );
+            rows.push(row);
+        }
+        println!(
+            "toolgate/rmcp: calls/s {:.2}x, p50 {:.2}x, p99 {:.2}x",
+            rows[1].0 / rows[0].0,
+            rows[1].1.as_secs_f64() / rows[0].1.as_secs_f64(),
+            rows[1].2.as_secs_f64() / rows[0].2.as_secs_f64()
+        );
+    });
+}

@@ -37,6 +37,8 @@
 //!   (`initialize`) and 2026-07-28 (`server/discover`, `_meta` on every
 //!   request).
 
+#![cfg_attr(docsrs, feature(doc_cfg))]
+
 mod frame;
 mod http;
 mod jwt;

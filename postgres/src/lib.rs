@@ -33,6 +33,8 @@
 //! transaction holding the bucket's row lock. Expired rows are deleted in
 //! batches of at most 256, in a task of their own, once every 256 writes.
 
+#![cfg_attr(docsrs, feature(doc_cfg))]
+
 use std::str::FromStr as _;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};

@@ -707,4 +707,26 @@ mod tests {
     fn same_keys_in_sibling_objects_are_fine() {
         assert_eq!(code(r#"{"a":{"k":1},"b":{"k":2},"k":3}"#), None);
     }
+
+    /// `{"k0":0,…` with `keys` distinct keys, then `"k0":0` once more and
+    /// no closing brace: which error comes first says when the repeat was
+    /// compared.
+    fn repeat_after(keys: usize) -> String {
+        let members: String = (0..keys).map(|i| format!("\"k{i}\":0,")).collect();
+        format!("{{{members}\"k0\":0")
+    }
+
+    #[test]
+    fn keys_are_compared_on_arrival_up_to_the_early_limit_then_at_the_close() {
+        // The repeat is the object's EARLY_KEYS-th key: compared on arrival.
+        assert_eq!(
+            code(&repeat_after(EARLY_KEYS - 1)),
+            Some(Code::DuplicateKey)
+        );
+        // One key later it waits for the close, which this text never reaches.
+        assert_eq!(code(&repeat_after(EARLY_KEYS)), Some(Code::MalformedJson));
+        // Closed, the wide object's repeat is found all the same.
+        let closed = format!("{}}}", repeat_after(EARLY_KEYS));
+        assert_eq!(code(&closed), Some(Code::DuplicateKey));
+    }
 }

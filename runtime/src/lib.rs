@@ -45,6 +45,8 @@
 //! assert!(schema["properties"].get("price").is_none());
 //! # Ok::<(), toolgate::RegisterError>(())
 //! ```
+
+#![cfg_attr(docsrs, feature(doc_cfg))]
 #![deny(missing_docs)]
 #![warn(
     clippy::unwrap_used,

@@ -340,4 +340,86 @@ mod tests {
         let signed = zero.replace(":0", ":+0");
         assert!(builtin(&report(&[&signed]), &failed(1), key, &signed).is_none());
     }
+
+    // Rules behind garde features this crate does not enable (`email`,
+    // `phone-number`, `url`, `credit-card`) still reach these hooks in a
+    // build where another crate enables them: each must hand garde its
+    // token and record its code.
+    #[test]
+    fn every_hook_answers_with_the_token_of_the_failure_it_recorded() {
+        let key = Key::new();
+        let failed = RefCell::new(Vec::new());
+        let coded = Coded {
+            key,
+            failed: &failed,
+        };
+        let answers: Vec<(Cow<'static, str>, Code)> = vec![
+            (coded.length_lower_than(1), Code::InvalidLength),
+            (coded.length_greater_than(9), Code::InvalidLength),
+            (coded.range_lower_than(&1), Code::OutOfRange),
+            (coded.range_greater_than(&9), Code::OutOfRange),
+            (
+                coded.credit_card_invalid(InvalidCreditCard::InvalidLuhn),
+                Code::InvalidFormat,
+            ),
+            (coded.pattern_no_match(&"^a$"), Code::PatternMismatch),
+            (coded.contains_missing(&"@"), Code::PatternMismatch),
+            (
+                coded.url_invalid(InvalidUrl::EmptyHost),
+                Code::InvalidFormat,
+            ),
+            (coded.prefix_missing(&"id_"), Code::PatternMismatch),
+            (coded.suffix_missing(&".txt"), Code::PatternMismatch),
+            (
+                coded.phone_number_invalid(InvalidPhoneNumber::TooLong),
+                Code::InvalidFormat,
+            ),
+            (coded.ip_invalid(IpKind::V4), Code::InvalidFormat),
+            (
+                coded.matches_field_mismatch(&"password"),
+                Code::InvalidValue,
+            ),
+            (
+                coded.email_invalid(InvalidEmail::MissingAt),
+                Code::InvalidFormat,
+            ),
+            (coded.ascii_invalid(), Code::PatternMismatch),
+            (coded.alphanumeric_invalid(), Code::PatternMismatch),
+            (coded.required_not_set(), Code::MissingField),
+        ];
+        let failed = failed.into_inner();
+        assert_eq!(failed.len(), answers.len());
+        for (index, ((token, code), recorded)) in answers.iter().zip(&failed).enumerate() {
+            assert_eq!(*token, key.token(index), "hook {index}");
+            assert_eq!(recorded.code, *code, "hook {index}");
+        }
+        assert_eq!(failed[13].detail, "must be a valid email address");
+        assert_eq!(failed[12].detail, "must equal password");
+    }
+
+    #[test]
+    fn a_rule_is_stated_by_its_keyword_or_by_the_keyword_on_an_option_s_inner_type() {
+        let states = |code, node: Value| schema_node_states(code, &node);
+        assert!(states(
+            Code::PatternMismatch,
+            serde_json::json!({"pattern":"^a$"})
+        ));
+        assert!(states(
+            Code::InvalidFormat,
+            serde_json::json!({"format":"ipv4"})
+        ));
+        assert!(states(Code::OutOfRange, serde_json::json!({"maximum":9})));
+        let option = serde_json::json!({"anyOf":[{"type":"string","minLength":2},{"type":"null"}]});
+        assert!(states(Code::InvalidLength, option.clone()));
+        assert!(!states(Code::OutOfRange, option));
+        // No keyword states `matches(…)`, `contains(…)` or a custom rule.
+        let schema =
+            serde_json::json!({"type":"object","properties":{"confirm":{"type":"string"}}});
+        assert!(!schema_states_rule(Code::InvalidValue, "/confirm", &schema));
+        assert!(!schema_states_rule(
+            Code::PatternMismatch,
+            "/confirm",
+            &schema
+        ));
+    }
 }

@@ -1377,11 +1377,227 @@ mod tests {
         );
     }
 
+    /// The walk that explains a refusal, bounds included: its code and path.
+    fn explain(schema: &Value, doc: &str) -> Result<(), (Code, String)> {
+        Shape::new(schema)
+            .explain(doc, schema)
+            .map_err(|r| (r.code(), r.path().to_owned()))
+    }
+
+    fn refused(code: Code, path: &str) -> Result<(), (Code, String)> {
+        Err((code, path.to_owned()))
+    }
+
     #[test]
     fn whole_numbers_are_integers() {
         let schema = json!({"type":"object","properties":{"n":{"type":"integer"}},"anyOf":[{}]});
         assert_eq!(check(&schema, r#"{"n":-0}"#), Ok(()));
         assert_eq!(check(&schema, r#"{"n":1.0}"#), Ok(()));
         assert_eq!(check(&schema, r#"{"n":1.5}"#), Err(Code::WrongType));
+    }
+
+    #[test]
+    fn bounds_are_checked_before_serde_reads_and_left_to_serde_and_garde_after() {
+        let schema = json!({"type":"object","properties":{
+            "n":{"type":"integer","minimum":1,"maximum":30},
+            "s":{"type":"string","minLength":2,"maxLength":3},
+            "o":{"type":"object"}
+        }});
+        assert_eq!(
+            explain(&schema, r#"{"n":0}"#),
+            refused(Code::OutOfRange, "/n")
+        );
+        assert_eq!(
+            explain(&schema, r#"{"n":31}"#),
+            refused(Code::OutOfRange, "/n")
+        );
+        assert_eq!(explain(&schema, r#"{"n":1}"#), Ok(()));
+        assert_eq!(explain(&schema, r#"{"n":30}"#), Ok(()));
+        // Compared by value: 1.5e1 is 15.
+        assert_eq!(explain(&schema, r#"{"n":1.5e1}"#), Ok(()));
+        assert_eq!(
+            explain(&schema, r#"{"n":3.1e1}"#),
+            refused(Code::OutOfRange, "/n")
+        );
+        assert_eq!(
+            explain(&schema, r#"{"s":"a"}"#),
+            refused(Code::InvalidLength, "/s")
+        );
+        assert_eq!(
+            explain(&schema, r#"{"s":"abcd"}"#),
+            refused(Code::InvalidLength, "/s")
+        );
+        assert_eq!(explain(&schema, r#"{"s":"ab"}"#), Ok(()));
+        assert_eq!(explain(&schema, r#"{"s":"abc"}"#), Ok(()));
+        // Characters, an escape counting as the one it stands for.
+        assert_eq!(explain(&schema, r#"{"s":"\u00e9\u00e9"}"#), Ok(()));
+        assert_eq!(explain(&schema, r#"{"s":"éé"}"#), Ok(()));
+        // After serde accepted, the walk looks at the structure only.
+        assert_eq!(check(&schema, r#"{"n":0,"s":"a","o":{}}"#), Ok(()));
+    }
+
+    #[test]
+    fn choices_compare_numbers_by_value_and_strings_unescaped() {
+        let schema = json!({"type":"object","properties":{
+            "n":{"enum":[1,2]},
+            "k":{"const":"dot"}
+        }});
+        assert_eq!(check(&schema, r#"{"n":1}"#), Ok(()));
+        assert_eq!(check(&schema, r#"{"n":2.0}"#), Ok(()));
+        assert_eq!(check(&schema, r#"{"n":3}"#), Err(Code::InvalidValue));
+        assert_eq!(check(&schema, r#"{"k":"dot"}"#), Ok(()));
+        assert_eq!(check(&schema, r#"{"k":"\u0064ot"}"#), Ok(()));
+        assert_eq!(
+            check(&schema, r#"{"k":"\u0064og"}"#),
+            Err(Code::InvalidValue)
+        );
+        assert_eq!(check(&schema, r#"{"k":"dog"}"#), Err(Code::InvalidValue));
+    }
+
+    #[test]
+    fn only_an_untagged_union_walks_before_serde() {
+        let first = |schema: Value| Shape::new(&schema).walks_first();
+        // Two readings serde tries one by one.
+        assert!(first(
+            json!({"anyOf":[{"type":"string"},{"type":"integer"}]})
+        ));
+        // A union of constants is one list of choices,
+        assert!(!first(json!({"anyOf":[{"const":"a"},{"const":"b"}]})));
+        assert!(!first(
+            json!({"anyOf":[{"enum":["a"]},{"type":"string","const":"b"}]})
+        ));
+        // an Option is one reading or null,
+        assert!(!first(
+            json!({"anyOf":[{"type":"object","properties":{"a":{}}},{"type":"null"}]})
+        ));
+        // and a tagged enum's `oneOf` is read by its tag.
+        assert!(!first(json!({"oneOf":[
+            {"type":"object","properties":{"kind":{"const":"a"}}},
+            {"type":"object","properties":{"kind":{"const":"b"}}}
+        ]})));
+    }
+
+    #[test]
+    fn a_union_of_typed_constants_takes_only_their_type() {
+        let schema = json!({"type":"object","properties":{"k":{"anyOf":[
+            {"type":"string","const":"a"},
+            {"type":"string","const":"b"}
+        ]}}});
+        assert_eq!(explain(&schema, r#"{"k":"a"}"#), Ok(()));
+        assert_eq!(
+            explain(&schema, r#"{"k":"c"}"#),
+            refused(Code::InvalidValue, "/k")
+        );
+        assert_eq!(
+            explain(&schema, r#"{"k":5}"#),
+            refused(Code::WrongType, "/k")
+        );
+    }
+
+    #[test]
+    fn a_reference_keeps_its_sibling_keywords_and_false_refuses() {
+        let schema = json!({"type":"object","properties":{
+            "n":{"$ref":"#/$defs/N","enum":[1,2]},
+            "d":{"$ref":"#/$defs/N","description":"documented"},
+            "x":{"$ref":"#/$defs/No"}
+        },"$defs":{"N":{"type":"integer"},"No":false}});
+        assert_eq!(check(&schema, r#"{"n":1,"d":5}"#), Ok(()));
+        assert_eq!(check(&schema, r#"{"n":3}"#), Err(Code::InvalidValue));
+        assert_eq!(check(&schema, r#"{"d":"five"}"#), Err(Code::WrongType));
+        assert_eq!(check(&schema, r#"{"x":1}"#), Err(Code::WrongType));
+    }
+
+    #[test]
+    fn every_required_name_counts_once() {
+        let schema = json!({"type":"object","properties":{"a":{},"b":{}},"required":["a","b","a"]});
+        assert_eq!(check(&schema, r#"{"a":1,"b":2}"#), Ok(()));
+        assert_eq!(check(&schema, r#"{"a":1}"#), Err(Code::MissingField));
+        assert_eq!(check(&schema, r#"{"b":1}"#), Err(Code::MissingField));
+    }
+
+    #[test]
+    fn each_type_admits_its_own_kind_only() {
+        let values = [
+            ("null", "null"),
+            ("boolean", "true"),
+            ("integer", "1"),
+            ("number", "1.5"),
+            ("string", "\"s\""),
+            ("array", "[]"),
+            ("object", "{}"),
+        ];
+        for (name, _) in values {
+            let schema = json!({"type":"object","properties":{"v":{"type":name}}});
+            for (kind, value) in values {
+                let admitted = kind == name || (name == "number" && kind == "integer");
+                let verdict = check(&schema, &format!("{{\"v\":{value}}}"));
+                let expected = if admitted {
+                    Ok(())
+                } else {
+                    Err(Code::WrongType)
+                };
+                assert_eq!(verdict, expected, "{value} for {name}");
+            }
+        }
+        let either = json!({"type":"object","properties":{"v":{"type":["integer","number"]}}});
+        assert_eq!(check(&either, r#"{"v":1}"#), Ok(()));
+        assert_eq!(check(&either, r#"{"v":1.5}"#), Ok(()));
+        let or_null = json!({"type":"object","properties":{"v":{"type":["string","null"]}}});
+        assert_eq!(check(&or_null, r#"{"v":null}"#), Ok(()));
+        assert_eq!(check(&or_null, r#"{"v":5}"#), Err(Code::WrongType));
+    }
+
+    /// A tagged union with `variants` object variants.
+    fn tagged(variants: usize) -> Value {
+        let branches: Vec<Value> = (0..variants)
+            .map(|i| json!({"type":"object","properties":{"kind":{"const":format!("v{i}")}},"required":["kind"]}))
+            .collect();
+        json!({"oneOf":branches})
+    }
+
+    #[test]
+    fn a_union_of_sixty_four_subschemas_or_more_is_walked_in_full() {
+        // The quick walk keeps one bit per subschema: 64 at most.
+        for variants in [62, 63, 64, 80] {
+            let schema = tagged(variants);
+            assert_eq!(check(&schema, r#"{"kind":"v7"}"#), Ok(()), "{variants}");
+            assert_eq!(
+                check(&schema, r#"{"kind":"none"}"#),
+                Err(Code::InvalidValue),
+                "{variants}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_member_read_against_a_union_and_its_branch_at_once() {
+        // `x` is read against U and V together, and U is a union over V.
+        let schema = json!({"anyOf":[
+            {"type":"object","properties":{"x":{"$ref":"#/$defs/U"},"y":{}},"required":["x","y"]},
+            {"type":"object","properties":{"x":{"$ref":"#/$defs/V"}},"required":["x"]}
+        ],"$defs":{"U":{"anyOf":[{"$ref":"#/$defs/V"}]},"V":{"type":"integer"}}});
+        // Only the second branch accepts,
+        assert_eq!(check(&schema, r#"{"x":1}"#), Ok(()));
+        // and U is no better than V.
+        assert!(check(&schema, r#"{"x":"s","y":1}"#).is_err());
+    }
+
+    #[test]
+    fn array_members_are_read_against_every_branch_of_a_union() {
+        let pair = json!({"type":"array","prefixItems":[{"type":"integer"},{"type":"string"}],"items":false});
+        let schema = json!({"type":"object","properties":{"v":{"anyOf":[
+            pair,
+            {"type":"array","items":{"type":"boolean"}}
+        ]}}});
+        assert_eq!(check(&schema, r#"{"v":[1,"s"]}"#), Ok(()));
+        assert_eq!(check(&schema, r#"{"v":[true,false]}"#), Ok(()));
+        assert!(check(&schema, r#"{"v":[1,"s",3]}"#).is_err());
+        assert!(check(&schema, r#"{"v":[1,true]}"#).is_err());
+        // The pair ends at its third member; the other branch reads on.
+        let schema = json!({"type":"object","properties":{"v":{"anyOf":[
+            pair,
+            {"type":"array","items":{"type":["integer","string"]}}
+        ]}}});
+        assert_eq!(check(&schema, r#"{"v":[1,"s",3]}"#), Ok(()));
     }
 }

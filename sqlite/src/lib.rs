@@ -31,6 +31,8 @@
 //! deleted in batches of at most 256, once every 256 writes, in a
 //! transaction of their own on the blocking pool: no call waits for it.
 
+#![cfg_attr(docsrs, feature(doc_cfg))]
+
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, SystemTime};

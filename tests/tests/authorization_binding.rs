@@ -1,7 +1,7 @@
 //! An authorization is for the tool being called and for no other.
 //!
 //! `#[tool]` binds `Authorized<Order>` to its tool at compile time
-//! (`tests/ui/fail/authorization-for-another-tool.rs`). A hand-written
+//! (`ui/fail/authorization-for-another-tool.rs`). A hand-written
 //! `Tool` impl reaches the same step through the generated code's support
 //! API; asked to authorize for another tool, the toolbox refuses with the
 //! flat denial and nothing is resolved.

@@ -1,9 +1,0 @@
-//! The compile-time experience of `#[tool]`: what must compile, and the exact
-//! errors for each mistake (`ui/fail/*.stderr`, reviewed like code).
-
-#[test]
-fn ui() {
-    let t = trybuild::TestCases::new();
-    t.pass("ui/pass/*.rs");
-    t.compile_fail("ui/fail/*.rs");
-}

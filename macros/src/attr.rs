@@ -35,6 +35,16 @@ pub(crate) struct ToolAttrs {
     pub(crate) business_fields: Vec<LitStr>,
     /// The attribute's arguments, for errors about a missing key.
     pub(crate) span: Option<Span>,
+    /// Every key written, valid value or not: a key given with a wrong value
+    /// has had its error, and is not reported again as missing.
+    pub(crate) given: Vec<String>,
+}
+
+impl ToolAttrs {
+    /// Whether the attribute wrote `key`, whatever its value.
+    pub(crate) fn gave(&self, key: &str) -> bool {
+        self.given.iter().any(|k| k == key)
+    }
 }
 
 pub(crate) fn parse(tokens: TokenStream, errors: &mut Errors) -> ToolAttrs {
@@ -52,7 +62,6 @@ pub(crate) fn parse(tokens: TokenStream, errors: &mut Errors) -> ToolAttrs {
             return attrs;
         }
     };
-    let mut seen: Vec<String> = Vec::new();
     for meta in metas {
         let Some(key) = meta.path().get_ident().map(ToString::to_string) else {
             errors.at(
@@ -61,14 +70,14 @@ pub(crate) fn parse(tokens: TokenStream, errors: &mut Errors) -> ToolAttrs {
             );
             continue;
         };
-        if seen.contains(&key) {
+        if attrs.gave(&key) {
             errors.at(
                 &meta,
                 format_args!("duplicate #[tool] key `{key}`; give it once"),
             );
             continue;
         }
-        seen.push(key.clone());
+        attrs.given.push(key.clone());
         let value = match &meta {
             Meta::NameValue(nv) => &nv.value,
             _ => {

@@ -87,7 +87,9 @@ fn description(tool: &ToolFn, errors: &mut Errors) {
         Some(lit) => lit.value(),
         None => tool.docs.clone().unwrap_or_default(),
     };
-    if text.trim().is_empty() {
+    if text.trim().is_empty()
+        && !(tool.attrs.description.is_none() && tool.attrs.gave("description"))
+    {
         let message = "a tool needs a description for the model: add a doc comment (`/// Book a hotel ...`) or `description = \"...\"`";
         match &tool.attrs.description {
             Some(lit) => errors.at(lit, message),
@@ -98,7 +100,7 @@ fn description(tool: &ToolFn, errors: &mut Errors) {
 
 /// `#[tool]` without `effect`: what a call can change must be declared.
 fn effect(tool: &ToolFn, errors: &mut Errors) {
-    if tool.attrs.effect.is_none() {
+    if tool.attrs.effect.is_none() && !tool.attrs.gave("effect") {
         let message = "add `effect = read`, `effect = write` or `effect = irreversible`: what a call can change is part of the tool's contract";
         match tool.attrs.span {
             Some(span) => errors.at_span(span, message),

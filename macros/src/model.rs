@@ -271,6 +271,26 @@ fn classify(
                     );
                     Param::Invalid
                 }
+                elem if wrapper(elem).is_some() => {
+                    let message = match wrapper(elem) {
+                        Some(Wrapper::Resolved) => RESOLVED_PARAMETER,
+                        _ => {
+                            "take `Authorized<R>` by value, without `&`: toolgate resolves and authorizes the object for this call and hands it to the body (a borrowed parameter would be the toolbox's state)"
+                        }
+                    };
+                    errors.at(&typed.ty, message);
+                    Param::Invalid
+                }
+                elem if is_model_data(elem) => {
+                    let owned = plain_type(elem);
+                    errors.at(
+                        &typed.ty,
+                        format_args!(
+                            "model arguments are owned values: take `{owned}`, not `&{owned}` (borrowed parameters are injected by the server as the toolbox's state, and `{owned}` is data the model sends)"
+                        ),
+                    );
+                    Param::Invalid
+                }
                 elem => {
                     injected(errors, "the state");
                     if std::mem::replace(state_seen, true) {
@@ -283,6 +303,20 @@ fn classify(
                     Param::State(Box::new(elem.clone()), plain_name(&typed.pat))
                 }
             }
+        }
+        Type::Path(path)
+            if path.qself.is_none()
+                && path
+                    .path
+                    .segments
+                    .last()
+                    .is_some_and(|s| s.ident == "ToolContext") =>
+        {
+            errors.at(
+                &typed.ty,
+                "take `&ToolContext`: the server lends the call's context (actor, tenant, scopes, request id) to the tool; it is never an argument the model sends",
+            );
+            Param::Invalid
         }
         Type::ImplTrait(_) => {
             errors.at(&typed.ty, "a model argument needs a concrete type that the model's JSON can be read into, not `impl Trait`");
@@ -312,10 +346,7 @@ fn classify(
                         })
                     }
                     Some(Wrapper::Resolved) => {
-                        errors.at(
-                            ty,
-                            "a tool body never receives `Resolved<R>`: a resolved object is not yet authorized; take `Authorized<R>`, and toolgate resolves and then authorizes it",
-                        );
+                        errors.at(ty, RESOLVED_PARAMETER);
                         Param::Invalid
                     }
                     None => Param::Model(arg),
@@ -330,6 +361,48 @@ fn classify(
             }
         },
     }
+}
+
+const RESOLVED_PARAMETER: &str = "a tool body never receives `Resolved<R>`: a resolved object is not yet authorized; take `Authorized<R>`, and toolgate resolves and then authorizes it";
+
+/// Types a model sends, which are never a toolbox's state: `&String`,
+/// `&Vec<T>`, `&u32` are model arguments written with a `&` too many.
+fn is_model_data(ty: &Type) -> bool {
+    const DATA: &[&str] = &[
+        "String", "Vec", "Option", "HashMap", "BTreeMap", "HashSet", "BTreeSet", "VecDeque",
+        "Value", "bool", "char", "u8", "u16", "u32", "u64", "u128", "usize", "i8", "i16", "i32",
+        "i64", "i128", "isize", "f32", "f64",
+    ];
+    match ty {
+        Type::Path(path) => {
+            path.qself.is_none()
+                && path
+                    .path
+                    .segments
+                    .last()
+                    .is_some_and(|s| DATA.iter().any(|d| s.ident == d))
+        }
+        Type::Array(_) | Type::Tuple(_) => true,
+        Type::Paren(inner) => is_model_data(&inner.elem),
+        _ => false,
+    }
+}
+
+/// A type as a user writes it: `Vec<u32>`, not `Vec < u32 >`.
+fn plain_type(ty: &Type) -> String {
+    let spaced = quote::ToTokens::to_token_stream(ty).to_string();
+    let mut out = String::with_capacity(spaced.len());
+    let mut chars = spaced.chars().peekable();
+    while let Some(c) = chars.next() {
+        let before = out.chars().last();
+        let after = chars.peek().copied();
+        let tight = before.is_some_and(|b| "<:[(&".contains(b))
+            || after.is_some_and(|a| "<>:,;])".contains(a));
+        if c != ' ' || !tight {
+            out.push(c);
+        }
+    }
+    out
 }
 
 enum Wrapper<'t> {

@@ -33,11 +33,24 @@ const LINE_TERMINATORS: &str = r"\n\r\u2028\u2029";
 
 /// The pattern as both dialects read it alike, or why it cannot be.
 ///
-/// A pattern the server's regex cannot parse is returned as it is, for
-/// garde to report.
+/// A pattern the server's regex cannot parse is an error here, on the
+/// literal, rather than garde's later (which would leave the argument
+/// struct without its `Validate` impl and bury the cause under errors
+/// about generated types).
 pub(crate) fn portable(pattern: &str) -> Result<String, String> {
-    let Ok(parsed) = ast::parse::Parser::new().parse(pattern) else {
-        return Ok(pattern.to_owned());
+    let parsed = match ast::parse::Parser::new().parse(pattern) {
+        Ok(parsed) => parsed,
+        Err(error) => {
+            let at = error.span().start.offset;
+            return Err(format!(
+                "not a regular expression: {} (at character {} of the pattern)",
+                error.kind(),
+                pattern
+                    .get(..at)
+                    .map_or(at, |before| before.chars().count())
+                    + 1,
+            ));
+        }
     };
     let mut writer = Writer {
         source: pattern,

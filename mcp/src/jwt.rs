@@ -7,6 +7,35 @@ use toolgate::BoxFuture;
 use crate::Identity;
 use crate::http::{Authenticator, Unauthorized};
 
+/// The claims of the token a request was authenticated with, as verified:
+/// every tool of that request reads them with
+/// `ctx.extension::<Claims>()`, for what the token says beyond actor,
+/// tenant and scopes (roles, a locale, an email).
+///
+/// ```
+/// use toolgate::{ToolContext, ToolError};
+/// use toolgate_mcp::Claims;
+///
+/// fn locale(ctx: &ToolContext) -> &str {
+///     ctx.extension::<Claims>()
+///         .and_then(|claims| claims.get("locale"))
+///         .and_then(|locale| locale.as_str())
+///         .unwrap_or("en")
+/// }
+/// # let ctx = ToolContext::new("u", "t", "r");
+/// # assert_eq!(locale(&ctx), "en");
+/// ```
+#[derive(Clone, Debug, PartialEq)]
+pub struct Claims(pub Map<String, Value>);
+
+impl core::ops::Deref for Claims {
+    type Target = Map<String, Value>;
+
+    fn deref(&self) -> &Self::Target {
+        &self.0
+    }
+}
+
 /// Checks a JSON Web Token's signature, expiry, and (when set) issuer and
 /// audience, and reads the caller from its claims:
 ///
@@ -123,10 +152,11 @@ impl JwtAuthenticator {
             None => list("scp").unwrap_or_default(),
         };
         let identity = Identity::new(actor, tenant).with_scopes(scopes);
-        Ok(match list("tools") {
+        let identity = match list("tools") {
             Some(tools) => identity.allow_tools(tools),
             None => identity,
-        })
+        };
+        Ok(identity.with_extension(Claims(claims)))
     }
 }
 

@@ -45,7 +45,7 @@ mod jwt;
 mod tools;
 
 pub use http::{Authenticator, HttpConfig, Unauthorized, router};
-pub use jwt::JwtAuthenticator;
+pub use jwt::{Claims, JwtAuthenticator};
 pub use tools::Tools;
 
 use std::sync::Arc;
@@ -70,6 +70,7 @@ pub struct Identity {
     tenant: String,
     scopes: Vec<String>,
     tools: Option<Vec<String>>,
+    extensions: toolgate::Extensions,
 }
 
 impl Identity {
@@ -80,7 +81,18 @@ impl Identity {
             tenant: tenant.into(),
             scopes: Vec::new(),
             tools: None,
+            extensions: toolgate::Extensions::new(),
         }
+    }
+
+    /// Attaches a typed value the tools read with
+    /// [`ToolContext::extension`]: what the authentication knows beyond
+    /// actor, tenant and scopes (roles, a locale). [`JwtAuthenticator`]
+    /// attaches the token's [`Claims`].
+    #[must_use]
+    pub fn with_extension<T: Send + Sync + 'static>(mut self, value: T) -> Self {
+        self.extensions.insert(value);
+        self
     }
 
     /// The scopes the actor holds.
@@ -109,7 +121,8 @@ impl Identity {
     fn context(&self, request_id: String, session: &str) -> ToolContext {
         let ctx = ToolContext::new(self.actor.as_str(), self.tenant.as_str(), request_id)
             .with_session(session)
-            .with_scopes(self.scopes.iter().cloned());
+            .with_scopes(self.scopes.iter().cloned())
+            .with_extensions(&self.extensions);
         match &self.tools {
             Some(tools) => ctx.allow_tools(tools.iter().cloned()),
             None => ctx.allow_all_tools(),

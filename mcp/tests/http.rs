@@ -307,3 +307,28 @@ async fn the_token_decides_who_calls_and_what_is_listed() {
         client.cancel().await.unwrap();
     }
 }
+
+/// Say the caller's locale, as its token states it.
+#[toolgate::tool(effect = read)]
+fn my_locale(ctx: &toolgate::ToolContext) -> Result<String, toolgate::ToolError> {
+    let claims = ctx.extension::<toolgate_mcp::Claims>();
+    Ok(claims
+        .and_then(|claims| claims.get("locale"))
+        .and_then(Value::as_str)
+        .unwrap_or("none")
+        .to_owned())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_tool_reads_the_verified_token_s_claims() {
+    let mut toolbox = Toolbox::new(Hotels::demo());
+    toolbox.register(MyLocale).unwrap();
+    let url = start(Arc::new(toolbox)).await;
+    let bearer =
+        token(json!({"sub":"traveller_7","tenant":"tenant_a","locale":"de-CH","exp":exp()}));
+    let response = post(&url, Some(&bearer), "my_locale", call(1, "my_locale", "{}")).await;
+    let answer = message(response).await;
+    let text = answer["result"]["content"][0]["text"].as_str().unwrap();
+    let done: Value = serde_json::from_str(text).unwrap();
+    assert_eq!(done["result"], "de-CH", "{answer}");
+}

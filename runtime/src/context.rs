@@ -1,5 +1,9 @@
 //! Who is calling, built by the host from its authenticated transport.
 
+use core::any::{Any, TypeId};
+use core::fmt;
+use std::sync::Arc;
+
 /// The authenticated facts of one request: actor, tenant, granted scopes,
 /// request id, and which tools this request may call.
 ///
@@ -28,7 +32,88 @@ pub struct ToolContext {
     call_id: Option<Box<str>>,
     scopes: Vec<Box<str>>,
     allowed: Allowed,
+    extensions: Extensions,
 }
+
+/// Typed values the host attaches to a [`ToolContext`]: one per type,
+/// shared (not copied) by the context's clones.
+///
+/// A host whose authentication builds several contexts (one per request)
+/// fills one `Extensions` and hands it to each with
+/// [`ToolContext::with_extensions`].
+///
+/// ```
+/// use toolgate::{Extensions, ToolContext};
+///
+/// struct Locale(&'static str);
+///
+/// let mut extensions = Extensions::new();
+/// extensions.insert(Locale("de-CH"));
+/// let ctx = ToolContext::new("user_7", "tenant_a", "req_42").with_extensions(&extensions);
+/// assert_eq!(ctx.extension::<Locale>().map(|l| l.0), Some("de-CH"));
+/// ```
+#[derive(Clone, Default)]
+pub struct Extensions(Vec<(TypeId, &'static str, Arc<dyn Any + Send + Sync>)>);
+
+impl Extensions {
+    /// No values.
+    pub fn new() -> Self {
+        Extensions(Vec::new())
+    }
+
+    /// Attaches `value`, replacing a value of the same type.
+    pub fn insert<T: Send + Sync + 'static>(&mut self, value: T) {
+        self.put(
+            TypeId::of::<T>(),
+            core::any::type_name::<T>(),
+            Arc::new(value),
+        );
+    }
+
+    /// The value of type `T`, if one was attached.
+    pub fn get<T: Send + Sync + 'static>(&self) -> Option<&T> {
+        self.0
+            .iter()
+            .find(|(id, ..)| *id == TypeId::of::<T>())
+            .and_then(|(.., value)| value.downcast_ref())
+    }
+
+    /// Whether no value was attached.
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    fn put(&mut self, id: TypeId, name: &'static str, value: Arc<dyn Any + Send + Sync>) {
+        match self.0.iter_mut().find(|(slot, ..)| *slot == id) {
+            Some(slot) => slot.2 = value,
+            None => self.0.push((id, name, value)),
+        }
+    }
+}
+
+/// The types attached, by name.
+impl fmt::Debug for Extensions {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_list()
+            .entries(self.0.iter().map(|(_, name, _)| name))
+            .finish()
+    }
+}
+
+/// The same types, each holding the same value (attached once and shared
+/// by cloning).
+impl PartialEq for Extensions {
+    fn eq(&self, other: &Self) -> bool {
+        self.0.len() == other.0.len()
+            && self.0.iter().all(|(id, _, value)| {
+                other.0.iter().any(|(other_id, _, other_value)| {
+                    id == other_id && Arc::ptr_eq(value, other_value)
+                })
+            })
+    }
+}
+
+impl Eq for Extensions {}
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 enum Allowed {
@@ -52,6 +137,7 @@ impl ToolContext {
             call_id: None,
             scopes: Vec::new(),
             allowed: Allowed::Listed(Vec::new()),
+            extensions: Extensions::new(),
         }
     }
 
@@ -104,6 +190,51 @@ impl ToolContext {
     pub fn allow_all_tools(mut self) -> Self {
         self.allowed = Allowed::Every;
         self
+    }
+
+    /// Attaches a typed value that the host's authentication knows and the
+    /// tools may read: the token's claims, the actor's roles, a locale.
+    /// One value per type; a second of the same type replaces the first.
+    ///
+    /// Like everything in the context, an extension comes from the host,
+    /// never from the model.
+    ///
+    /// ```
+    /// use toolgate::ToolContext;
+    ///
+    /// #[derive(Debug, PartialEq)]
+    /// struct Roles(Vec<&'static str>);
+    ///
+    /// let ctx = ToolContext::new("user_7", "tenant_a", "req_42")
+    ///     .with_extension(Roles(vec!["support"]));
+    /// assert_eq!(ctx.extension::<Roles>(), Some(&Roles(vec!["support"])));
+    /// assert_eq!(ctx.extension::<String>(), None);
+    /// ```
+    #[must_use]
+    pub fn with_extension<T: Send + Sync + 'static>(mut self, value: T) -> Self {
+        self.extensions.insert(value);
+        self
+    }
+
+    /// Attaches every value of `extensions` (shared, not copied), each
+    /// replacing a value of its type.
+    #[must_use]
+    pub fn with_extensions(mut self, extensions: &Extensions) -> Self {
+        for (id, name, value) in &extensions.0 {
+            self.extensions.put(*id, name, Arc::clone(value));
+        }
+        self
+    }
+
+    /// The extension of type `T` the host attached, if any
+    /// ([`with_extension`](Self::with_extension)).
+    pub fn extension<T: Send + Sync + 'static>(&self) -> Option<&T> {
+        self.extensions.get()
+    }
+
+    /// Every extension the host attached.
+    pub fn extensions(&self) -> &Extensions {
+        &self.extensions
     }
 
     /// The host's idempotency key for this call, if it gave one.

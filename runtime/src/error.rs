@@ -234,8 +234,31 @@ impl ToolError {
     }
 }
 
-/// Any error type converts into an internal failure, so `?` works in bodies.
-impl<E: StdError + Send + Sync + 'static> From<E> for ToolError {
+/// Any error converts into an internal failure, so `?` works in bodies: a
+/// type implementing `std::error::Error`, an `anyhow::Error` (which
+/// converts into a boxed error), a boxed error, or a `String`.
+///
+/// ```
+/// use toolgate::ToolError;
+///
+/// fn parse(text: &str) -> Result<u32, ToolError> {
+///     Ok(text.parse::<u32>()?)
+/// }
+///
+/// fn described(found: bool) -> Result<(), ToolError> {
+///     let missing: Result<(), String> = Err("the ledger is missing".into());
+///     if !found {
+///         missing?;
+///     }
+///     Ok(())
+/// }
+///
+/// assert!(parse("7").is_ok());
+/// let failed = parse("seven").unwrap_err();
+/// assert!(failed.as_rejection().is_none()); // internal: the model never reads it
+/// assert!(described(false).unwrap_err().as_rejection().is_none());
+/// ```
+impl<E: Into<Box<dyn StdError + Send + Sync>>> From<E> for ToolError {
     fn from(error: E) -> Self {
         ToolError::internal(error)
     }

@@ -91,7 +91,7 @@ pub mod __private;
 pub use arguments::Arguments;
 pub use bounded::RawArgs;
 pub use code::{Code, DomainCode};
-pub use context::ToolContext;
+pub use context::{Extensions, ToolContext};
 pub use definition::{Effect, ToolDef};
 pub use effect::{
     Approval, ApprovalRule, ApprovalState, Bucket, Claim, Clock, Consumed, Decided, Decision,
@@ -105,7 +105,7 @@ pub use resource::{Authorize, Authorized, Denied, Fault, Resolved, Resource, Too
 pub use semantic::Valid;
 pub use stored::StoredCall;
 pub use structural::Parsed;
-pub use tool::{BoxFuture, Tool};
+pub use tool::{BoxFuture, Provides, Tool};
 pub use toolbox::{ApprovalError, RegisterError, Toolbox};
 
 pub use toolgate_macros::tool;

@@ -47,6 +47,72 @@ pub trait Tool<S>: Send + Sync + 'static {
     fn __parsed_key(&self, instance: &serde_json::Value) -> Option<crate::__private::ParsedKey>;
 }
 
+/// The state a tool takes, lent by the toolbox's state: a tool whose
+/// function takes `&App` joins a `Toolbox<S>` for every `S: Provides<App>`.
+///
+/// `App` provides itself, and `Arc<App>` and `Box<App>` provide the `App`
+/// they hold, so `Toolbox::new(Arc::new(app))` serves the same tools as
+/// `Toolbox::new(app)`. An application state made of parts lends each
+/// part to the tools that need only it:
+///
+/// ```
+/// use toolgate::{tool, Provides, ToolError, Toolbox};
+///
+/// pub struct Db;
+/// pub struct Mailer;
+/// pub struct App {
+///     db: Db,
+///     mailer: Mailer,
+/// }
+///
+/// impl Provides<Db> for App {
+///     fn provide(&self) -> &Db {
+///         &self.db
+///     }
+/// }
+///
+/// /// Count the open orders.
+/// #[tool(effect = read)]
+/// fn open_orders(db: &Db) -> Result<u32, ToolError> {
+///     let _ = db;
+///     Ok(3)
+/// }
+///
+/// let mut toolbox = Toolbox::new(App { db: Db, mailer: Mailer });
+/// toolbox.register(OpenOrders).unwrap();
+///
+/// let mut shared = Toolbox::new(std::sync::Arc::new(Db));
+/// shared.register(OpenOrders).unwrap();
+/// ```
+#[diagnostic::on_unimplemented(
+    message = "a `Toolbox<{Self}>` has no `{T}` to lend a tool that takes `&{T}`",
+    label = "this toolbox's state does not provide `{T}`",
+    note = "a tool that takes `&{T}` joins a `Toolbox<{T}>`, a `Toolbox<Arc<{T}>>` or a `Toolbox<Box<{T}>>`",
+    note = "if `{Self}` holds a `{T}`, lend it: `impl toolgate::Provides<{T}> for {Self} {{ fn provide(&self) -> &{T} {{ &self.… }} }}`"
+)]
+pub trait Provides<T> {
+    /// The `T` this state lends to a tool.
+    fn provide(&self) -> &T;
+}
+
+impl<T> Provides<T> for T {
+    fn provide(&self) -> &T {
+        self
+    }
+}
+
+impl<T> Provides<T> for std::sync::Arc<T> {
+    fn provide(&self) -> &T {
+        self
+    }
+}
+
+impl<T> Provides<T> for Box<T> {
+    fn provide(&self) -> &T {
+        self
+    }
+}
+
 /// Gates 2–3 on arguments that passed gate 1, without running anything.
 #[doc(hidden)]
 pub fn check<A>(raw: RawArgs<'_>, def: &ToolDef) -> Result<(), crate::Rejection>
@@ -82,6 +148,22 @@ impl<'a, S> Invocation<'a, S> {
         self.state
     }
 
+    /// The same call, on the state `T` the toolbox's state provides.
+    pub fn lend<T>(self) -> Invocation<'a, T>
+    where
+        S: Provides<T>,
+    {
+        Invocation {
+            ctx: self.ctx,
+            state: self.state.provide(),
+            raw: self.raw,
+            def: self.def,
+            effects: self.effects,
+            resuming: self.resuming,
+            seen: self.seen,
+        }
+    }
+
     /// Gates 2 and 3: serde into the closed struct, then its rules.
     pub fn validate<A>(&self) -> Result<Valid<A>, Outcome>
     where
@@ -99,36 +181,48 @@ impl<'a, S> Invocation<'a, S> {
 
     /// Gates 4 and 5 for the reference in field `field`: resolve it within
     /// the caller's tenant, then authorize the resolved object for tool `T`.
-    pub async fn authorize<T, R>(
-        &mut self,
+    ///
+    /// The future is boxed so that its type names neither `T` nor `R`: a
+    /// missing `Authorize` impl is then one error, on the call (which the
+    /// macro spans on the resource type), and not a second one where the
+    /// tool's own future is checked for `Send`.
+    pub fn authorize<'f, T, R>(
+        &'f mut self,
         field: &'static str,
-        reference: &R::Ref,
-    ) -> Result<Authorized<R, T>, Outcome>
+        reference: &'f R::Ref,
+    ) -> crate::BoxFuture<'f, Result<Authorized<R, T>, Outcome>>
     where
         T: ToolInfo,
         R: Authorize<T, S>,
         S: Sync,
     {
-        // An authorization is for the tool being called, and for no other.
-        if T::NAME != self.def.name() {
-            audit::denied(
+        Box::pin(async move {
+            // An authorization is for the tool being called, and for no other.
+            if T::NAME != self.def.name() {
+                audit::denied(
+                    self.ctx,
+                    self.def.name(),
+                    Gate::Authorize,
+                    "authorization asked for another tool",
+                );
+                return Err(Outcome::Rejected(crate::Rejection::not_permitted()));
+            }
+            let authorized = resource::authorize::<T, R, S>(
                 self.ctx,
+                self.state,
                 self.def.name(),
-                Gate::Authorize,
-                "authorization asked for another tool",
-            );
-            return Err(Outcome::Rejected(crate::Rejection::not_permitted()));
-        }
-        let authorized =
-            resource::authorize::<T, R, S>(self.ctx, self.state, self.def.name(), field, reference)
-                .await
-                .map_err(Outcome::Rejected)?;
-        self.seen.push((
-            field,
-            <R as crate::Resource<S>>::version(&authorized),
-            <R as crate::Resource<S>>::summary(&authorized),
-        ));
-        Ok(authorized)
+                field,
+                reference,
+            )
+            .await
+            .map_err(Outcome::Rejected)?;
+            self.seen.push((
+                field,
+                <R as crate::Resource<S>>::version(&authorized),
+                <R as crate::Resource<S>>::summary(&authorized),
+            ));
+            Ok(authorized)
+        })
     }
 
     /// The tool's checks on its authorized resources, run before the body.

@@ -246,6 +246,9 @@ fn adapt_rules(
 ) -> syn::Result<Punctuated<Meta, Token![,]>> {
     let mut out = Punctuated::new();
     for rule in rules {
+        if let Some(ty) = ty {
+            misapplied(&rule, ty)?;
+        }
         let adapted = match rule {
             Meta::List(list) if list.path.is_ident("length") && ty.is_some_and(is_string) => {
                 let mut args =
@@ -265,6 +268,22 @@ fn adapt_rules(
                         ));
                     }
                     None => args.insert(0, syn::parse_quote!(chars)),
+                }
+                let path = &list.path;
+                syn::parse_quote!(#path(#args))
+            }
+            // A bound's literal is typed as the field's number: unsuffixed,
+            // schemars's derive would read `4_000_000_000` as an `i32`.
+            Meta::List(list)
+                if list.path.is_ident("range") && ty.is_some_and(|t| number(t).is_some()) =>
+            {
+                let suffix = ty.and_then(number).unwrap_or_default();
+                let mut args =
+                    Punctuated::<Meta, Token![,]>::parse_terminated.parse2(list.tokens.clone())?;
+                for arg in &mut args {
+                    if let Meta::NameValue(nv) = arg {
+                        typed_literal(&mut nv.value, &suffix);
+                    }
                 }
                 let path = &list.path;
                 syn::parse_quote!(#path(#args))
@@ -307,6 +326,131 @@ fn adapt_rules(
         out.push(adapted);
     }
     Ok(out)
+}
+
+/// What a field holds, as far as its written type tells: enough to name
+/// a rule put on a type it does not apply to, on the rule, before garde's
+/// derive reports it as an unsatisfied trait bound on the whole attribute.
+#[derive(Clone, Copy, PartialEq)]
+enum Holds {
+    Number,
+    Text,
+    Items,
+    Bool,
+}
+
+fn holds(ty: &Type) -> Option<Holds> {
+    if is_string(ty) {
+        return Some(Holds::Text);
+    }
+    match peel_option(ty) {
+        Type::Array(_) => Some(Holds::Items),
+        Type::Path(path) if path.qself.is_none() => {
+            let last = path.path.segments.last()?.ident.to_string();
+            match last.as_str() {
+                "u8" | "u16" | "u32" | "u64" | "u128" | "usize" | "i8" | "i16" | "i32" | "i64"
+                | "i128" | "isize" | "f32" | "f64" => Some(Holds::Number),
+                "Vec" | "VecDeque" | "HashSet" | "BTreeSet" | "HashMap" | "BTreeMap" => {
+                    Some(Holds::Items)
+                }
+                "bool" => Some(Holds::Bool),
+                _ => None,
+            }
+        }
+        _ => None,
+    }
+}
+
+/// The primitive number type a field holds (through an `Option`), by name.
+fn number(ty: &Type) -> Option<String> {
+    let Type::Path(path) = peel_option(ty) else {
+        return None;
+    };
+    let name = path.path.get_ident()?.to_string();
+    let numbers = [
+        "u8", "u16", "u32", "u64", "u128", "usize", "i8", "i16", "i32", "i64", "i128", "isize",
+        "f32", "f64",
+    ];
+    numbers.contains(&name.as_str()).then_some(name)
+}
+
+/// Gives an unsuffixed number literal (or its negation) the type `suffix`.
+fn typed_literal(value: &mut syn::Expr, suffix: &str) {
+    match value {
+        syn::Expr::Lit(syn::ExprLit {
+            lit: syn::Lit::Int(int),
+            ..
+        }) if int.suffix().is_empty() => {
+            *int = syn::LitInt::new(&format!("{}{suffix}", int.base10_digits()), int.span());
+        }
+        syn::Expr::Lit(syn::ExprLit {
+            lit: syn::Lit::Float(float),
+            ..
+        }) if float.suffix().is_empty() && suffix.starts_with('f') => {
+            *float =
+                syn::LitFloat::new(&format!("{}{suffix}", float.base10_digits()), float.span());
+        }
+        syn::Expr::Unary(syn::ExprUnary {
+            op: syn::UnOp::Neg(_),
+            expr,
+            ..
+        }) => typed_literal(expr, suffix),
+        _ => {}
+    }
+}
+
+/// A rule on a field of a kind it does not apply to: `range` on a
+/// `String`, `length` on a `u32`, `pattern` on a number.
+fn misapplied(rule: &Meta, ty: &Type) -> syn::Result<()> {
+    let Some(holds) = holds(ty) else {
+        return Ok(());
+    };
+    let Some(name) = rule.path().get_ident() else {
+        return Ok(());
+    };
+    let written = name.to_string();
+    let what = match holds {
+        Holds::Number => "a number",
+        Holds::Text => "a string",
+        Holds::Items => "a list or map",
+        Holds::Bool => "a boolean",
+    };
+    let message = match written.as_str() {
+        "range" if holds != Holds::Number => match holds {
+            Holds::Text => format!(
+                "`range` bounds a number, and this field is {what}: to bound its length in characters, write `length(min = …, max = …)`"
+            ),
+            Holds::Items => format!(
+                "`range` bounds a number, and this field is {what}: to bound how many items it holds, write `length(min = …, max = …)`; for each item's value, `inner(range(…))`"
+            ),
+            _ => format!("`range` bounds a number, and this field is {what}"),
+        },
+        "length" | "char_count" | "grapheme_count" | "byte_length"
+            if matches!(holds, Holds::Number | Holds::Bool) =>
+        {
+            format!(
+                "`{written}` counts the characters of a string or the items of a list, and this field is {what}{}",
+                if holds == Holds::Number {
+                    ": to bound its value, write `range(min = …, max = …)`"
+                } else {
+                    ""
+                }
+            )
+        }
+        "pattern" | "email" | "url" | "ip" | "ipv4" | "ipv6" | "ascii" | "alphanumeric"
+        | "contains" | "prefix" | "suffix" | "credit_card" | "phone_number"
+            if holds != Holds::Text =>
+        {
+            match holds {
+                Holds::Items => format!(
+                    "`{written}` checks a string, and this field is {what}: to check each item, write `inner({written}(…))`"
+                ),
+                _ => format!("`{written}` checks a string, and this field is {what}"),
+            }
+        }
+        _ => return Ok(()),
+    };
+    Err(syn::Error::new(name.span(), message))
 }
 
 /// `String`, `Cow<str>`, `Box<str>`, `Rc<str>`, `Arc<str>`, or an `Option` of one.

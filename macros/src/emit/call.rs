@@ -17,11 +17,17 @@ pub(crate) fn emit(tool: &ToolFn) -> TokenStream {
     let context = quote_spanned!(site=> __context);
     let state_ref = quote_spanned!(site=> __state);
 
-    let (impl_generics, state) = match tool.state() {
-        Some(ty) => (quote!(), quote!(#ty)),
+    // A tool that takes `&App` serves every toolbox whose state provides
+    // an `App` (`App` itself, `Arc<App>`, a state that holds one); the
+    // call then runs on the `App` it lends.
+    let (impl_generics, lend) = match tool.state() {
+        Some(ty) => (
+            quote!(<__S: ::toolgate::Provides<#ty> + ::core::marker::Send + ::core::marker::Sync + 'static>),
+            quote!(let mut #invocation = #invocation.lend::<#ty>();),
+        ),
         None => (
             quote!(<__S: ::core::marker::Send + ::core::marker::Sync + 'static>),
-            quote!(__S),
+            quote!(),
         ),
     };
 
@@ -153,7 +159,7 @@ pub(crate) fn emit(tool: &ToolFn) -> TokenStream {
 
     quote! {
         #[automatically_derived]
-        impl #impl_generics ::toolgate::Tool<#state> for #marker {
+        impl #impl_generics ::toolgate::Tool<__S> for #marker {
             fn definition(&self) -> &'static ::toolgate::ToolDef {
                 #marker::definition()
             }
@@ -161,8 +167,9 @@ pub(crate) fn emit(tool: &ToolFn) -> TokenStream {
             #[allow(unused_mut)]
             fn __call<'__a>(
                 &'__a self,
-                mut #invocation: ::toolgate::__private::Invocation<'__a, #state>,
+                mut #invocation: ::toolgate::__private::Invocation<'__a, __S>,
             ) -> ::toolgate::BoxFuture<'__a, ::toolgate::Outcome> {
+                #lend
                 ::std::boxed::Box::pin(async move {
                     let #context = #invocation.context();
                     let #state_ref = #invocation.state();

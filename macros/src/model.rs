@@ -49,6 +49,29 @@ pub(crate) struct ModelArg {
     pub(crate) garde: Vec<Attribute>,
     /// `#[serde(rename = "…")]`: the name on the wire.
     pub(crate) rename: Option<LitStr>,
+    /// `#[serde(default)]` or `#[serde(default = "path")]`: the model may
+    /// leave the field out or send `null`, and the body gets this value.
+    pub(crate) default: Option<FieldDefault>,
+}
+
+/// The value a field takes when the model leaves it out or sends `null`.
+pub(crate) enum FieldDefault {
+    /// `#[serde(default)]`: the type's `Default`.
+    Trait(Span),
+    /// `#[serde(default = "path")]`: what the function at `path` returns.
+    Path(syn::ExprPath),
+}
+
+impl FieldDefault {
+    /// The expression that makes the value.
+    pub(crate) fn expr(&self) -> TokenStream {
+        match self {
+            FieldDefault::Trait(span) => {
+                quote::quote_spanned!(*span=> ::core::default::Default::default())
+            }
+            FieldDefault::Path(path) => quote::quote!(#path()),
+        }
+    }
 }
 
 impl ModelArg {
@@ -105,13 +128,14 @@ impl ToolFn {
                     Param::Invalid
                 }
                 FnArg::Typed(typed) => {
-                    let (docs, garde, serde, rename) = take_attrs(&mut typed.attrs, errors);
+                    let (docs, garde, serde, rename, default) =
+                        take_attrs(&mut typed.attrs, errors);
                     classify(
                         typed,
                         docs,
                         garde,
                         serde,
-                        rename,
+                        (rename, default),
                         &mut context_seen,
                         &mut state_seen,
                         errors,
@@ -172,12 +196,14 @@ type ParamAttrs = (
     Vec<Attribute>,
     Vec<Attribute>,
     Option<LitStr>,
+    Option<FieldDefault>,
 );
 
 /// Splits off the attributes that describe the model's field; the rest
 /// (`cfg`, lints) stay on the parameter.
 fn take_attrs(attrs: &mut Vec<Attribute>, errors: &mut Errors) -> ParamAttrs {
     let (mut docs, mut garde, mut serde, mut rename) = (Vec::new(), Vec::new(), Vec::new(), None);
+    let mut default = None;
     attrs.retain(|attr| {
         let path = attr.path();
         if path.is_ident("doc") {
@@ -193,9 +219,26 @@ fn take_attrs(attrs: &mut Vec<Attribute>, errors: &mut Errors) -> ParamAttrs {
                         return Err(meta.error("duplicate `rename`"));
                     }
                     Ok(())
+                } else if meta.path.is_ident("default") {
+                    let value = if meta.input.peek(syn::Token![=]) {
+                        let path: LitStr = meta.value()?.parse()?;
+                        let parsed = path.parse::<syn::ExprPath>().map_err(|_| {
+                            syn::Error::new(
+                                path.span(),
+                                "`default = \"…\"` names a function that makes the value, like `default = \"default_nights\"`",
+                            )
+                        })?;
+                        FieldDefault::Path(parsed)
+                    } else {
+                        FieldDefault::Trait(syn::spanned::Spanned::span(&meta.path))
+                    };
+                    if default.replace(value).is_some() {
+                        return Err(meta.error("duplicate `default`"));
+                    }
+                    Ok(())
                 } else {
                     Err(meta.error(
-                        "only `#[serde(rename = \"…\")]` is allowed on a tool parameter: the argument struct is closed and has no defaults",
+                        "a tool parameter takes `#[serde(rename = \"…\")]` and `#[serde(default)]` (or `default = \"path\"`) only: the argument struct is closed",
                     ))
                 }
             });
@@ -207,7 +250,7 @@ fn take_attrs(attrs: &mut Vec<Attribute>, errors: &mut Errors) -> ParamAttrs {
         }
         false
     });
-    (docs, garde, serde, rename)
+    (docs, garde, serde, rename, default)
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -216,7 +259,7 @@ fn classify(
     docs: Vec<Attribute>,
     garde: Vec<Attribute>,
     serde: Vec<Attribute>,
-    rename: Option<LitStr>,
+    (rename, default): (Option<LitStr>, Option<FieldDefault>),
     context_seen: &mut bool,
     state_seen: &mut bool,
     errors: &mut Errors,
@@ -324,14 +367,30 @@ fn classify(
         }
         ty => match &*typed.pat {
             Pat::Ident(pat) if pat.by_ref.is_none() && pat.subpat.is_none() => {
+                let defaulted = default.is_some();
                 let arg = ModelArg {
                     ident: pat.ident.clone(),
                     ty: typed.ty.clone(),
                     docs,
                     garde,
                     rename,
+                    default,
                 };
+                if defaulted && single_generic(ty, "Option").is_some() && wrapper(ty).is_none() {
+                    errors.at(
+                        ty,
+                        "an `Option` is optional already: left out or `null`, it is `None`; remove `#[serde(default)]`",
+                    );
+                    return Param::Invalid;
+                }
                 match wrapper(ty) {
+                    Some(_) if defaulted => {
+                        errors.at(
+                            ty,
+                            "a resource has no default: take `Option<Authorized<R>>` for one the model may leave out",
+                        );
+                        Param::Invalid
+                    }
                     Some(Wrapper::Authorized { resource, optional }) => {
                         for attr in &arg.garde {
                             errors.at(

@@ -26,11 +26,18 @@ pub struct Meta {
     pub timeout_ms: Option<u64>,
     /// The result's schema, found by [`Output`].
     pub output_schema: Option<serde_json::Value>,
+    /// Each field with a default (`#[serde(default)]`), by wire name, and
+    /// its value as the schema states it.
+    pub defaults: &'static [FieldDefault],
 }
+
+/// A field's wire name, and its default as the schema states it.
+pub type FieldDefault = (&'static str, fn() -> Option<serde_json::Value>);
 
 /// Builds a tool's definition from its argument type.
 pub fn define<A: schemars::JsonSchema>(meta: Meta) -> ToolDef {
-    let schema = schema::canonical::<A>();
+    let mut schema = schema::canonical::<A>();
+    schema::state_defaults(&mut schema, meta.defaults);
     let fingerprint = schema::fingerprint(&schema);
     let shape = crate::shape::Shape::new(&schema);
     ToolDef {
@@ -48,6 +55,28 @@ pub fn define<A: schemars::JsonSchema>(meta: Meta) -> ToolDef {
         renames: meta.renames,
         output_schema: meta.output_schema,
     }
+}
+
+/// A parameter's default as its schema states it.
+#[diagnostic::on_unimplemented(
+    message = "the tool's schema states the default of this parameter, so `{Self}` must implement `serde::Serialize`",
+    label = "the default of a `{Self}` parameter",
+    note = "derive `serde::Serialize` for `{Self}`, or drop `#[serde(default)]` and take an `Option`"
+)]
+pub trait StatedDefault {
+    /// The value as JSON; `None` if it does not serialize.
+    fn stated(&self) -> Option<serde_json::Value>;
+}
+
+impl<T: serde::Serialize> StatedDefault for T {
+    fn stated(&self) -> Option<serde_json::Value> {
+        serde_json::to_value(self).ok()
+    }
+}
+
+/// `#[serde(default)]`'s value, for the schema.
+pub fn default_value<T: StatedDefault>(value: T) -> Option<serde_json::Value> {
+    value.stated()
 }
 
 /// `#[tool(approval = …)]` is a `bool`: whether this call needs approval.

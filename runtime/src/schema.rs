@@ -134,6 +134,23 @@ pub(crate) fn described(
     }
 }
 
+/// Adds each field's default to its property: `"default": 1`. A field
+/// with a default accepts `null` as well as being left out, both meaning
+/// the default (the argument struct holds it as an `Option`).
+pub(crate) fn state_defaults(schema: &mut Value, defaults: &[crate::__private::FieldDefault]) {
+    for (field, value) in defaults {
+        if let (Some(property), Some(value)) = (
+            schema
+                .get_mut("properties")
+                .and_then(|p| p.get_mut(*field))
+                .and_then(Value::as_object_mut),
+            value(),
+        ) {
+            property.insert("default".to_owned(), value);
+        }
+    }
+}
+
 /// A map with integer keys publishes the keys' spelling, not their type's
 /// range: `"300"` matches where the keys are `u8`.
 pub(crate) const INTEGER_KEYS_FIT: &str = "Numbers used as keys must fit the key's integer type.";

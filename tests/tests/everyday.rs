@@ -168,3 +168,94 @@ fn a_bound_past_i32_means_the_same_to_the_schema_and_the_server() {
     let low = call(&toolbox, &ctx(), "big_count", r#"{"count":2999999999}"#);
     assert_eq!(low.rejection().map(|r| r.code()), Some(Code::OutOfRange));
 }
+
+fn two_nights() -> u8 {
+    2
+}
+
+/// Book a stay.
+#[tool(effect = write)]
+fn stay(
+    #[serde(default = "two_nights")]
+    #[garde(range(min = 1, max = 30))]
+    nights: u8,
+    #[serde(default)]
+    #[garde(length(max = 20))]
+    note: String,
+) -> Result<String, ToolError> {
+    Ok(format!("{nights}|{note}"))
+}
+
+#[test]
+fn a_default_applies_when_the_field_is_left_out_or_null() {
+    let mut toolbox = Toolbox::new(());
+    toolbox.register(Stay).unwrap();
+    let schema = Stay::definition().schema();
+    let validator = jsonschema::options().build(schema).unwrap();
+    for (args, expected) in [
+        (r#"{}"#, Some("2|")),
+        (r#"{"nights":null,"note":null}"#, Some("2|")),
+        (r#"{"nights":5}"#, Some("5|")),
+        (r#"{"note":"sea view"}"#, Some("2|sea view")),
+        // Sent, a value still passes its rules.
+        (r#"{"nights":31}"#, None),
+        (r#"{"note":"a note much longer than twenty"}"#, None),
+        (r#"{"nights":"5"}"#, None),
+    ] {
+        let outcome = call(&toolbox, &ctx(), "stay", args);
+        assert_eq!(
+            outcome.value().and_then(|v| v.as_str()),
+            expected,
+            "{args}: {outcome:?}"
+        );
+        // The published schema agrees, by an independent validator.
+        let document: serde_json::Value = serde_json::from_str(args).unwrap();
+        assert_eq!(validator.is_valid(&document), expected.is_some(), "{args}");
+    }
+    assert_eq!(schema["properties"]["nights"]["default"], 2);
+    assert_eq!(schema["properties"]["note"]["default"], "");
+}
+
+#[test]
+fn every_dialect_states_a_default() {
+    use toolgate::providers::{Strictness, anthropic, gemini, mcp, openai};
+    let def = Stay::definition();
+    // MCP takes the canonical schema whole, `default` included.
+    assert_eq!(
+        mcp::tool(def)["inputSchema"]["properties"]["nights"]["default"],
+        2
+    );
+    // OpenAI strict: every field required, a defaulted one nullable, and
+    // null means the default, as the description says.
+    let strict = openai::parameters(def, Strictness::Strict).unwrap();
+    let required: Vec<&str> = strict["required"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|v| v.as_str())
+        .collect();
+    assert_eq!(required, ["nights", "note"]);
+    let nights = &strict["properties"]["nights"];
+    assert!(nights.get("default").is_none(), "{nights}");
+    assert!(
+        nights["description"]
+            .as_str()
+            .unwrap()
+            .contains("Default: 2, if null or left out."),
+        "{nights}"
+    );
+    for exported in [
+        openai::parameters(def, Strictness::NonStrict).unwrap(),
+        anthropic::tool(def, Strictness::NonStrict).unwrap()["input_schema"].clone(),
+        gemini::function_declaration(def).unwrap()["parametersJsonSchema"].clone(),
+        gemini::legacy_function_declaration(def).unwrap()["parameters"].clone(),
+    ] {
+        let note = &exported["properties"]["note"]["description"];
+        assert!(
+            note.as_str()
+                .unwrap_or_default()
+                .contains("Default: \"\", if null or left out."),
+            "{exported}"
+        );
+    }
+}

@@ -15,15 +15,29 @@ pub(crate) fn emit(tool: &ToolFn) -> TokenStream {
     let fields = tool.params.iter().filter_map(|param| {
         let (arg, ty, garde) = match param {
             Param::Model(arg) => {
+                // A field with a default is an `Option` on the wire: left
+                // out or `null`, it is `None`, and the wrapper supplies the
+                // default. Its rules then apply as they do to an `Option`.
+                let ty: Type = match &arg.default {
+                    Some(_) => {
+                        let inner = &arg.ty;
+                        syn::parse_quote!(::core::option::Option<#inner>)
+                    }
+                    None => (*arg.ty).clone(),
+                };
                 let garde: Vec<Attribute> = arg
                     .garde
                     .iter()
-                    .map(|attr| adapt_garde(attr, &arg.ty).unwrap_or_else(|_| attr.clone()))
+                    .map(|attr| adapt_garde(attr, &ty).unwrap_or_else(|_| attr.clone()))
                     .collect();
-                let ty = &arg.ty;
-                let entries = map_entries(&arg.garde, &arg.ty);
-                let items = optional_items(&garde, &arg.ty);
-                (arg, quote!(#ty), quote!(#(#garde)* #entries #items))
+                let entries = map_entries(&arg.garde, &ty);
+                let items = optional_items(&garde, &ty);
+                let default = arg.default.as_ref().map(|_| quote!(#[serde(default)]));
+                (
+                    arg,
+                    quote!(#ty),
+                    quote!(#(#garde)* #entries #items #default),
+                )
             }
             Param::Resource(r) => {
                 // The model sends the resource's reference type, which

@@ -54,6 +54,15 @@ pub(crate) fn emit(tool: &ToolFn) -> TokenStream {
                 let name = &arg.ident;
                 fields.push(quote!(#name));
                 call_args.push(quote!(#name));
+                if let Some(default) = &arg.default {
+                    let value = default.expr();
+                    bindings.push(quote! {
+                        let #name = match #name {
+                            ::core::option::Option::Some(sent) => sent,
+                            ::core::option::Option::None => #value,
+                        };
+                    });
+                }
             }
             Param::Resource(r) => {
                 let name = &r.arg.ident;

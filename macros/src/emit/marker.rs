@@ -41,6 +41,16 @@ pub(crate) fn emit(tool: &ToolFn) -> TokenStream {
         quote!((#rust, #wire))
     });
     let business = tool.attrs.business_fields.iter();
+    // Each default, as the schema states it: made and serialized when the
+    // definition is first built.
+    let defaults = tool.model_args().filter_map(|a| {
+        let wire = a.wire_name();
+        let ty = &a.ty;
+        let value = a.default.as_ref()?.expr();
+        Some(quote! {
+            (#wire, || ::toolgate::__private::default_value::<#ty>(#value))
+        })
+    });
     let timeout_ms = match &tool.attrs.timeout_ms {
         Some(lit) => {
             let ms = lit.base10_parse::<u64>().unwrap_or(1);
@@ -85,6 +95,7 @@ pub(crate) fn emit(tool: &ToolFn) -> TokenStream {
                         effect: ::toolgate::Effect::#effect,
                         renames: &[#(#renames),*],
                         business_fields: &[#(#business),*],
+                        defaults: &[#(#defaults),*],
                         approver_scope: #approver_scope,
                         timeout_ms: #timeout_ms,
                         output_schema: #output_schema,

@@ -254,13 +254,18 @@ impl Cx<'_> {
         let rules = self.rules;
         let mut out = Map::new();
         let mut removed = Map::new();
+        let mut default = None;
         for (key, value) in map {
             match key.as_str() {
                 "$schema" if rules.keep_schema_keyword => {
                     out.insert(key.clone(), value.clone());
                 }
-                "$schema" | "$defs" | "definitions" | "$comment" | "examples" | "default"
-                | "title" => {}
+                "$schema" | "$defs" | "definitions" | "$comment" | "examples" | "title" => {}
+                // No provider dialect here promises to keep `default`: the
+                // description states it.
+                "default" => {
+                    default = Some(value);
+                }
                 "properties" => {
                     let mut properties = Map::new();
                     for (name, schema) in value.as_object().into_iter().flatten() {
@@ -341,8 +346,15 @@ impl Cx<'_> {
         if rules.uppercase_types {
             uppercase(&mut out);
         }
+        let mut sentences = Vec::new();
+        if let Some(value) = default {
+            sentences.push(format!("Default: {value}, if null or left out."));
+        }
         if !notes.is_empty() {
-            let text = format!("Server checks: {}.", notes.join("; "));
+            sentences.push(format!("Server checks: {}.", notes.join("; ")));
+        }
+        if !sentences.is_empty() {
+            let text = sentences.join(" ");
             let description = match out.get("description").and_then(Value::as_str) {
                 Some(d) if !d.is_empty() => format!("{d} {text}"),
                 _ => text,

@@ -17,7 +17,8 @@ mod pattern;
 
 use proc_macro::TokenStream;
 
-/// Turns a function into a toolgate tool. See `toolgate::tool`.
+/// The `#[tool]` attribute, which `toolgate` re-exports as `toolgate::tool` and
+/// documents in full there.
 #[proc_macro_attribute]
 pub fn tool(attr: TokenStream, item: TokenStream) -> TokenStream {
     expand(attr.into(), item.into()).into()

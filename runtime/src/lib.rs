@@ -108,6 +108,7 @@ pub use structural::Parsed;
 pub use tool::{BoxFuture, Provides, Tool};
 pub use toolbox::{ApprovalError, RegisterError, Toolbox};
 
+#[doc = include_str!("tool_attribute.md")]
 pub use toolgate_macros::tool;
 
 /// Where the server and the published JSON Schema disagree, and why it

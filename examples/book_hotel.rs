@@ -1,6 +1,7 @@
-//! `cargo run --example book_hotel`: the tool's schema, then the calls an
-//! attacker would make, each with the outcome the model would read, then
-//! an approval.
+//! `cargo run --example book_hotel`: the tool's schema and its export for
+//! OpenAI, then the calls an attacker would make, each with the outcome
+//! the model would read and the audit log's line, then resources (an
+//! order in the caller's tenant, and one that is not), then an approval.
 //!
 //! Gate 6 keeps its records in SQLite: by default a new file for each
 //! run, so that every run shows the same thing. With
@@ -10,8 +11,10 @@
 
 use std::path::PathBuf;
 
+use toolgate::providers::{Strictness, openai};
 use toolgate::{ApprovalRule, Effect, EffectPolicy, ToolContext, Toolbox};
 use toolgate_examples::hotel::{BookHotel, Hotels};
+use toolgate_examples::refund::{IssueRefund, Shop};
 use toolgate_sqlite::SqliteStore;
 
 /// The database file: `--store PATH`, or a new one in the temporary
@@ -33,6 +36,13 @@ fn store_path() -> Result<(PathBuf, bool), String> {
 
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    // toolgate writes its audit log to the `toolgate::audit` tracing
+    // target: a logger shows it, one line per decision.
+    tracing_subscriber::fmt()
+        .with_ansi(false)
+        .without_time()
+        .with_target(false)
+        .init();
     let (path, scratch) = store_path()?;
     let store = SqliteStore::open(&path).await?;
     let mut toolbox = Toolbox::new(Hotels::demo()).with_effect_store(store.clone());
@@ -46,6 +56,11 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         def.fingerprint()
     );
     println!("{}\n", serde_json::to_string_pretty(def.schema())?);
+    println!("as an OpenAI tool (strict):");
+    println!(
+        "{}\n",
+        serde_json::to_string(&openai::chat_tool(def, Strictness::Strict)?)?
+    );
 
     let ctx = ToolContext::new("traveller_7", "tenant_a", "req_1")
         .with_scopes(["bookings:write"])
@@ -115,6 +130,41 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         println!("{what:<34} {}", serde_json::to_string(&outcome)?);
     }
     println!("\nbookings written: {}", toolbox.state().bookings().len());
+
+    // Resources: the model names an order; gate 4 looks it up inside the
+    // caller's tenant and gate 5 authorizes the object it found. Another
+    // tenant's order, a disputed one and one that does not exist are
+    // refused alike, so a refusal tells the model nothing about what
+    // exists. (Approvals are off here; the next part shows them.)
+    let mut shop = Toolbox::new(Shop::demo()).with_effect_policy(
+        EffectPolicy::default().approval(Effect::Irreversible, ApprovalRule::Never),
+    );
+    shop.register(IssueRefund)?;
+    let clerk = ToolContext::new("clerk_3", "tenant_a", "req_3")
+        .with_scopes(["refunds:write"])
+        .allow_tools(["issue_refund"]);
+    println!("\nresources:");
+    for (what, args) in [
+        (
+            "an order of tenant_a",
+            r#"{"order":"ord_1001","amount_cents":500}"#,
+        ),
+        (
+            "an order of tenant_b",
+            r#"{"order":"ord_2001","amount_cents":500}"#,
+        ),
+        (
+            "a disputed order",
+            r#"{"order":"ord_1002","amount_cents":500}"#,
+        ),
+        (
+            "an order that does not exist",
+            r#"{"order":"ord_9999","amount_cents":500}"#,
+        ),
+    ] {
+        let outcome = shop.call(&clerk, "issue_refund", args).await;
+        println!("{what:<34} {}", serde_json::to_string(&outcome)?);
+    }
 
     // Gate 6: a toolbox whose writes need a person's approval. The call
     // does not run; the host shows the preview, a manager approves, and

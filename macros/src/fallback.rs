@@ -15,7 +15,10 @@ pub(crate) fn emit(tool: &ToolFn, error: syn::Error) -> TokenStream {
     let marker = crate::emit::marker_ident(tool);
     let args = crate::emit::args_ident(tool);
     let unreachable = "the #[tool] above failed to compile";
-    if tool.func.sig.receiver().is_some() {
+    // A method of a `#[tools]` block stays in the block, which `#[tools]`
+    // writes; only the stand-ins go beside it.
+    let func = tool.method_of.is_none().then_some(func);
+    if tool.method_of.is_none() && tool.func.sig.receiver().is_some() {
         // Inside an impl block: only the function may be emitted there.
         return quote! {
             #errors

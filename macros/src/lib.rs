@@ -12,6 +12,7 @@ mod check;
 mod emit;
 mod errors;
 mod fallback;
+mod methods;
 mod model;
 mod pattern;
 
@@ -33,10 +34,17 @@ fn expand(
         return fallback::not_a_function(item, errors);
     };
     let attrs = attr::parse(attr, &mut errors);
-    let tool = model::ToolFn::new(func, attrs, &mut errors);
+    let tool = model::ToolFn::new(func, attrs, None, &mut errors);
     check::check(&tool, &mut errors);
     match errors.finish() {
         Some(error) => fallback::emit(&tool, error),
         None => emit::emit(&tool),
     }
+}
+
+/// Registers each `#[tool]` method of an impl block as a tool whose state
+/// is the block's type. See `toolgate::tools`.
+#[proc_macro_attribute]
+pub fn tools(attr: TokenStream, item: TokenStream) -> TokenStream {
+    methods::expand(attr.into(), item.into()).into()
 }

@@ -15,6 +15,9 @@ pub(crate) struct ToolFn {
     /// The doc comment, joined into one description.
     pub(crate) docs: Option<String>,
     pub(crate) params: Vec<Param>,
+    /// For a method of a `#[tools]` impl block: the block's type, which is
+    /// the state `&self` lends.
+    pub(crate) method_of: Option<Box<Type>>,
 }
 
 /// One parameter, by where its value comes from.
@@ -113,20 +116,42 @@ pub(crate) fn parse_item(item: TokenStream, errors: &mut Errors) -> Option<ItemF
 }
 
 impl ToolFn {
-    pub(crate) fn new(mut func: ItemFn, attrs: ToolAttrs, errors: &mut Errors) -> Self {
+    pub(crate) fn new(
+        mut func: ItemFn,
+        attrs: ToolAttrs,
+        method_of: Option<Box<Type>>,
+        errors: &mut Errors,
+    ) -> Self {
         let docs = doc_text(&func.attrs);
         let mut params = Vec::new();
         let mut context_seen = false;
         let mut state_seen = false;
         for input in &mut func.sig.inputs {
             let param = match input {
-                FnArg::Receiver(receiver) => {
-                    errors.at(
-                        &*receiver,
-                        "a #[tool] function cannot take `self`: tools are free functions; take the state as `&State` instead",
-                    );
-                    Param::Invalid
-                }
+                FnArg::Receiver(receiver) => match &method_of {
+                    Some(self_ty)
+                        if receiver.reference.is_some()
+                            && receiver.mutability.is_none()
+                            && receiver.colon_token.is_none() =>
+                    {
+                        state_seen = true;
+                        Param::State(self_ty.clone(), None)
+                    }
+                    Some(_) => {
+                        errors.at(
+                            &*receiver,
+                            "a tool method takes `&self`: the toolbox's state, shared by every call (wrap what changes in a Mutex)",
+                        );
+                        Param::Invalid
+                    }
+                    None => {
+                        errors.at(
+                            &*receiver,
+                            "a #[tool] method needs `#[toolgate::tools]` on its impl block, which registers each `#[tool]` method with `self` as the toolbox's state; or make it a free function that takes the state as `&State`",
+                        );
+                        Param::Invalid
+                    }
+                },
                 FnArg::Typed(typed) => {
                     let (docs, garde, serde, rename, default) =
                         take_attrs(&mut typed.attrs, errors);
@@ -149,6 +174,7 @@ impl ToolFn {
             attrs,
             docs,
             params,
+            method_of,
         }
     }
 

@@ -111,6 +111,48 @@ pub use toolbox::{ApprovalError, RegisterError, Toolbox};
 #[doc = include_str!("tool_attribute.md")]
 pub use toolgate_macros::tool;
 
+/// Makes each `#[tool]` method of an impl block a tool whose state is the
+/// block's type: the method takes `&self`, and a `Toolbox` of that type
+/// (or of an `Arc` of it, or of any state that
+/// [`Provides`](crate::Provides) it) serves it. Everything else is as for
+/// a free function under [`#[tool]`](macro@tool): parameters, attribute
+/// keys, rules, resources.
+///
+/// ```
+/// use std::sync::Arc;
+///
+/// use toolgate::{tool, tools, ToolContext, ToolError, Toolbox};
+///
+/// pub struct Weather {
+///     unit: &'static str,
+/// }
+///
+/// #[tools]
+/// impl Weather {
+///     /// Today's forecast for a city.
+///     #[tool(effect = read)]
+///     pub async fn forecast(
+///         &self,
+///         ctx: &ToolContext,
+///         /// The city, as its name is written.
+///         #[garde(length(min = 1, max = 80))]
+///         city: String,
+///     ) -> Result<String, ToolError> {
+///         Ok(format!("{city}: 21 {} (asked by {})", self.unit, ctx.actor()))
+///     }
+///
+///     /// Not a tool: an ordinary method stays one.
+///     pub fn unit(&self) -> &str {
+///         self.unit
+///     }
+/// }
+///
+/// let mut toolbox = Toolbox::new(Arc::new(Weather { unit: "°C" }));
+/// toolbox.register(Forecast).unwrap();
+/// assert_eq!(Forecast::definition().name(), "forecast");
+/// ```
+pub use toolgate_macros::tools;
+
 /// Where the server and the published JSON Schema disagree, and why it
 /// cannot be helped: rules JSON Schema cannot express. The differential
 /// test (`tests/tests/differential.rs`) excludes exactly these, by name.

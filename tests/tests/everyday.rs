@@ -259,3 +259,73 @@ fn every_dialect_states_a_default() {
         );
     }
 }
+
+pub struct Account {
+    balance_cents: std::sync::Mutex<i64>,
+}
+
+#[toolgate::tools]
+impl Account {
+    /// Read the balance.
+    #[tool(effect = read)]
+    pub fn balance(&self) -> Result<i64, ToolError> {
+        Ok(*self.balance_cents.lock().unwrap())
+    }
+
+    /// Add to the balance.
+    #[tool(effect = write, name = "credit_ledger")]
+    pub async fn credit(
+        &self,
+        ctx: &ToolContext,
+        /// The amount, in cents.
+        #[garde(range(min = 1, max = 10_000))]
+        amount_cents: i64,
+    ) -> Result<String, ToolError> {
+        let mut balance = self.balance_cents.lock().unwrap();
+        *balance += amount_cents;
+        Ok(format!("{} credited {amount_cents}", ctx.actor()))
+    }
+
+    /// An ordinary method, untouched.
+    pub fn reset(&self) {
+        *self.balance_cents.lock().unwrap() = 0;
+    }
+}
+
+#[test]
+fn methods_of_a_tools_block_are_tools_on_their_type() {
+    let account = Arc::new(Account {
+        balance_cents: std::sync::Mutex::new(100),
+    });
+    let mut toolbox = Toolbox::new(Arc::clone(&account));
+    toolbox.register(Balance).unwrap().register(Credit).unwrap();
+    let credited = call(&toolbox, &ctx(), "credit_ledger", r#"{"amount_cents":50}"#);
+    assert_eq!(
+        credited.value(),
+        Some(&serde_json::json!("user_7 credited 50"))
+    );
+    let refused = call(&toolbox, &ctx(), "credit_ledger", r#"{"amount_cents":0}"#);
+    assert_eq!(
+        refused.rejection().map(|r| r.code()),
+        Some(Code::OutOfRange)
+    );
+    let unknown = call(
+        &toolbox,
+        &ctx(),
+        "credit_ledger",
+        r#"{"amount_cents":5,"to":"me"}"#,
+    );
+    assert_eq!(
+        unknown.rejection().map(|r| r.code()),
+        Some(Code::UnknownField)
+    );
+    assert_eq!(
+        call(&toolbox, &ctx(), "balance", "{}").value(),
+        Some(&serde_json::json!(150))
+    );
+    account.reset();
+    assert_eq!(
+        call(&toolbox, &ctx(), "balance", "{}").value(),
+        Some(&serde_json::json!(0))
+    );
+}

@@ -12,6 +12,10 @@ pub(crate) fn emit(tool: &ToolFn) -> TokenStream {
     let marker = super::marker_ident(tool);
     let args = super::args_ident(tool);
     let fn_ident = &tool.func.sig.ident;
+    let callee = match &tool.method_of {
+        Some(self_ty) => quote!(<#self_ty>::#fn_ident),
+        None => quote!(#fn_ident),
+    };
     let site = Span::mixed_site();
     let invocation = quote_spanned!(site=> __invocation);
     let context = quote_spanned!(site=> __context);
@@ -162,7 +166,7 @@ pub(crate) fn emit(tool: &ToolFn) -> TokenStream {
     // The body is a future the effect gate polls only if the call may run.
     let finish = quote_spanned! {output_span=>
         #invocation.execute(#approval, #approver, async move {
-            ::toolgate::__private::into_outcome(#fn_ident(#(#call_args),*)#awaited, #context, #marker::definition())
+            ::toolgate::__private::into_outcome(#callee(#(#call_args),*)#awaited, #context, #marker::definition())
         }).await
     };
 

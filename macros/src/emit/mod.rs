@@ -11,7 +11,8 @@ use quote::{format_ident, quote};
 use crate::model::{ToolFn, pascal};
 
 pub(crate) fn emit(tool: &ToolFn) -> TokenStream {
-    let func = bind_authorizations(tool);
+    // A method stays in its impl block, which `#[tools]` writes.
+    let func = tool.method_of.is_none().then(|| bind_authorizations(tool));
     let args = args::emit(tool);
     let marker = marker::emit(tool);
     let call = call::emit(tool);
@@ -26,7 +27,7 @@ pub(crate) fn emit(tool: &ToolFn) -> TokenStream {
 /// The function as written, with each `Authorized<R>` parameter bound to
 /// this tool: `Authorized<R, BookHotel>`. An authorization made for one tool
 /// then has a type no other tool's function accepts.
-fn bind_authorizations(tool: &ToolFn) -> syn::ItemFn {
+pub(crate) fn bind_authorizations(tool: &ToolFn) -> syn::ItemFn {
     let mut func = tool.func.clone();
     // A tool's parameters are its fields: however many the tool has is its
     // contract, not a smell.

@@ -541,3 +541,43 @@ impl<'de, V: VariantAccess<'de>> VariantAccess<'de> for Contents<'_, V> {
         })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::collections::HashMap;
+    use std::net::IpAddr;
+
+    use serde::Deserialize;
+    use serde_json::json;
+
+    use super::parsed_key;
+
+    #[derive(Deserialize)]
+    #[allow(dead_code)]
+    struct Hosts {
+        /// A value whose type reads itself differently when the format is
+        /// not human-readable.
+        gateway: IpAddr,
+        groups: Vec<Group>,
+    }
+
+    #[derive(Deserialize)]
+    #[allow(dead_code)]
+    struct Group {
+        weights: HashMap<IpAddr, u8>,
+    }
+
+    #[test]
+    fn a_parsed_key_is_found_past_a_value_that_reads_itself_as_text() {
+        // JSON is human-readable: the gateway reads as text, and the probe
+        // goes on to the maps.
+        let instance = json!({
+            "gateway": "10.0.0.1",
+            "groups": [{"weights": {}}, {"weights": {"::1": 1}}]
+        });
+        let found = parsed_key::<Hosts>(&instance).expect("a map whose keys parse");
+        // The second group's map: each item of a list is counted.
+        assert_eq!(found.at, "/groups/1/weights");
+        assert_eq!(found.reads, "deserialize_str");
+    }
+}

@@ -876,6 +876,13 @@ fn a_rate_limit_refuses_with_when_to_try_again() {
         rejection.safe_message(),
         "too many calls of record; try again in 30 seconds"
     );
+    // A wait with a fraction of a second is rounded up: 27.5 s is 28.
+    clock.advance(Duration::from_millis(2_500));
+    let outcome = block_on(toolbox.call(&ctx("u", 2), "record", r#"{"what":"x"}"#));
+    assert_eq!(
+        outcome.rejection().map(|r| r.safe_message()),
+        Some("too many calls of record; try again in 28 seconds")
+    );
     // Per actor and per tool.
     assert!(
         block_on(toolbox.call(&ctx("v", 3), "record", r#"{"what":"x"}"#))

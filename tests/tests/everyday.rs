@@ -329,3 +329,59 @@ fn methods_of_a_tools_block_are_tools_on_their_type() {
         Some(&serde_json::json!(0))
     );
 }
+
+pub struct Vault;
+
+/// A locker; it states no version and no summary of its own.
+pub struct Locker;
+
+#[derive(serde::Deserialize, schemars::JsonSchema, garde::Validate, Debug)]
+pub struct LockerId(#[garde(pattern(r"^l_[0-9]{1,6}$"))] pub String);
+
+impl toolgate::Resource<Vault> for Locker {
+    type Ref = LockerId;
+
+    async fn resolve(
+        ctx: &ToolContext,
+        _: &Vault,
+        id: &LockerId,
+    ) -> Result<Option<Locker>, toolgate::Fault> {
+        Ok((ctx.tenant() == "tenant_a" && id.0 == "l_1").then_some(Locker))
+    }
+}
+
+impl<T: toolgate::ToolInfo> toolgate::Authorize<T, Vault> for Locker {
+    async fn authorize(
+        _: &ToolContext,
+        _: &Vault,
+        _: &toolgate::Resolved<Locker>,
+    ) -> Result<(), toolgate::Denied> {
+        Ok(())
+    }
+}
+
+/// Empty a locker.
+#[tool(effect = irreversible)]
+async fn empty_locker(
+    _vault: &Vault,
+    locker: toolgate::Authorized<Locker>,
+) -> Result<bool, ToolError> {
+    let _ = locker;
+    Ok(true)
+}
+
+#[test]
+fn an_approval_shows_no_version_or_summary_for_a_resource_that_states_none() {
+    let mut toolbox = Toolbox::new(Vault);
+    toolbox.register(EmptyLocker).unwrap();
+    let outcome = call(&toolbox, &ctx(), "empty_locker", r#"{"locker":"l_1"}"#);
+    let approval = outcome
+        .approval()
+        .expect("an irreversible call waits for approval");
+    assert_eq!(approval.resources.len(), 1);
+    let seen = &approval.resources[0];
+    assert_eq!(seen.field, "locker");
+    // Nothing invented: no version to compare at resume, no summary to show.
+    assert_eq!(seen.version, None);
+    assert_eq!(seen.summary, None);
+}

@@ -812,9 +812,13 @@ fn a_conversation_cannot_retry_one_rejected_call_indefinitely() {
             "attempt {attempt}"
         );
     }
-    let outcome = block_on(toolbox.call(&ctx, "record", bad));
+    let (outcome, log) = common::audit(|| block_on(toolbox.call(&ctx, "record", bad)));
     assert_eq!(code(&outcome), Some(Code::RetryBudgetExhausted));
     assert!(!outcome.rejection().unwrap().is_retryable());
+    assert_eq!(
+        denial_reasons(&log),
+        ["the same rejected call, past its retry budget"]
+    );
     // Another conversation has its own budget; a corrected call still runs.
     let other = ctx.clone().with_session("conv_2");
     assert_eq!(
@@ -841,14 +845,62 @@ fn a_conversation_has_a_total_rejection_budget() {
     let ctx = ToolContext::new("u", "t", "req")
         .with_session("conv")
         .allow_all_tools();
-    let codes: Vec<Option<Code>> = (0..7)
-        .map(|i| {
-            let args = format!(r#"{{"what":"too long {i}"}}"#);
-            code(&block_on(toolbox.call(&ctx, "record", args.as_str())))
-        })
-        .collect();
+    let (codes, log) = common::audit(|| {
+        (0..7)
+            .map(|i| {
+                let args = format!(r#"{{"what":"too long {i}"}}"#);
+                code(&block_on(toolbox.call(&ctx, "record", args.as_str())))
+            })
+            .collect::<Vec<Option<Code>>>()
+    });
     assert_eq!(codes[..5], [Some(Code::InvalidLength); 5]);
     assert_eq!(codes[5..], [Some(Code::RetryBudgetExhausted); 2]);
+    // Each call was new: the conversation's budget, not one call's.
+    assert_eq!(
+        denial_reasons(&log),
+        ["the conversation's rejections, past their budget"; 2]
+    );
+}
+
+#[test]
+fn a_call_at_its_retry_budget_that_spends_the_conversation_s_is_the_conversation_s() {
+    let mut toolbox = Toolbox::new(Gate::default()).with_effect_policy(
+        EffectPolicy::default()
+            .retry_budget(3)
+            .conversation_budget(2),
+    );
+    toolbox.register(Record).unwrap();
+    let ctx = ToolContext::new("u", "t", "req")
+        .with_session("conv")
+        .allow_all_tools();
+    let bad = r#"{"what":"far too long"}"#;
+    let (codes, log) = common::audit(|| {
+        (0..3)
+            .map(|_| code(&block_on(toolbox.call(&ctx, "record", bad))))
+            .collect::<Vec<_>>()
+    });
+    // The third rejection is the call's third (at, not past, its budget of
+    // 3) and the conversation's third (past its budget of 2).
+    assert_eq!(
+        codes,
+        [
+            Some(Code::InvalidLength),
+            Some(Code::InvalidLength),
+            Some(Code::RetryBudgetExhausted)
+        ]
+    );
+    assert_eq!(
+        denial_reasons(&log),
+        ["the conversation's rejections, past their budget"]
+    );
+}
+
+/// The reasons of the audit log's denials.
+fn denial_reasons(log: &[common::Record]) -> Vec<&str> {
+    log.iter()
+        .filter(|r| r.get("message").is_some_and(|m| m == "call denied"))
+        .filter_map(|r| r.get("reason").map(String::as_str))
+        .collect()
 }
 
 #[test]

@@ -357,6 +357,11 @@ async fn a_body_that_panics_gets_an_answer_and_the_server_serves_on() {
         let text = failed.content[0].as_text().unwrap().text.clone();
         let failure: Value = serde_json::from_str(&text).unwrap();
         assert_eq!(failure["code"], "INTERNAL", "{failure}");
+        // The request id, for the operator to find the panic in the log.
+        assert!(
+            failure["request_id"].as_str().is_some_and(|id| !id.is_empty()),
+            "{failure}"
+        );
         // The panic's message is the server's, not the model's to read.
         assert!(!text.contains("the body broke"), "{text}");
     }

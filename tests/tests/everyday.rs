@@ -385,3 +385,30 @@ fn an_approval_shows_no_version_or_summary_for_a_resource_that_states_none() {
     assert_eq!(seen.version, None);
     assert_eq!(seen.summary, None);
 }
+
+/// Convert a temperature.
+#[tool(effect = read)]
+fn to_fahrenheit(
+    celsius: f64,
+    #[garde(range(min = -100.0, max = 100.0))] precision: f32,
+) -> Result<f64, ToolError> {
+    Ok(celsius * 1.8 + 32.0 + f64::from(precision) * 0.0)
+}
+
+#[test]
+fn no_dialect_tells_the_model_a_float_must_be_a_valid_double() {
+    use toolgate::providers::{Strictness, anthropic, gemini, openai};
+    let def = ToFahrenheit::definition();
+    for exported in [
+        openai::chat_tool(def, Strictness::Strict).unwrap(),
+        openai::chat_tool(def, Strictness::NonStrict).unwrap(),
+        anthropic::tool(def, Strictness::Strict).unwrap(),
+        anthropic::tool(def, Strictness::NonStrict).unwrap(),
+        gemini::function_declaration(def).unwrap(),
+        gemini::legacy_function_declaration(def).unwrap(),
+    ] {
+        let text = exported.to_string();
+        assert!(!text.contains("valid double"), "{text}");
+        assert!(!text.contains("valid float"), "{text}");
+    }
+}

@@ -94,11 +94,13 @@ const VALIDATION: [&str; 13] = [
     "maxProperties",
 ];
 
-/// Integer formats schemars adds for Rust types; their bounds are stated
-/// by `minimum` and `maximum`, so dropping them loses nothing.
-const RUST_FORMATS: [&str; 12] = [
+/// Number formats schemars adds for Rust types: an integer's bounds are
+/// stated by `minimum` and `maximum`, and `float` and `double` say no more
+/// than `"type": "number"` to a model ("must be a valid double" would only
+/// puzzle it), so dropping them loses nothing.
+const RUST_FORMATS: [&str; 14] = [
     "int8", "int16", "int32", "int64", "int128", "uint8", "uint16", "uint32", "uint64", "uint128",
-    "uint", "int",
+    "uint", "int", "float", "double",
 ];
 
 pub(crate) fn export(def: &ToolDef, rules: &Rules) -> Result<Value, ExportError> {

@@ -498,7 +498,17 @@ mod tests {
     }
 
     #[test]
-    fn leaves_a_broken_pattern_to_garde() {
-        assert_eq!(portable("(").as_deref(), Ok("("));
+    fn a_broken_pattern_is_reported_here_with_where_it_breaks() {
+        assert_eq!(
+            portable("("),
+            Err(
+                "not a regular expression: unclosed group (at character 1 of the pattern)"
+                    .to_owned()
+            )
+        );
+        assert_eq!(
+            portable("^é[a-z+$"),
+            Err("not a regular expression: unclosed character class (at character 3 of the pattern)".to_owned())
+        );
     }
 }

@@ -359,7 +359,9 @@ async fn a_body_that_panics_gets_an_answer_and_the_server_serves_on() {
         assert_eq!(failure["code"], "INTERNAL", "{failure}");
         // The request id, for the operator to find the panic in the log.
         assert!(
-            failure["request_id"].as_str().is_some_and(|id| !id.is_empty()),
+            failure["request_id"]
+                .as_str()
+                .is_some_and(|id| !id.is_empty()),
             "{failure}"
         );
         // The panic's message is the server's, not the model's to read.

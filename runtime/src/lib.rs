@@ -114,7 +114,7 @@ pub use toolgate_macros::tool;
 /// Makes each `#[tool]` method of an impl block a tool whose state is the
 /// block's type: the method takes `&self`, and a `Toolbox` of that type
 /// (or of an `Arc` of it, or of any state that
-/// [`Provides`](crate::Provides) it) serves it. Everything else is as for
+/// [`Provides`] it) serves it. Everything else is as for
 /// a free function under [`#[tool]`](macro@tool): parameters, attribute
 /// keys, rules, resources.
 ///

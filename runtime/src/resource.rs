@@ -55,6 +55,11 @@ use crate::ToolContext;
 ///     }
 /// }
 /// ```
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a resource of a `{S}` toolbox",
+    label = "a tool takes `Authorized<{Self}>`, so `{Self}` must be a `Resource<{S}>`",
+    note = "implement `Resource<{S}>` for `{Self}`: its `Ref` (what the model sends) and how `resolve` finds the object inside the caller's tenant"
+)]
 pub trait Resource<S>: Sized + Send + Sync + 'static {
     /// What the model sends to name one.
     /// `Debug` so that the audit log can say what was asked for.

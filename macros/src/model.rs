@@ -160,7 +160,8 @@ impl ToolFn {
                         docs,
                         garde,
                         serde,
-                        (rename, default),
+                        rename,
+                        default,
                         &mut context_seen,
                         &mut state_seen,
                         errors,
@@ -285,7 +286,8 @@ fn classify(
     docs: Vec<Attribute>,
     garde: Vec<Attribute>,
     serde: Vec<Attribute>,
-    (rename, default): (Option<LitStr>, Option<FieldDefault>),
+    rename: Option<LitStr>,
+    default: Option<FieldDefault>,
     context_seen: &mut bool,
     state_seen: &mut bool,
     errors: &mut Errors,
@@ -308,14 +310,7 @@ fn classify(
                 return Param::Invalid;
             }
             match &*reference.elem {
-                Type::Path(path)
-                    if path.qself.is_none()
-                        && path
-                            .path
-                            .segments
-                            .last()
-                            .is_some_and(|s| s.ident == "ToolContext") =>
-                {
+                elem if last_ident_is(elem, &["ToolContext"]) => {
                     injected(errors, "the context");
                     if std::mem::replace(context_seen, true) {
                         errors.at(
@@ -373,14 +368,7 @@ fn classify(
                 }
             }
         }
-        Type::Path(path)
-            if path.qself.is_none()
-                && path
-                    .path
-                    .segments
-                    .last()
-                    .is_some_and(|s| s.ident == "ToolContext") =>
-        {
+        ty if last_ident_is(ty, &["ToolContext"]) => {
             errors.at(
                 &typed.ty,
                 "take `&ToolContext`: the server lends the call's context (actor, tenant, scopes, request id) to the tool; it is never an argument the model sends",
@@ -455,22 +443,27 @@ const RESOLVED_PARAMETER: &str = "a tool body never receives `Resolved<R>`: a re
 fn is_model_data(ty: &Type) -> bool {
     const DATA: &[&str] = &[
         "String", "Vec", "Option", "HashMap", "BTreeMap", "HashSet", "BTreeSet", "VecDeque",
-        "Value", "bool", "char", "u8", "u16", "u32", "u64", "u128", "usize", "i8", "i16", "i32",
-        "i64", "i128", "isize", "f32", "f64",
+        "Value", "bool", "char",
     ];
     match ty {
-        Type::Path(path) => {
-            path.qself.is_none()
-                && path
-                    .path
-                    .segments
-                    .last()
-                    .is_some_and(|s| DATA.iter().any(|d| s.ident == d))
-        }
+        Type::Path(_) => last_ident_is(ty, DATA) || last_ident_is(ty, &NUMBERS),
         Type::Array(_) | Type::Tuple(_) => true,
         Type::Paren(inner) => is_model_data(&inner.elem),
         _ => false,
     }
+}
+
+/// Rust's primitive number types, by name.
+pub(crate) const NUMBERS: [&str; 14] = [
+    "u8", "u16", "u32", "u64", "u128", "usize", "i8", "i16", "i32", "i64", "i128", "isize", "f32",
+    "f64",
+];
+
+/// Whether `ty` is a path (not `<T as Trait>::…`) whose last segment is
+/// one of `names`: `ToolContext` and `toolgate::ToolContext` alike.
+fn last_ident_is(ty: &Type, names: &[&str]) -> bool {
+    matches!(ty, Type::Path(path) if path.qself.is_none()
+        && path.path.segments.last().is_some_and(|s| names.iter().any(|n| s.ident == n)))
 }
 
 /// A type as a user writes it: `Vec<u32>`, not `Vec < u32 >`.

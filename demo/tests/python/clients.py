@@ -56,32 +56,21 @@ async def calls(client, label):
         done.structured_content,
     )
 
-    refused = await client.call_tool(
-        "book_hotel", {"hotel_id": "h_seaview1", "nights": 2, "price": 1}
-    )
-    check(
-        f"{label}: an unknown field is refused",
-        refused.is_error is True and body(refused)["code"] == "UNKNOWN_FIELD",
-        refused,
-    )
-    refused = await client.call_tool("book_hotel", {"hotel_id": "h_seaview1", "nights": 300})
-    check(
-        f"{label}: an out-of-range value is refused",
-        refused.is_error is True and body(refused)["code"] == "OUT_OF_RANGE",
-        refused,
-    )
-    unknown = await client.call_tool("drop_tables", {})
-    check(
-        f"{label}: an unknown tool is answered like a forbidden one",
-        unknown.is_error is True and body(unknown)["code"] == "NOT_PERMITTED",
-        unknown,
-    )
-    other = await client.call_tool("issue_refund", {"order": "ord_2001", "amount_cents": 100})
-    check(
-        f"{label}: another tenant's order is refused flat",
-        other.is_error is True and body(other)["code"] == "NOT_PERMITTED",
-        other,
-    )
+    for what, tool, arguments, code in [
+        ("an unknown field is refused", "book_hotel",
+         {"hotel_id": "h_seaview1", "nights": 2, "price": 1}, "UNKNOWN_FIELD"),
+        ("an out-of-range value is refused", "book_hotel",
+         {"hotel_id": "h_seaview1", "nights": 300}, "OUT_OF_RANGE"),
+        ("an unknown tool is answered like a forbidden one", "drop_tables", {}, "NOT_PERMITTED"),
+        ("another tenant's order is refused flat", "issue_refund",
+         {"order": "ord_2001", "amount_cents": 100}, "NOT_PERMITTED"),
+    ]:
+        refused = await client.call_tool(tool, arguments)
+        check(
+            f"{label}: {what}",
+            refused.is_error is True and body(refused)["code"] == code,
+            refused,
+        )
     held = await client.call_tool("issue_refund", {"order": "ord_1001", "amount_cents": 100})
     check(
         f"{label}: a refund is held for approval",

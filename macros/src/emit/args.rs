@@ -6,7 +6,7 @@ use syn::parse::Parser;
 use syn::punctuated::Punctuated;
 use syn::{Attribute, GenericArgument, Meta, PathArguments, Token, Type};
 
-use crate::model::{Param, ToolFn};
+use crate::model::{NUMBERS, Param, ToolFn};
 
 pub(crate) fn emit(tool: &ToolFn) -> TokenStream {
     let vis = &tool.func.vis;
@@ -362,8 +362,7 @@ fn holds(ty: &Type) -> Option<Holds> {
         Type::Path(path) if path.qself.is_none() => {
             let last = path.path.segments.last()?.ident.to_string();
             match last.as_str() {
-                "u8" | "u16" | "u32" | "u64" | "u128" | "usize" | "i8" | "i16" | "i32" | "i64"
-                | "i128" | "isize" | "f32" | "f64" => Some(Holds::Number),
+                number if NUMBERS.contains(&number) => Some(Holds::Number),
                 "Vec" | "VecDeque" | "HashSet" | "BTreeSet" | "HashMap" | "BTreeMap" => {
                     Some(Holds::Items)
                 }
@@ -381,11 +380,7 @@ fn number(ty: &Type) -> Option<String> {
         return None;
     };
     let name = path.path.get_ident()?.to_string();
-    let numbers = [
-        "u8", "u16", "u32", "u64", "u128", "usize", "i8", "i16", "i32", "i64", "i128", "isize",
-        "f32", "f64",
-    ];
-    numbers.contains(&name.as_str()).then_some(name)
+    NUMBERS.contains(&name.as_str()).then_some(name)
 }
 
 /// Gives an unsuffixed number literal (or its negation) the type `suffix`.

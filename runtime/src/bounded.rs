@@ -27,9 +27,10 @@ pub struct RawArgs<'a> {
     /// an array, extra keys beside a unit variant's tag), so gate 2 then
     /// checks the shape against the schema.
     nested: bool,
-    /// Whether the document holds the number `-0`, which JSON Schema reads
-    /// as the integer 0 and serde_json as a float.
-    negative_zero: bool,
+    /// Whether the document holds a number that is an integer by value
+    /// without being written as one (`2.0`, `1e2`, `-0`): JSON Schema reads
+    /// it as an integer, serde_json as a float.
+    spelled_integers: bool,
 }
 
 impl<'a> RawArgs<'a> {
@@ -42,8 +43,8 @@ impl<'a> RawArgs<'a> {
         self.nested
     }
 
-    pub(crate) fn has_negative_zero(&self) -> bool {
-        self.negative_zero
+    pub(crate) fn has_spelled_integers(&self) -> bool {
+        self.spelled_integers
     }
 }
 
@@ -70,7 +71,7 @@ pub(crate) fn scan<'a>(input: &'a [u8], limits: &Limits) -> Result<RawArgs<'a>, 
         max_keys: limits.nodes().min(input.len() / 4),
         arena: Vec::new(),
         nested: false,
-        negative_zero: false,
+        spelled_integers: false,
     };
     scanner.document()?;
     // UTF-8 is checked last, over a document the scan accepted: refusing a
@@ -81,7 +82,7 @@ pub(crate) fn scan<'a>(input: &'a [u8], limits: &Limits) -> Result<RawArgs<'a>, 
     Ok(RawArgs {
         json,
         nested: scanner.nested,
-        negative_zero: scanner.negative_zero,
+        spelled_integers: scanner.spelled_integers,
     })
 }
 
@@ -164,7 +165,7 @@ struct Scanner<'a, 'l> {
     max_keys: usize,
     arena: Vec<u8>,
     nested: bool,
-    negative_zero: bool,
+    spelled_integers: bool,
 }
 
 impl Scanner<'_, '_> {
@@ -500,11 +501,10 @@ impl Scanner<'_, '_> {
     }
 
     fn number(&mut self) -> Result<(), Rejection> {
-        let negative = self.peek() == Some(b'-');
-        if negative {
+        let token_start = self.pos;
+        if self.peek() == Some(b'-') {
             self.pos += 1;
         }
-        let start = self.pos;
         match self.peek() {
             Some(b'0') => self.pos += 1,
             Some(b'1'..=b'9') => self.digits(),
@@ -527,8 +527,14 @@ impl Scanner<'_, '_> {
             }
             self.digits();
         }
-        if negative && self.pos == start + 1 && self.bytes.get(start) == Some(&b'0') {
-            self.negative_zero = true;
+        if !self.spelled_integers
+            && self
+                .bytes
+                .get(token_start..self.pos)
+                .and_then(crate::number::integral)
+                .is_some()
+        {
+            self.spelled_integers = true;
         }
         Ok(())
     }

@@ -67,6 +67,7 @@ mod keys;
 mod lengths;
 mod limits;
 mod message;
+mod number;
 mod outcome;
 mod panic;
 mod pattern;
@@ -157,22 +158,18 @@ pub use toolgate_macros::tools;
 /// cannot be helped: rules JSON Schema cannot express. The differential
 /// test (`tests/tests/differential.rs`) excludes exactly these, by name.
 ///
-/// `integral-float` and `integer-map-keys` concern fields: every tool that
-/// has them says so at the end of its description ("Write whole numbers
-/// without a decimal point.", "Numbers used as keys must fit the key's
+/// `integer-map-keys` concerns fields: every tool that has them says so at
+/// the end of its description ("Numbers used as keys must fit the key's
 /// integer type."). The other two concern the document, not a field, and
 /// are documented with [`Limits`]; generated instances (small, parsed
 /// values) cannot show them.
 ///
+/// Numbers are read by value, as JSON Schema reads them: `2.0`, `1e2` and
+/// `-0` are integers where an integer is expected, and no difference.
+///
 /// | rule | the schema says | the server does |
 /// |---|---|---|
-/// | `integral-float` | `2.0` is an integer (draft 2020-12 compares numbers by value) | refuses `2.0` where an integer is expected, as serde does (`-0` is read as 0) |
 /// | `integer-map-keys` | a key of a map with integer keys is digits without a leading zero | also refuses a key past the key type's range (`"300"` for `u8`) |
 /// | `gate-1-limits` | nothing about size, depth, node count or string length | refuses documents past the [`Limits`] |
 /// | `duplicate-keys` | nothing: a validator sees the parsed value, last key winning | refuses any repeated key |
-pub const KNOWN_DIFFERENCES: [&str; 4] = [
-    "integral-float",
-    "integer-map-keys",
-    "gate-1-limits",
-    "duplicate-keys",
-];
+pub const KNOWN_DIFFERENCES: [&str; 3] = ["integer-map-keys", "gate-1-limits", "duplicate-keys"];

@@ -121,9 +121,6 @@ pub(crate) fn described(
     schema: &Value,
 ) -> std::borrow::Cow<'static, str> {
     let mut notes = Vec::new();
-    if has_integers(schema) {
-        notes.push(WHOLE_NUMBERS);
-    }
     if has_integer_keys(schema) {
         notes.push(INTEGER_KEYS_FIT);
     }
@@ -164,24 +161,6 @@ fn has_integer_keys(node: &Value) -> bool {
                 || map.values().any(has_integer_keys)
         }
         Value::Array(items) => items.iter().any(has_integer_keys),
-        _ => false,
-    }
-}
-
-/// JSON Schema counts `2.0` as an integer; serde, and so the server, does not.
-pub(crate) const WHOLE_NUMBERS: &str = "Write whole numbers without a decimal point.";
-
-fn has_integers(node: &Value) -> bool {
-    match node {
-        Value::Object(map) => {
-            let integer = |t: &Value| t == "integer";
-            map.get("type").is_some_and(|t| {
-                integer(t) || t.as_array().is_some_and(|ts| ts.iter().any(integer))
-            }) || map
-                .iter()
-                .any(|(k, v)| k != "enum" && k != "const" && has_integers(v))
-        }
-        Value::Array(items) => items.iter().any(has_integers),
         _ => false,
     }
 }

@@ -37,8 +37,8 @@ pub(crate) fn parse<A: DeserializeOwned>(
     def: &ToolDef,
 ) -> Result<Parsed<A>, Rejection> {
     let schema = def.schema();
-    let text = if raw.has_negative_zero() {
-        without_negative_zero(raw.as_str())
+    let text = if raw.has_spelled_integers() {
+        crate::number::with_plain_integers(raw.as_str())
     } else {
         Cow::Borrowed(raw.as_str())
     };
@@ -147,36 +147,6 @@ fn reject(segments: &[Segment<'_>], serde_message: &str, schema: &Value) -> Reje
     // For a number outside the Rust type, the schema's bounds (the type's,
     // or narrower rules) say what is allowed.
     Rejection::new(code, message::for_value(code, &path, schema)).at(path)
-}
-
-/// JSON Schema reads the number `-0` as the integer 0; serde_json reads it
-/// as a float, which no integer field accepts. Each `-0` becomes ` 0`: the
-/// same length, so every offset and path stays as the model sent it.
-fn without_negative_zero(json: &str) -> Cow<'_, str> {
-    let bytes = json.as_bytes();
-    let mut out = bytes.to_vec();
-    let mut i = 0;
-    let mut in_string = false;
-    while let Some(&b) = bytes.get(i) {
-        if in_string {
-            match b {
-                b'\\' => i += 1,
-                b'"' => in_string = false,
-                _ => {}
-            }
-        } else if b == b'"' {
-            in_string = true;
-        } else if b == b'-'
-            && bytes.get(i + 1) == Some(&b'0')
-            && !matches!(bytes.get(i + 2), Some(b'.' | b'e' | b'E' | b'0'..=b'9'))
-            && let Some(minus) = out.get_mut(i)
-        {
-            *minus = b' ';
-        }
-        i += 1;
-    }
-    // Only an ASCII byte outside strings changed.
-    String::from_utf8(out).map_or(Cow::Borrowed(json), Cow::Owned)
 }
 
 fn is_huge(number: Option<&str>) -> bool {

@@ -7,7 +7,7 @@
 //! edge of the schema node that described them:
 //!
 //! - numbers: each end of the stated range and one past it, every integer
-//!   type's own ends, `-0`, integral floats (`2.0`, `1e2`) and fractions;
+//!   type's own ends, `-0`, integers written as floats (`2.0`, `1e2`) and fractions;
 //! - strings: lengths at and one past `minLength`/`maxLength`, counted in
 //!   characters and written with multi-byte characters, every repetition
 //!   count of a pattern's quantifiers (`{1,12}` gives 0, 1, 12 and 13), and

@@ -35,14 +35,6 @@ fn cases() -> usize {
 
 /// The known differences an instance shows.
 fn known_differences(instance: &Value) -> Vec<&'static str> {
-    fn has_integral_float(value: &Value) -> bool {
-        match value {
-            Value::Number(n) => n.is_f64() && n.as_f64().is_some_and(|f| f.fract() == 0.0),
-            Value::Array(items) => items.iter().any(has_integral_float),
-            Value::Object(map) => map.values().any(has_integral_float),
-            _ => false,
-        }
-    }
     fn has_wide_integer_key(value: &Value) -> bool {
         match value {
             Value::Array(items) => items.iter().any(has_wide_integer_key),
@@ -53,9 +45,6 @@ fn known_differences(instance: &Value) -> Vec<&'static str> {
         }
     }
     let mut rules = Vec::new();
-    if has_integral_float(instance) {
-        rules.push("integral-float");
-    }
     if has_wide_integer_key(instance) {
         rules.push("integer-map-keys");
     }
@@ -77,11 +66,10 @@ fn plains(instance: &Value) -> Vec<Value> {
     out
 }
 
-/// The instance without one known difference: each integral float written
-/// as the integer it equals, or each integer key past `i8` left out.
+/// The instance without one known difference: each integer key past `i8`
+/// left out.
 fn without(instance: &Value, rule: &str) -> Value {
     match rule {
-        "integral-float" => without_known_difference(instance),
         "integer-map-keys" => without_wide_keys(instance),
         _ => instance.clone(),
     }
@@ -106,30 +94,6 @@ fn without_wide_keys(instance: &Value) -> Value {
 fn is_wide_integer_key(key: &str) -> bool {
     let digits = key.strip_prefix('-').unwrap_or(key);
     !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()) && key.parse::<i8>().is_err()
-}
-
-/// `i64::MIN`, exactly.
-#[allow(clippy::cast_precision_loss)]
-const TWO_63_BELOW: f64 = i64::MIN as f64;
-
-/// The instance without the known difference: each integral float written
-/// as the integer it equals.
-fn without_known_difference(instance: &Value) -> Value {
-    match instance {
-        // Exact: an integral f64 within 64 bits is that integer.
-        Value::Number(n) if n.is_f64() => match n.as_f64().filter(|f| f.fract() == 0.0) {
-            Some(f) if (TWO_63_BELOW..-TWO_63_BELOW).contains(&f) => Value::from(f as i64),
-            Some(f) if (0.0..-2.0 * TWO_63_BELOW).contains(&f) => Value::from(f as u64),
-            _ => instance.clone(),
-        },
-        Value::Array(items) => items.iter().map(without_known_difference).collect(),
-        Value::Object(map) => Value::Object(
-            map.iter()
-                .map(|(k, v)| (k.clone(), without_known_difference(v)))
-                .collect(),
-        ),
-        other => other.clone(),
-    }
 }
 
 #[derive(Default, Debug)]
@@ -270,6 +234,8 @@ fn refund_invoice() {
 
 /// A rule the schema does not state: the harness must see the difference.
 mod unstated {
+    use std::collections::BTreeMap;
+
     use toolgate::{ToolError, tool};
 
     fn even(n: &u32, _: &()) -> garde::Result {
@@ -284,6 +250,15 @@ mod unstated {
     #[tool(effect = read)]
     pub fn take_even(#[garde(custom(even))] n: u32) -> Result<u32, ToolError> {
         Ok(n)
+    }
+
+    /// Take an even number, and flags by small numbers.
+    #[tool(effect = read)]
+    pub fn take_even_and_flags(
+        #[garde(custom(even))] n: u32,
+        flags: BTreeMap<u8, bool>,
+    ) -> Result<usize, ToolError> {
+        Ok(n as usize + flags.len())
     }
 }
 
@@ -302,27 +277,66 @@ fn the_harness_finds_a_rule_the_schema_does_not_state() {
 
 #[test]
 fn a_known_difference_excuses_nothing_else() {
-    // `3.0` is an integral float (the known difference) and also odd (a rule
-    // the schema does not state): the known difference must not hide it.
+    // `"300"` is a key past `u8` (the known difference) and `3` is odd (a
+    // rule the schema does not state): the known difference must not hide
+    // the other.
+    let mut toolbox = Toolbox::new(());
+    toolbox.register(unstated::TakeEvenAndFlags).unwrap();
+    let validator = validator(&toolbox, "take_even_and_flags");
+    let decide = |instance: Value| {
+        decide(
+            &toolbox,
+            "take_even_and_flags",
+            &validator,
+            &instance.to_string(),
+        )
+    };
+    let flags = |key: &str| serde_json::json!({ key: true });
+    assert_eq!(
+        decide(serde_json::json!({"n": 4, "flags": flags("300")})),
+        Verdict::Known
+    );
+    assert!(matches!(
+        decide(serde_json::json!({"n": 3, "flags": flags("300")})),
+        Verdict::Disagreement(_)
+    ));
+    assert_eq!(
+        decide(serde_json::json!({"n": 4, "flags": flags("3")})),
+        Verdict::AcceptedByBoth
+    );
+}
+
+#[test]
+fn numbers_are_read_by_value_as_the_schema_reads_them() {
+    // JSON Schema counts `4.0`, `4e0` and `40e-1` as the integer 4: so does
+    // the server, and a known difference need not excuse them.
     let mut toolbox = Toolbox::new(());
     toolbox.register(unstated::TakeEven).unwrap();
     let validator = validator(&toolbox, "take_even");
-    let decide = |instance: Value| decide(&toolbox, "take_even", &validator, &instance.to_string());
-    assert_eq!(decide(serde_json::json!({"n": 4.0})), Verdict::Known);
-    assert!(matches!(
-        decide(serde_json::json!({"n": 3.0})),
-        Verdict::Disagreement(_)
-    ));
-    assert_eq!(decide(serde_json::json!({"n": 4})), Verdict::AcceptedByBoth);
+    for text in [
+        r#"{"n":4.0}"#,
+        r#"{"n":4e0}"#,
+        r#"{"n":40e-1}"#,
+        r#"{"n":-0}"#,
+        r#"{"n":-0.0}"#,
+    ] {
+        assert_eq!(
+            decide(&toolbox, "take_even", &validator, text),
+            Verdict::AcceptedByBoth,
+            "{text}"
+        );
+    }
+    for text in [r#"{"n":4.5}"#, r#"{"n":-2.0}"#, r#"{"n":3.0}"#] {
+        assert_ne!(
+            decide(&toolbox, "take_even", &validator, text),
+            Verdict::AcceptedByBoth,
+            "{text}"
+        );
+    }
 }
 
 #[test]
 fn a_known_difference_is_stated_in_the_description() {
-    let def = hotel::BookHotel::definition();
-    assert!(
-        def.description()
-            .ends_with("Write whole numbers without a decimal point.")
-    );
     let toolbox = shapes::open::toolbox();
     let keys = toolbox.definition("integer_keys").unwrap();
     assert!(
@@ -330,6 +344,12 @@ fn a_known_difference_is_stated_in_the_description() {
             .ends_with("Numbers used as keys must fit the key's integer type."),
         "{}",
         keys.description()
+    );
+    // A tool with integers but no integer keys has nothing to add.
+    assert_eq!(
+        hotel::BookHotel::definition().description(),
+        "Book a hotel room for the signed-in traveller. The server looks up the \
+         nightly rate and computes the total; the price is never an argument."
     );
 }
 

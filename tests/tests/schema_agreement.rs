@@ -290,7 +290,7 @@ fn a_number_past_the_type_names_the_real_bound() {
     );
 }
 
-// --- 3. -0 is the integer 0 ---
+// --- 3. -0, 2.0 and 1e1 are integers ---
 
 #[test]
 fn negative_zero_is_zero() {
@@ -322,8 +322,13 @@ fn negative_zero_is_zero() {
     assert!(outcome.value().is_some(), "{outcome:?}");
     let calls = toolbox.state().calls.lock().unwrap().clone();
     assert!(calls.iter().any(|c| c.ends_with(": \"-0")), "{calls:?}");
-    // A fraction is still not an integer.
+    // Numbers are read by value: `-0.0`, `2.0`, `1e1` are integers, as the
+    // schema's `"type": "integer"` reads them; `2.5` is not.
     let outcome = call(&toolbox, "add", r#"{"a":-0.0,"b":1}"#);
+    assert_eq!(outcome.value(), Some(&json!(1)), "{outcome:?}");
+    let outcome = call(&toolbox, "add", r#"{"a":2.0,"b":1e1}"#);
+    assert_eq!(outcome.value(), Some(&json!(12)), "{outcome:?}");
+    let outcome = call(&toolbox, "add", r#"{"a":2.5,"b":1}"#);
     assert_eq!(
         code(&outcome).map(|c| c.0),
         Some(Code::WrongType),

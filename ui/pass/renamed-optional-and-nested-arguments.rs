@@ -42,6 +42,6 @@ fn main() {
     assert!(schema["properties"]["type"].is_object());
     assert_eq!(
         Export::definition().description(),
-        "Export rows of the caller's account. Write whole numbers without a decimal point."
+        "Export rows of the caller's account."
     );
 }

@@ -1,0 +1,137 @@
+//! Numbers that are integers by value without being written as one: `2.0`,
+//! `1e2`, `10e-1`, `-0`. JSON Schema compares numbers by value, so each is
+//! an `"integer"` there, while serde reads all but the plain digits as a
+//! float and refuses them for an integer field. Gate 1 notes whether a
+//! document holds one; gate 2 then writes each as the integer it equals
+//! before serde reads the document, so an integer field accepts exactly the
+//! numbers the schema calls integers.
+
+/// The integer a number token (as gate 1 accepted it) equals, when the
+/// token is not written as that integer: `2.0` → 2, `1e2` → 100, `10e-1`
+/// → 1, `-0` and `-0.0` → 0. A token with a fraction or an exponent is
+/// read as the double it rounds to, as JSON parsers and schema validators
+/// read it (`9007199254740993.0` is 9007199254740992). `None` for plain
+/// integers, fractions (`2.5`, `1e-300`) and numbers past 64 bits, which no
+/// integer field takes.
+pub(crate) fn integral(token: &[u8]) -> Option<i128> {
+    if !token.iter().any(|b| matches!(b, b'.' | b'e' | b'E')) {
+        // Digits alone are the integer already, but for `-0`.
+        return (token == b"-0").then_some(0);
+    }
+    let value: f64 = core::str::from_utf8(token).ok()?.parse().ok()?;
+    #[allow(clippy::cast_possible_truncation)] // integral and within 64 bits: exact
+    ((-9_223_372_036_854_775_808.0..18_446_744_073_709_551_616.0).contains(&value)
+        && value.fract() == 0.0)
+        .then_some(value as i128)
+}
+
+/// `json` with every number that is an integer by value written as that
+/// integer (see [`integral`]); strings are left as they are.
+pub(crate) fn with_plain_integers(json: &str) -> std::borrow::Cow<'_, str> {
+    let bytes = json.as_bytes();
+    let mut out = String::new();
+    let mut copied = 0;
+    let mut i = 0;
+    let mut in_string = false;
+    while let Some(&b) = bytes.get(i) {
+        if in_string {
+            match b {
+                b'\\' => i += 1,
+                b'"' => in_string = false,
+                _ => {}
+            }
+            i += 1;
+        } else if b == b'"' {
+            in_string = true;
+            i += 1;
+        } else if b == b'-' || b.is_ascii_digit() {
+            let len = bytes
+                .get(i..)
+                .unwrap_or_default()
+                .iter()
+                .position(|b| !matches!(b, b'0'..=b'9' | b'-' | b'+' | b'.' | b'e' | b'E'))
+                .unwrap_or(bytes.len() - i);
+            let token = bytes.get(i..i + len).unwrap_or_default();
+            if let Some(integer) = integral(token) {
+                use core::fmt::Write as _;
+                out.push_str(json.get(copied..i).unwrap_or_default());
+                let _ = write!(out, "{integer}");
+                copied = i + len;
+            }
+            i += len;
+        } else {
+            i += 1;
+        }
+    }
+    if copied == 0 {
+        return std::borrow::Cow::Borrowed(json);
+    }
+    out.push_str(json.get(copied..).unwrap_or_default());
+    std::borrow::Cow::Owned(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn plain(token: &str) -> Option<i128> {
+        integral(token.as_bytes())
+    }
+
+    #[test]
+    fn an_integer_written_otherwise_is_read_as_the_integer() {
+        for (token, integer) in [
+            ("2.0", 2),
+            ("-2.50e1", -25),
+            ("1e2", 100),
+            ("1E+2", 100),
+            ("1.0e1", 10),
+            ("10e-1", 1),
+            ("1200e-2", 12),
+            ("0.05e2", 5),
+            ("0.0", 0),
+            ("-0", 0),
+            ("-0.0", 0),
+            ("0e5", 0),
+            ("0e-99999999999999999999", 0),
+            ("9007199254740993.0", 9_007_199_254_740_992),
+            ("-9.223372036854776e+18", i128::from(i64::MIN)),
+            ("1.8446744073709550e19", 18_446_744_073_709_549_568),
+        ] {
+            assert_eq!(plain(token), Some(integer), "{token}");
+        }
+    }
+
+    #[test]
+    fn fractions_plain_integers_and_numbers_past_64_bits_are_left_alone() {
+        for token in [
+            "2",
+            "-2",
+            "0",
+            "10",
+            "2.5",
+            "1e-300",
+            "5e-324",
+            "10e-2",
+            "1.05e1",
+            "1.8446744073709552e19",
+            "-9.3e18",
+            "1e400",
+            "1e99999999999999999999",
+        ] {
+            assert_eq!(plain(token), None, "{token}");
+        }
+    }
+
+    #[test]
+    fn a_document_is_rewritten_outside_strings_only() {
+        assert_eq!(
+            with_plain_integers(r#"{"a":2.0,"b":"2.0","c\"":[-0,1e2,2.5],"d":-0.0}"#),
+            r#"{"a":2,"b":"2.0","c\"":[0,100,2.5],"d":0}"#
+        );
+        assert!(matches!(
+            with_plain_integers(r#"{"a":2,"b":2.5}"#),
+            std::borrow::Cow::Borrowed(_)
+        ));
+    }
+}

@@ -379,6 +379,21 @@ fn classify(
             errors.at(&typed.ty, "a model argument needs a concrete type that the model's JSON can be read into, not `impl Trait`");
             Param::Invalid
         }
+        ty if mentions(ty, "ToolContext") => {
+            errors.at(
+                &typed.ty,
+                "the context is always there: take `ctx: &ToolContext`, not a wrapper of it",
+            );
+            Param::Invalid
+        }
+        ty if borrowed_within(ty).is_some() => {
+            let at = borrowed_within(ty).unwrap_or(ty);
+            errors.at(
+                at,
+                "a model argument is an owned value the model's JSON is read into: drop the `&` (`Option<String>` for an optional argument); the toolbox's state is always there, so take it as `&State` itself",
+            );
+            Param::Invalid
+        }
         ty => match &*typed.pat {
             Pat::Ident(pat) if pat.by_ref.is_none() && pat.subpat.is_none() => {
                 let defaulted = default.is_some();
@@ -464,6 +479,45 @@ pub(crate) const NUMBERS: [&str; 14] = [
 fn last_ident_is(ty: &Type, names: &[&str]) -> bool {
     matches!(ty, Type::Path(path) if path.qself.is_none()
         && path.path.segments.last().is_some_and(|s| names.iter().any(|n| s.ident == n)))
+}
+
+/// Whether `name` is the last segment of `ty` or of a type inside it.
+fn mentions(ty: &Type, name: &str) -> bool {
+    last_ident_is(ty, &[name]) || inner_types(ty).any(|inner| mentions(inner, name))
+}
+
+/// The first reference inside an owned type: `&str` in `Option<&str>`.
+fn borrowed_within(ty: &Type) -> Option<&Type> {
+    match ty {
+        Type::Reference(_) => Some(ty),
+        _ => inner_types(ty).find_map(borrowed_within),
+    }
+}
+
+/// The types written inside `ty`: generic arguments, items of arrays,
+/// slices and tuples, what a reference borrows.
+fn inner_types(ty: &Type) -> Box<dyn Iterator<Item = &Type> + '_> {
+    match ty {
+        Type::Path(path) if path.qself.is_none() => {
+            Box::new(path.path.segments.iter().flat_map(|segment| {
+                let args = match &segment.arguments {
+                    syn::PathArguments::AngleBracketed(args) => Some(args.args.iter()),
+                    _ => None,
+                };
+                args.into_iter().flatten().filter_map(|arg| match arg {
+                    syn::GenericArgument::Type(inner) => Some(inner),
+                    _ => None,
+                })
+            }))
+        }
+        Type::Array(array) => Box::new(core::iter::once(&*array.elem)),
+        Type::Reference(reference) => Box::new(core::iter::once(&*reference.elem)),
+        Type::Slice(slice) => Box::new(core::iter::once(&*slice.elem)),
+        Type::Paren(paren) => Box::new(core::iter::once(&*paren.elem)),
+        Type::Group(group) => Box::new(core::iter::once(&*group.elem)),
+        Type::Tuple(tuple) => Box::new(tuple.elems.iter()),
+        _ => Box::new(core::iter::empty()),
+    }
 }
 
 /// A type as a user writes it: `Vec<u32>`, not `Vec < u32 >`.

@@ -263,6 +263,11 @@ fn adapt_rules(
         if let Some(ty) = ty {
             misapplied(&rule, ty)?;
         }
+        if let Meta::List(list) = &rule
+            && (list.path.is_ident("length") || list.path.is_ident("range"))
+        {
+            unmeetable(list)?;
+        }
         let adapted = match rule {
             Meta::List(list) if list.path.is_ident("length") && ty.is_some_and(is_string) => {
                 let mut args =
@@ -340,6 +345,56 @@ fn adapt_rules(
         out.push(adapted);
     }
     Ok(out)
+}
+
+/// A `length` or `range` whose literal `min` is above its `max`: no value
+/// meets it, so every call would be refused.
+fn unmeetable(list: &syn::MetaList) -> syn::Result<()> {
+    let Ok(args) = Punctuated::<Meta, Token![,]>::parse_terminated.parse2(list.tokens.clone())
+    else {
+        // garde reports its own syntax errors.
+        return Ok(());
+    };
+    let bound = |name: &str| {
+        args.iter().find_map(|arg| match arg {
+            Meta::NameValue(nv) if nv.path.is_ident(name) => {
+                literal_number(&nv.value).map(|n| (n, &nv.value))
+            }
+            _ => None,
+        })
+    };
+    if let (Some((min, min_expr)), Some((max, max_expr))) = (bound("min"), bound("max"))
+        && min > max
+    {
+        let min_text = quote::ToTokens::to_token_stream(min_expr).to_string();
+        let max_text = quote::ToTokens::to_token_stream(max_expr).to_string();
+        return Err(syn::Error::new_spanned(
+            min_expr,
+            format_args!(
+                "no value meets this rule: `min = {min_text}` is above `max = {max_text}`, so every call would be refused"
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// The value of a number literal, negated or not: `3`, `-2`, `1.5`.
+fn literal_number(expr: &syn::Expr) -> Option<f64> {
+    match expr {
+        syn::Expr::Lit(syn::ExprLit { lit, .. }) => match lit {
+            syn::Lit::Int(int) => int.base10_digits().parse().ok(),
+            syn::Lit::Float(float) => float.base10_digits().parse().ok(),
+            _ => None,
+        },
+        syn::Expr::Unary(syn::ExprUnary {
+            op: syn::UnOp::Neg(_),
+            expr,
+            ..
+        }) => literal_number(expr).map(|n| -n),
+        syn::Expr::Group(group) => literal_number(&group.expr),
+        syn::Expr::Paren(paren) => literal_number(&paren.expr),
+        _ => None,
+    }
 }
 
 /// What a field holds, as far as its written type tells: enough to name

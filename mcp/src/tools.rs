@@ -8,7 +8,7 @@ use toolgate::{
 
 /// What the server needs of a toolbox, whatever its state type.
 trait Served: Send + Sync + 'static {
-    fn definitions_for(&self, ctx: &ToolContext) -> Vec<&'static ToolDef>;
+    fn definitions_for<'a>(&'a self, ctx: &ToolContext) -> Vec<&'a ToolDef>;
     fn has(&self, name: &str) -> bool;
     fn names(&self) -> Vec<&'static str>;
     fn limits(&self) -> Limits;
@@ -30,7 +30,7 @@ trait Served: Send + Sync + 'static {
 }
 
 impl<S: Send + Sync + 'static> Served for Toolbox<S> {
-    fn definitions_for(&self, ctx: &ToolContext) -> Vec<&'static ToolDef> {
+    fn definitions_for<'a>(&'a self, ctx: &ToolContext) -> Vec<&'a ToolDef> {
         Toolbox::definitions_for(self, ctx).collect()
     }
 
@@ -130,7 +130,7 @@ impl Tools {
     }
 
     /// The tools `ctx` may call.
-    pub(crate) fn definitions_for(&self, ctx: &ToolContext) -> Vec<&'static ToolDef> {
+    pub(crate) fn definitions_for(&self, ctx: &ToolContext) -> Vec<&ToolDef> {
         self.boxes
             .iter()
             .flat_map(|b| b.definitions_for(ctx))

@@ -41,6 +41,11 @@ pub struct ToolDef {
     pub(crate) name: &'static str,
     pub(crate) version: u32,
     pub(crate) description: std::borrow::Cow<'static, str>,
+    /// How much of `description` the tool wrote; toolgate's notes follow.
+    pub(crate) written: usize,
+    /// Whether exports add toolgate's notes to the fields' descriptions
+    /// ("Server checks: …", "Default: …").
+    pub(crate) notes: bool,
     pub(crate) scope: Option<&'static str>,
     pub(crate) effect: Effect,
     pub(crate) schema: Value,
@@ -90,6 +95,52 @@ impl ToolDef {
     /// say (see [`KNOWN_DIFFERENCES`](crate::KNOWN_DIFFERENCES)).
     pub fn description(&self) -> &str {
         &self.description
+    }
+
+    /// The same definition with no text of toolgate's: the description as
+    /// the tool wrote it, and exports that add nothing to the fields'
+    /// descriptions (no "Server checks: …" where a dialect drops a rule, no
+    /// "Default: …" where it drops `default`). The server enforces the same
+    /// rules either way; the model is just not told. A toolbox makes every
+    /// definition it shows this way with
+    /// [`Toolbox::without_notes`](crate::Toolbox::without_notes).
+    ///
+    /// ```
+    /// use std::collections::BTreeMap;
+    /// use toolgate::{tool, ToolError};
+    ///
+    /// /// Count the nights booked per room number.
+    /// #[tool(effect = read)]
+    /// fn count(rooms: BTreeMap<u16, u32>) -> Result<u32, ToolError> {
+    ///     Ok(rooms.values().sum())
+    /// }
+    ///
+    /// let def = Count::definition();
+    /// assert_eq!(
+    ///     def.description(),
+    ///     "Count the nights booked per room number. \
+    ///      Numbers used as keys must fit the key's integer type."
+    /// );
+    /// assert_eq!(
+    ///     def.without_notes().description(),
+    ///     "Count the nights booked per room number."
+    /// );
+    /// ```
+    #[must_use]
+    pub fn without_notes(&self) -> ToolDef {
+        let mut def = self.clone();
+        if let std::borrow::Cow::Owned(text) = &mut def.description {
+            text.truncate(self.written);
+        }
+        def.notes = false;
+        def
+    }
+
+    /// Whether exports of this definition state, in the fields'
+    /// descriptions, the rules a dialect cannot express (see
+    /// [`without_notes`](Self::without_notes)).
+    pub fn has_notes(&self) -> bool {
+        self.notes
     }
 
     /// The scope a caller must hold, if any.

@@ -48,6 +48,8 @@ pub fn define<A: schemars::JsonSchema>(meta: Meta) -> ToolDef {
         name: meta.name,
         version: meta.version,
         description: schema::described(meta.description, &schema),
+        written: meta.description.len(),
+        notes: true,
         scope: meta.scope,
         effect: meta.effect,
         schema,

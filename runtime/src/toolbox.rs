@@ -59,11 +59,24 @@ pub struct Toolbox<S> {
     limits: Limits,
     tools: BTreeMap<&'static str, Entry<S>>,
     effects: Effects,
+    /// Whether the definitions shown state toolgate's notes
+    /// ([`Toolbox::without_notes`]).
+    notes: bool,
 }
 
 struct Entry<S> {
     tool: Box<dyn Tool<S>>,
     limits: Option<Limits>,
+    /// The definition as shown, where it differs from the tool's own.
+    shown: Option<Box<ToolDef>>,
+}
+
+impl<S: 'static> Entry<S> {
+    fn shown(&self) -> &ToolDef {
+        self.shown
+            .as_deref()
+            .unwrap_or_else(|| self.tool.definition())
+    }
 }
 
 /// Why an approval could not be decided.
@@ -224,7 +237,38 @@ impl<S: Send + Sync + 'static> Toolbox<S> {
             limits: Limits::DEFAULT,
             tools: BTreeMap::new(),
             effects: Effects::default(),
+            notes: true,
         }
+    }
+
+    /// Shows every definition without toolgate's notes
+    /// ([`ToolDef::without_notes`]): descriptions as the tools wrote them,
+    /// and exports that do not state in the fields' descriptions what a
+    /// dialect dropped. The gates enforce the same rules either way.
+    ///
+    /// ```
+    /// use std::collections::BTreeMap;
+    /// use toolgate::{tool, ToolError, Toolbox};
+    ///
+    /// /// Count the nights booked per room number.
+    /// #[tool(effect = read)]
+    /// fn count(rooms: BTreeMap<u16, u32>) -> Result<u32, ToolError> {
+    ///     Ok(rooms.values().sum())
+    /// }
+    ///
+    /// let mut toolbox = Toolbox::new(()).without_notes();
+    /// toolbox.register(Count).unwrap();
+    /// let def = toolbox.definition("count").unwrap();
+    /// assert_eq!(def.description(), "Count the nights booked per room number.");
+    /// assert!(!def.has_notes());
+    /// ```
+    #[must_use]
+    pub fn without_notes(mut self) -> Self {
+        self.notes = false;
+        for entry in self.tools.values_mut() {
+            entry.shown = Some(Box::new(entry.tool.definition().without_notes()));
+        }
+        self
     }
 
     /// Sets gate 6's policy: which effect classes need approval, how long
@@ -308,7 +352,15 @@ impl<S: Send + Sync + 'static> Toolbox<S> {
         if self.tools.contains_key(name) {
             return Err(RegisterError::DuplicateName(name));
         }
-        self.tools.insert(name, Entry { tool, limits });
+        let shown = (!self.notes).then(|| Box::new(def.without_notes()));
+        self.tools.insert(
+            name,
+            Entry {
+                tool,
+                limits,
+                shown,
+            },
+        );
         Ok(self)
     }
 
@@ -317,9 +369,9 @@ impl<S: Send + Sync + 'static> Toolbox<S> {
         &self.state
     }
 
-    /// The definition of a registered tool.
-    pub fn definition(&self, name: &str) -> Option<&'static ToolDef> {
-        self.tools.get(name).map(|e| e.tool.definition())
+    /// The definition of a registered tool, as the toolbox shows it.
+    pub fn definition(&self, name: &str) -> Option<&ToolDef> {
+        self.tools.get(name).map(Entry::shown)
     }
 
     /// The widest limits any registered tool accepts: each bound is the
@@ -338,20 +390,21 @@ impl<S: Send + Sync + 'static> Toolbox<S> {
             })
     }
 
-    /// The definition of every registered tool, by name.
-    pub fn definitions(&self) -> impl Iterator<Item = &'static ToolDef> + '_ {
-        self.tools.values().map(|e| e.tool.definition())
+    /// The definition of every registered tool, by name, as the toolbox
+    /// shows it.
+    pub fn definitions(&self) -> impl Iterator<Item = &ToolDef> + '_ {
+        self.tools.values().map(Entry::shown)
     }
 
     /// The definitions `ctx` may call, by name: what to show the model for
     /// this request.
-    pub fn definitions_for<'a>(
-        &'a self,
-        ctx: &'a ToolContext,
-    ) -> impl Iterator<Item = &'static ToolDef> + 'a {
+    pub fn definitions_for<'s, 'c>(
+        &'s self,
+        ctx: &'c ToolContext,
+    ) -> impl Iterator<Item = &'s ToolDef> + use<'s, 'c, S> {
         self.tools
             .values()
-            .map(|e| e.tool.definition())
+            .map(Entry::shown)
             .filter(|def| Self::permits(ctx, def).is_ok())
     }
 

@@ -260,6 +260,86 @@ fn every_dialect_states_a_default() {
     }
 }
 
+/// Count the nights booked per room number.
+#[tool(effect = read)]
+fn nights_by_room(
+    /// Nights, by room number.
+    rooms: std::collections::BTreeMap<u16, u32>,
+) -> Result<u32, ToolError> {
+    Ok(rooms.values().sum())
+}
+
+#[test]
+fn a_toolbox_can_show_its_tools_without_toolgate_s_notes() {
+    use toolgate::providers::{Strictness, anthropic, gemini, mcp};
+    let mut noted = Toolbox::new(());
+    noted.register(Stay).unwrap();
+    // Turned off before or after registering, alike.
+    let mut plain = Toolbox::new(()).without_notes();
+    plain.register(Stay).unwrap();
+    let mut plain_after = Toolbox::new(());
+    plain_after.register(NightsByRoom).unwrap();
+    let plain_after = plain_after.without_notes();
+
+    // With notes: the default and a dropped bound are stated where a
+    // dialect drops them.
+    let exported = anthropic::tool(noted.definition("stay").unwrap(), Strictness::Strict).unwrap();
+    let nights = exported["input_schema"]["properties"]["nights"]["description"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert!(nights.contains("Default: 2"), "{nights}");
+    assert!(
+        nights.contains("Server checks: must be between 1 and 30."),
+        "{nights}"
+    );
+
+    // Without: nothing of toolgate's in any dialect, while the schema keeps
+    // every rule it can express and the server enforces them all.
+    let def = plain.definition("stay").unwrap();
+    assert!(!def.has_notes());
+    for exported in [
+        anthropic::tool(def, Strictness::Strict).unwrap(),
+        gemini::legacy_function_declaration(def).unwrap(),
+        mcp::tool(def),
+    ] {
+        let text = exported.to_string();
+        assert!(!text.contains("Default: "), "{text}");
+        assert!(!text.contains("Server checks"), "{text}");
+    }
+    assert_eq!(
+        mcp::tool(def)["inputSchema"]["properties"]["nights"]["maximum"],
+        30
+    );
+    let outcome = call(&plain, &ctx(), "stay", r#"{"nights":31}"#);
+    assert!(outcome.value().is_none(), "{outcome:?}");
+
+    // The tool's description as written, in every listing.
+    assert_eq!(
+        NightsByRoom::definition().description(),
+        "Count the nights booked per room number. Numbers used as keys must fit the key's integer type."
+    );
+    let listed: Vec<&str> = plain_after
+        .definitions_for(&ctx())
+        .map(|d| d.description())
+        .collect();
+    assert_eq!(listed, ["Count the nights booked per room number."]);
+    let outcome = call(
+        &plain_after,
+        &ctx(),
+        "nights_by_room",
+        r#"{"rooms":{"300":1}}"#,
+    );
+    assert_eq!(outcome.value(), Some(&serde_json::json!(1)));
+    let outcome = call(
+        &plain_after,
+        &ctx(),
+        "nights_by_room",
+        r#"{"rooms":{"70000":1}}"#,
+    );
+    assert!(outcome.value().is_none(), "{outcome:?}");
+}
+
 pub struct Account {
     balance_cents: std::sync::Mutex<i64>,
 }

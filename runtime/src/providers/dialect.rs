@@ -112,6 +112,7 @@ pub(crate) fn export(def: &ToolDef, rules: &Rules) -> Result<Value, ExportError>
         stack: Vec::new(),
         path: Vec::new(),
         within: None,
+        notes: def.has_notes(),
     };
     let mut out = cx.walk(root)?;
     if rules.refs != Refs::InlineAll
@@ -201,6 +202,9 @@ struct Cx<'a> {
     path: Vec<String>,
     /// The definition being walked, when it is walked on its own.
     within: Option<String>,
+    /// Whether to state in descriptions what the dialect dropped
+    /// ([`ToolDef::has_notes`]).
+    notes: bool,
 }
 
 impl Cx<'_> {
@@ -349,10 +353,13 @@ impl Cx<'_> {
             uppercase(&mut out);
         }
         let mut sentences = Vec::new();
-        if let Some(value) = default {
+        // Turned off, the rules stay enforced, unstated.
+        if self.notes
+            && let Some(value) = default
+        {
             sentences.push(format!("Default: {value}, if null or left out."));
         }
-        if !notes.is_empty() {
+        if self.notes && !notes.is_empty() {
             sentences.push(format!("Server checks: {}.", notes.join("; ")));
         }
         if !sentences.is_empty() {

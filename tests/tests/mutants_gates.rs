@@ -366,6 +366,24 @@ pub struct Dated {
     #[garde(skip)]
     #[schemars(extend("format" = "time"))]
     pub clock: String,
+    #[garde(skip)]
+    #[schemars(extend("format" = "uuid"))]
+    pub id: String,
+    #[garde(skip)]
+    #[schemars(extend("format" = "ipv4"))]
+    pub v4: String,
+    #[garde(skip)]
+    #[schemars(extend("format" = "ipv6"))]
+    pub v6: String,
+    #[garde(skip)]
+    #[schemars(extend("format" = "uri"))]
+    pub link: String,
+    #[garde(skip)]
+    #[schemars(extend("format" = "hostname"))]
+    pub host: String,
+    /// A pattern the builder writes a match for.
+    #[garde(pattern(r"^[a-z]{3}-[0-9]{2}$"))]
+    pub code: String,
     /// Stated as an exclusive minimum alone (a float's type publishes no
     /// range of its own): the instance holds 6.
     #[garde(custom(above_five))]

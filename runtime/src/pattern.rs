@@ -333,7 +333,42 @@ fn unicode_class(text: &str) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::fix;
+    use super::{fix, walk};
+    use serde_json::json;
+
+    #[test]
+    fn group_names_are_ascii_identifiers() {
+        for pattern in [r"(?<_x>a)", r"(?<a_b>a)", r"(?<a1>a)"] {
+            assert_eq!(fix(pattern), None, "{pattern}");
+        }
+        for pattern in [r"(?<éa>a)", r"(?<aé>a)"] {
+            let fix = fix(pattern).unwrap_or_else(|| panic!("{pattern} passed"));
+            assert!(fix.contains("ASCII letters"), "{pattern}: {fix}");
+        }
+    }
+
+    #[test]
+    fn every_pattern_of_a_schema_is_read_and_no_value_is() {
+        let at = |schema: serde_json::Value| walk(&schema, &mut Vec::new()).map(|d| d.at);
+        // Inside the branches of a union, and as a map's key pattern.
+        assert_eq!(
+            at(json!({"oneOf": [{"type": "string"}, {"type": "string", "pattern": r"^\d$"}]})),
+            Some("/oneOf/1/pattern".to_owned())
+        );
+        assert_eq!(
+            at(json!({"type": "object", "patternProperties": {r"^\w+$": {"type": "integer"}}})),
+            Some(r"/patternProperties/^\w+$".to_owned())
+        );
+        // A default, an enum value or an example is data: a `pattern` key
+        // in it is no pattern.
+        for keyword in ["default", "const", "examples", "enum"] {
+            assert_eq!(
+                at(json!({"type": "object", keyword: {"pattern": r"\d"}})),
+                None,
+                "{keyword}"
+            );
+        }
+    }
 
     #[test]
     fn portable_patterns_pass() {

@@ -14,9 +14,23 @@
 /// integers, fractions (`2.5`, `1e-300`) and numbers past 64 bits, which no
 /// integer field takes.
 pub(crate) fn integral(token: &[u8]) -> Option<i128> {
-    if !token.iter().any(|b| matches!(b, b'.' | b'e' | b'E')) {
+    let exponent = token.iter().any(|b| matches!(b, b'e' | b'E'));
+    match token.iter().position(|&b| b == b'.') {
         // Digits alone are the integer already, but for `-0`.
-        return (token == b"-0").then_some(0);
+        None if !exponent => return (token == b"-0").then_some(0),
+        // A fraction with a digit other than 0 and no exponent (`12.5`, the
+        // common float) is no integer: no need to read it as a double.
+        Some(dot)
+            if !exponent
+                && token
+                    .get(dot + 1..)
+                    .unwrap_or_default()
+                    .iter()
+                    .any(|&b| b != b'0') =>
+        {
+            return None;
+        }
+        _ => {}
     }
     let value: f64 = core::str::from_utf8(token).ok()?.parse().ok()?;
     #[allow(clippy::cast_possible_truncation)] // integral and within 64 bits: exact

@@ -510,6 +510,7 @@ impl Scanner<'_, '_> {
             Some(b'1'..=b'9') => self.digits(),
             _ => return Err(self.bad_number()),
         }
+        let digits_end = self.pos;
         if self.peek() == Some(b'.') {
             self.pos += 1;
             if !matches!(self.peek(), Some(b'0'..=b'9')) {
@@ -527,12 +528,12 @@ impl Scanner<'_, '_> {
             }
             self.digits();
         }
+        // Plain digits (the common integer) are no spelled integer, but
+        // for `-0`; only a fraction or an exponent is worth reading.
+        let token = self.bytes.get(token_start..self.pos).unwrap_or_default();
         if !self.spelled_integers
-            && self
-                .bytes
-                .get(token_start..self.pos)
-                .and_then(crate::number::integral)
-                .is_some()
+            && (self.pos > digits_end || token == b"-0")
+            && crate::number::integral(token).is_some()
         {
             self.spelled_integers = true;
         }

@@ -8,6 +8,10 @@
 //! `-- --store effects.db` the records stay in that file: run it twice
 //! and the second run's booking is a replay of the first, with nothing
 //! booked again.
+//!
+//! `cargo run --example book_hotel --features cedar -- --cedar` decides
+//! the orders by the Cedar policies in `policies/seeds.cedar` instead of
+//! the Rust ones: one line chooses (`Shop::demo().with_policies(…)`).
 
 use std::path::PathBuf;
 
@@ -17,21 +21,51 @@ use toolgate_examples::hotel::{BookHotel, Hotels};
 use toolgate_examples::refund::{IssueRefund, Shop};
 use toolgate_sqlite::SqliteStore;
 
-/// The database file: `--store PATH`, or a new one in the temporary
-/// directory (and whether it is ours to delete).
-fn store_path() -> Result<(PathBuf, bool), String> {
+/// The command line: the database file (`--store PATH`, or a new one in
+/// the temporary directory, and whether it is ours to delete), and whether
+/// Cedar policies decide gate 5 (`--cedar`).
+fn options() -> Result<(PathBuf, bool, bool), String> {
+    const USAGE: &str = "usage: book_hotel [--store PATH] [--cedar]";
+    let mut store = None;
+    let mut cedar = false;
     let mut args = std::env::args().skip(1);
-    match (args.next().as_deref(), args.next()) {
-        (Some("--store"), Some(path)) => Ok((PathBuf::from(path), false)),
-        (None, _) => {
+    while let Some(arg) = args.next() {
+        match arg.as_str() {
+            "--store" => store = Some(PathBuf::from(args.next().ok_or(USAGE)?)),
+            "--cedar" => cedar = true,
+            _ => return Err(USAGE.to_owned()),
+        }
+    }
+    Ok(match store {
+        Some(path) => (path, false, cedar),
+        None => {
             let nanos = std::time::SystemTime::now()
                 .duration_since(std::time::SystemTime::UNIX_EPOCH)
                 .map_or(0, |d| d.as_nanos());
             let name = format!("toolgate-demo-{}-{nanos}.db", std::process::id());
-            Ok((std::env::temp_dir().join(name), true))
+            (std::env::temp_dir().join(name), true, cedar)
         }
-        _ => Err("usage: book_hotel [--store PATH]".to_owned()),
+    })
+}
+
+/// The shop, its policies decided in Rust or, with `--cedar`, by the
+/// seeds' Cedar policies (`policies/seeds.cedar`).
+#[cfg(feature = "cedar")]
+fn shop(cedar: bool) -> Result<Shop, Box<dyn std::error::Error>> {
+    Ok(if cedar {
+        let policies = toolgate_examples::policies::seeds().map_err(|e| e.to_string())?;
+        Shop::demo().with_policies(std::sync::Arc::new(policies))
+    } else {
+        Shop::demo()
+    })
+}
+
+#[cfg(not(feature = "cedar"))]
+fn shop(cedar: bool) -> Result<Shop, Box<dyn std::error::Error>> {
+    if cedar {
+        return Err("Cedar policies need the `cedar` feature: cargo run --example book_hotel --features cedar -- --cedar".into());
     }
+    Ok(Shop::demo())
 }
 
 #[tokio::main(flavor = "current_thread")]
@@ -43,7 +77,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         .without_time()
         .with_target(false)
         .init();
-    let (path, scratch) = store_path()?;
+    let (path, scratch, cedar) = options()?;
     let store = SqliteStore::open(&path).await?;
     let mut toolbox = Toolbox::new(Hotels::demo()).with_effect_store(store.clone());
     toolbox.register(BookHotel)?;
@@ -135,15 +169,25 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     // caller's tenant and gate 5 authorizes the object it found. Another
     // tenant's order, a disputed one and one that does not exist are
     // refused alike, so a refusal tells the model nothing about what
-    // exists. (Approvals are off here; the next part shows them.)
-    let mut shop = Toolbox::new(Shop::demo()).with_effect_policy(
+    // exists. (Approvals are off here, unless a policy asks for one; the
+    // next part shows them.) With `--cedar`, the seeds' Cedar policies
+    // decide instead of the Rust ones, and one of them asks a person to
+    // approve refunds over 50 EUR.
+    let mut shop = Toolbox::new(shop(cedar)?).with_effect_policy(
         EffectPolicy::default().approval(Effect::Irreversible, ApprovalRule::Never),
     );
     shop.register(IssueRefund)?;
     let clerk = ToolContext::new("clerk_3", "tenant_a", "req_3")
         .with_scopes(["refunds:write"])
         .allow_tools(["issue_refund"]);
-    println!("\nresources:");
+    println!(
+        "\nresources, decided by {}:",
+        if cedar {
+            "Cedar (policies/seeds.cedar)"
+        } else {
+            "Rust (run with --features cedar -- --cedar for Cedar)"
+        }
+    );
     for (what, args) in [
         (
             "an order of tenant_a",
@@ -160,6 +204,10 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         (
             "an order that does not exist",
             r#"{"order":"ord_9999","amount_cents":500}"#,
+        ),
+        (
+            "a refund of 60 EUR",
+            r#"{"order":"ord_1001","amount_cents":6000}"#,
         ),
     ] {
         let outcome = shop.call(&clerk, "issue_refund", args).await;

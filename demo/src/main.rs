@@ -27,7 +27,7 @@ use toolgate_sqlite::SqliteStore;
 
 type Error = Box<dyn std::error::Error + Send + Sync>;
 
-const USAGE: &str = "usage: toolgate-demo [--stdio | --http ADDR] [--store PATH]";
+const USAGE: &str = "usage: toolgate-demo [--stdio | --http ADDR] [--store PATH] [--cedar]";
 
 /// What to run.
 enum Mode {
@@ -39,6 +39,8 @@ enum Mode {
 struct Args {
     mode: Mode,
     store: Option<PathBuf>,
+    /// Gate 5 by the seeds' Cedar policies instead of the Rust ones.
+    cedar: bool,
 }
 
 fn args() -> Result<Args, String> {
@@ -46,12 +48,14 @@ fn args() -> Result<Args, String> {
     let mut parsed = Args {
         mode: Mode::Script,
         store: None,
+        cedar: false,
     };
     while let Some(arg) = args.next() {
         match arg.as_str() {
             "--stdio" => parsed.mode = Mode::Stdio,
             "--http" => parsed.mode = Mode::Http(args.next().ok_or(USAGE)?),
             "--store" => parsed.store = Some(args.next().ok_or(USAGE)?.into()),
+            "--cedar" => parsed.cedar = true,
             "-h" | "--help" => return Err(USAGE.to_owned()),
             other => return Err(format!("unknown argument `{other}`\n{USAGE}")),
         }
@@ -82,14 +86,15 @@ pub struct Demo {
 }
 
 impl Demo {
-    fn new(store: &SqliteStore) -> Result<Demo, Error> {
+    fn new(store: &SqliteStore, cedar: bool) -> Result<Demo, Error> {
+        let (accounts, shop, billing) = states(cedar)?;
         let mut hotels = Toolbox::new(Hotels::demo()).with_effect_store(store.clone());
         hotels.register(BookHotel)?;
-        let mut accounts = Toolbox::new(Accounts::demo()).with_effect_store(store.clone());
+        let mut accounts = Toolbox::new(accounts).with_effect_store(store.clone());
         accounts.register(ScheduleExport)?;
-        let mut shop = Toolbox::new(Shop::demo()).with_effect_store(store.clone());
+        let mut shop = Toolbox::new(shop).with_effect_store(store.clone());
         shop.register(IssueRefund)?;
-        let mut billing = Toolbox::new(Billing::demo()).with_effect_store(store.clone());
+        let mut billing = Toolbox::new(billing).with_effect_store(store.clone());
         billing.register(RefundInvoice)?;
         Ok(Demo {
             hotels: Arc::new(hotels),
@@ -107,6 +112,29 @@ impl Demo {
             .with(Arc::clone(&self.shop))
             .with(Arc::clone(&self.billing))
     }
+}
+
+/// The states whose resources a policy decides on: by the Rust policies,
+/// or (`--cedar`) by the seeds' Cedar policies, one line each.
+#[cfg(feature = "cedar")]
+fn states(cedar: bool) -> Result<(Accounts, Shop, Billing), Error> {
+    if !cedar {
+        return Ok((Accounts::demo(), Shop::demo(), Billing::demo()));
+    }
+    let policies = Arc::new(toolgate_examples::policies::seeds()?);
+    Ok((
+        Accounts::demo().with_policies(Arc::clone(&policies)),
+        Shop::demo().with_policies(Arc::clone(&policies)),
+        Billing::demo().with_policies(policies),
+    ))
+}
+
+#[cfg(not(feature = "cedar"))]
+fn states(cedar: bool) -> Result<(Accounts, Shop, Billing), Error> {
+    if cedar {
+        return Err("Cedar policies need the `cedar` feature: cargo run -p toolgate-demo --features cedar -- --cedar".into());
+    }
+    Ok((Accounts::demo(), Shop::demo(), Billing::demo()))
 }
 
 /// The store's file, and whether it is a scratch file to delete at the end.
@@ -156,7 +184,7 @@ async fn run(args: Args) -> Result<(), Error> {
     let to_stdout = matches!(args.mode, Mode::Script);
     audit::install(to_stdout);
     let store = SqliteStore::open(&path).await?;
-    let demo = Demo::new(&store)?;
+    let demo = Demo::new(&store, args.cedar)?;
     let result = match args.mode {
         Mode::Script => script::run(&demo, &path).await,
         Mode::Stdio => toolgate_mcp::serve_stdio(demo.tools(), agent())

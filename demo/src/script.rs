@@ -147,7 +147,7 @@ pub async fn run(demo: &Demo, store: &Path) -> Result<(), Error> {
         .allow_all_tools()
         .with_session(approval.session.clone().unwrap_or_default());
     let done = demo.shop.resume(&ctx, &id).await;
-    println!("   ← {}", serde_json::to_string(&done)?);
+    println!("   ← {}", sorted(&done.to_json()));
     note("the agent makes the same call again");
     call(&client, "issue_refund", refund).await?;
 
@@ -193,7 +193,7 @@ fn serve(demo: &Demo) -> tokio::io::DuplexStream {
 
 /// Calls `tool`, printing the call and what the model reads back.
 async fn call(client: &Client, tool: &str, arguments: Value) -> Result<CallToolResult, Error> {
-    println!("   → {tool} {arguments}");
+    println!("   → {tool} {}", sorted(&arguments));
     let Value::Object(arguments) = arguments else {
         return Err("arguments are an object".into());
     };
@@ -214,6 +214,45 @@ fn text(result: &CallToolResult) -> Value {
         .unwrap_or(Value::Null)
 }
 
+/// `value` as JSON text with every object's keys sorted, so that the
+/// transcript reads the same whatever order `serde_json`'s maps keep (a
+/// program with a crate that asks for `preserve_order` keeps insertion
+/// order).
+fn sorted(value: &Value) -> String {
+    fn write(value: &Value, out: &mut String) {
+        match value {
+            Value::Object(map) => {
+                let mut entries: Vec<_> = map.iter().collect();
+                entries.sort_unstable_by(|a, b| a.0.cmp(b.0));
+                out.push('{');
+                for (i, (key, value)) in entries.into_iter().enumerate() {
+                    if i > 0 {
+                        out.push(',');
+                    }
+                    out.push_str(&Value::String(key.clone()).to_string());
+                    out.push(':');
+                    write(value, out);
+                }
+                out.push('}');
+            }
+            Value::Array(items) => {
+                out.push('[');
+                for (i, item) in items.iter().enumerate() {
+                    if i > 0 {
+                        out.push(',');
+                    }
+                    write(item, out);
+                }
+                out.push(']');
+            }
+            scalar => out.push_str(&scalar.to_string()),
+        }
+    }
+    let mut out = String::new();
+    write(value, &mut out);
+    out
+}
+
 /// One line for what the model reads.
 fn read_back(result: &CallToolResult) -> String {
     let value = text(result);
@@ -225,7 +264,7 @@ fn read_back(result: &CallToolResult) -> String {
         );
     }
     if result.is_error != Some(true) {
-        return format!("done: {value}");
+        return format!("done: {}", sorted(&value));
     }
     let path = match value["path"].as_str() {
         Some("") | None => String::new(),

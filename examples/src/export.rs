@@ -7,6 +7,7 @@ use std::collections::HashMap;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
 
+use crate::policies::Backend;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use toolgate::{
@@ -21,8 +22,9 @@ pub const PII_EXPORT_DISABLED: DomainCode = DomainCode::new("PII_EXPORT_DISABLED
 /// The export is larger than the account's limit.
 pub const ROW_LIMIT_EXCEEDED: DomainCode = DomainCode::new("ROW_LIMIT_EXCEEDED");
 
-/// An account, as the server stores it.
-#[derive(Clone, Debug)]
+/// An account, as the server stores it; its fields are what a Cedar
+/// policy reads of it.
+#[derive(Clone, Debug, Serialize, JsonSchema)]
 pub struct Account {
     /// `acct_` and letters or digits.
     pub id: String,
@@ -112,6 +114,8 @@ pub struct Accounts {
     queue: Mutex<Vec<ExportJob>>,
     /// Makes every lookup fail, as a database outage would.
     pub outage: AtomicBool,
+    /// Who decides gate 5: the Rust policy below, or Cedar's.
+    backend: Backend,
 }
 
 impl Accounts {
@@ -144,6 +148,14 @@ impl Accounts {
         }
     }
 
+    /// Decides gate 5 by Cedar `policies` instead of the Rust policy.
+    #[cfg(feature = "cedar")]
+    #[must_use]
+    pub fn with_policies(mut self, policies: std::sync::Arc<toolgate_cedar::Policies>) -> Self {
+        self.backend = Backend::Cedar(policies);
+        self
+    }
+
     /// Every queued export: the side effect a refused call must never reach.
     pub fn queued(&self) -> Vec<ExportJob> {
         self.queue.lock().map(|q| q.clone()).unwrap_or_default()
@@ -168,23 +180,32 @@ impl Resource<Accounts> for Account {
     }
 }
 
+#[cfg(feature = "cedar")]
+impl toolgate_cedar::CedarEntity for Account {
+    fn entity_id(&self) -> String {
+        self.id.clone()
+    }
+}
+
 /// One policy for every tool that takes an account: the caller must be one
 /// of its exporters.
 impl<T: ToolInfo> Authorize<T, Accounts> for Account {
     async fn authorize(
         ctx: &ToolContext,
-        _: &Accounts,
+        accounts: &Accounts,
         account: &Resolved<Account>,
     ) -> Result<(), Denied> {
-        if account.exporters.iter().any(|a| a == ctx.actor()) {
-            Ok(())
-        } else {
-            Err(Denied::because(format!(
-                "{} is not an exporter of {}",
-                ctx.actor(),
-                account.id
-            )))
-        }
+        accounts.backend.authorize(ctx, account, |account| {
+            if account.exporters.iter().any(|a| a == ctx.actor()) {
+                Ok(())
+            } else {
+                Err(Denied::because(format!(
+                    "{} is not an exporter of {}",
+                    ctx.actor(),
+                    account.id
+                )))
+            }
+        })
     }
 }
 

@@ -5,6 +5,7 @@
 use std::collections::HashMap;
 use std::sync::Mutex;
 
+use crate::policies::Backend;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use toolgate::{
@@ -12,8 +13,9 @@ use toolgate::{
     tool,
 };
 
-/// An invoice, as the server stores it.
-#[derive(Clone, Debug)]
+/// An invoice, as the server stores it; its fields are what a Cedar
+/// policy reads of it.
+#[derive(Clone, Debug, Serialize, JsonSchema)]
 pub struct Invoice {
     /// `inv_` and digits.
     pub id: String,
@@ -71,6 +73,8 @@ pub struct InvoiceRefund {
 pub struct Billing {
     invoices: HashMap<(String, String), Invoice>,
     refunds: Mutex<Vec<InvoiceRefund>>,
+    /// Who decides gate 5: the Rust policy below, or Cedar's.
+    backend: Backend,
 }
 
 impl Billing {
@@ -92,7 +96,16 @@ impl Billing {
                 .map(|i| ((i.tenant.clone(), i.id.clone()), i))
                 .collect(),
             refunds: Mutex::default(),
+            backend: Backend::Rust,
         }
+    }
+
+    /// Decides gate 5 by Cedar `policies` instead of the Rust policy.
+    #[cfg(feature = "cedar")]
+    #[must_use]
+    pub fn with_policies(mut self, policies: std::sync::Arc<toolgate_cedar::Policies>) -> Self {
+        self.backend = Backend::Cedar(policies);
+        self
     }
 
     /// Every refund made: the side effect a refused call must never reach.
@@ -116,18 +129,27 @@ impl Resource<Billing> for Invoice {
     }
 }
 
+#[cfg(feature = "cedar")]
+impl toolgate_cedar::CedarEntity for Invoice {
+    fn entity_id(&self) -> String {
+        self.id.clone()
+    }
+}
+
 /// Any tool may act on an invoice that is not void.
 impl<T: ToolInfo> Authorize<T, Billing> for Invoice {
     async fn authorize(
-        _: &ToolContext,
-        _: &Billing,
+        ctx: &ToolContext,
+        billing: &Billing,
         invoice: &Resolved<Invoice>,
     ) -> Result<(), Denied> {
-        if invoice.void {
-            Err(Denied::because(format!("{} is void", invoice.id)))
-        } else {
-            Ok(())
-        }
+        billing.backend.authorize(ctx, invoice, |invoice| {
+            if invoice.void {
+                Err(Denied::because(format!("{} is void", invoice.id)))
+            } else {
+                Ok(())
+            }
+        })
     }
 }
 

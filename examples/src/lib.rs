@@ -4,4 +4,5 @@
 pub mod export;
 pub mod hotel;
 pub mod invoice;
+pub mod policies;
 pub mod refund;

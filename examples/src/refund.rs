@@ -7,6 +7,7 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
+use crate::policies::Backend;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use tokio::sync::Barrier;
@@ -18,8 +19,9 @@ use toolgate::{
 /// The amount is more than the order has left to refund.
 pub const EXCEEDS_REFUNDABLE: DomainCode = DomainCode::new("EXCEEDS_REFUNDABLE");
 
-/// An order, as the server stores it.
-#[derive(Clone, Debug)]
+/// An order, as the server stores it; its fields are what a Cedar policy
+/// reads of it (`resource.disputed`).
+#[derive(Clone, Debug, Serialize, JsonSchema)]
 pub struct Order {
     /// `ord_` and digits.
     pub id: String,
@@ -72,6 +74,8 @@ pub struct Shop {
     /// Whether the next commit finds the order changed by someone else
     /// first (see [`Shop::interfere_at_commit`]).
     interfere: std::sync::atomic::AtomicBool,
+    /// Who decides gate 5: the Rust policy below, or Cedar's.
+    backend: Backend,
 }
 
 impl Shop {
@@ -100,7 +104,16 @@ impl Shop {
             ledger: Mutex::default(),
             race: None,
             interfere: std::sync::atomic::AtomicBool::new(false),
+            backend: Backend::Rust,
         }
+    }
+
+    /// Decides gate 5 by Cedar `policies` instead of the Rust policy.
+    #[cfg(feature = "cedar")]
+    #[must_use]
+    pub fn with_policies(mut self, policies: std::sync::Arc<toolgate_cedar::Policies>) -> Self {
+        self.backend = Backend::Cedar(policies);
+        self
     }
 
     /// For tests of the race the commit must win: every refund waits just
@@ -234,14 +247,27 @@ impl Resource<Shop> for Order {
     }
 }
 
+#[cfg(feature = "cedar")]
+impl toolgate_cedar::CedarEntity for Order {
+    fn entity_id(&self) -> String {
+        self.id.clone()
+    }
+}
+
 /// Refunds only: a disputed order is settled through its dispute.
 impl Authorize<IssueRefund, Shop> for Order {
-    async fn authorize(_: &ToolContext, _: &Shop, order: &Resolved<Order>) -> Result<(), Denied> {
-        if order.disputed {
-            Err(Denied::because(format!("{} is under dispute", order.id)))
-        } else {
-            Ok(())
-        }
+    async fn authorize(
+        ctx: &ToolContext,
+        shop: &Shop,
+        order: &Resolved<Order>,
+    ) -> Result<(), Denied> {
+        shop.backend.authorize(ctx, order, |order| {
+            if order.disputed {
+                Err(Denied::because(format!("{} is under dispute", order.id)))
+            } else {
+                Ok(())
+            }
+        })
     }
 }
 

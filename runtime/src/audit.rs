@@ -131,6 +131,23 @@ pub(crate) fn denied(ctx: &ToolContext, tool: &str, gate: Gate, reason: &str) {
     );
 }
 
+/// A policy allowed an object at gate 5 only with a person's approval
+/// ([`Denied::unless_approved`](crate::Denied::unless_approved)): gate 6
+/// will ask for one.
+pub(crate) fn approval_asked(ctx: &ToolContext, tool: &str, field: &str, reason: &str) {
+    tracing::info!(
+        target: "toolgate::audit",
+        request_id = text(ctx.request_id()),
+        actor = text(ctx.actor()),
+        tenant = text(ctx.tenant()),
+        tool = escaped(tool, MAX_TOOL_CHARS),
+        gate = Gate::Authorize.as_str(),
+        field = text(field),
+        reason = text(reason),
+        "approval asked by policy"
+    );
+}
+
 /// A flat denial at gates 4–5: the specific reason stays here.
 pub(crate) fn refused(
     ctx: &ToolContext,

@@ -62,6 +62,92 @@ pub struct ToolDef {
     pub(crate) approver_scope: Option<&'static str>,
     /// How long the body may run (`#[tool(timeout_ms = …)]`).
     pub(crate) timeout: Option<core::time::Duration>,
+    /// The arguments that name resources.
+    pub(crate) resources: &'static [ResourceField],
+}
+
+/// An argument of a tool that names a resource: `order: Authorized<Order>`
+/// is the field `order`, of resource type `Order`.
+///
+/// ```
+/// use toolgate::{tool, Authorized, ToolError};
+/// # use toolgate::{Authorize, Denied, Fault, Resolved, Resource, ToolContext, ToolInfo};
+/// # pub struct Shop;
+/// # pub struct Order;
+/// # #[derive(Debug, serde::Deserialize, schemars::JsonSchema, garde::Validate)]
+/// # #[serde(transparent)]
+/// # pub struct OrderRef(#[garde(length(chars, max = 20))] pub String);
+/// # impl Resource<Shop> for Order {
+/// #     type Ref = OrderRef;
+/// #     async fn resolve(_: &ToolContext, _: &Shop, _: &OrderRef) -> Result<Option<Order>, Fault> { Ok(None) }
+/// # }
+/// # impl<T: ToolInfo> Authorize<T, Shop> for Order {
+/// #     async fn authorize(_: &ToolContext, _: &Shop, _: &Resolved<Order>) -> Result<(), Denied> { Ok(()) }
+/// # }
+///
+/// /// Cancel one of the caller's orders.
+/// #[tool(effect = write)]
+/// async fn cancel_order(shop: &Shop, #[serde(rename = "order_id")] order: Authorized<Order>) -> Result<(), ToolError> {
+///     # let _ = (shop, order);
+///     Ok(())
+/// }
+///
+/// let [field] = CancelOrder::definition().resources() else { panic!() };
+/// assert_eq!(field.field(), "order_id");
+/// assert_eq!(field.type_id(), core::any::TypeId::of::<Order>());
+/// assert!(field.type_name().ends_with("Order"));
+/// ```
+#[derive(Clone, Copy)]
+pub struct ResourceField {
+    field: &'static str,
+    type_id: fn() -> core::any::TypeId,
+    type_name: fn() -> &'static str,
+}
+
+impl ResourceField {
+    /// For `#[tool]`'s expansion.
+    #[doc(hidden)]
+    pub const fn __new(
+        field: &'static str,
+        type_id: fn() -> core::any::TypeId,
+        type_name: fn() -> &'static str,
+    ) -> Self {
+        ResourceField {
+            field,
+            type_id,
+            type_name,
+        }
+    }
+
+    /// The argument's wire name.
+    pub fn field(&self) -> &'static str {
+        self.field
+    }
+
+    /// The resource type's id.
+    pub fn type_id(&self) -> core::any::TypeId {
+        (self.type_id)()
+    }
+
+    /// The resource type's name, as [`core::any::type_name`] writes it.
+    pub fn type_name(&self) -> &'static str {
+        (self.type_name)()
+    }
+}
+
+impl core::fmt::Debug for ResourceField {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("ResourceField")
+            .field("field", &self.field)
+            .field("type", &self.type_name())
+            .finish()
+    }
+}
+
+impl PartialEq for ResourceField {
+    fn eq(&self, other: &Self) -> bool {
+        self.field == other.field && self.type_id() == other.type_id()
+    }
 }
 
 impl ToolDef {
@@ -151,6 +237,11 @@ impl ToolDef {
     /// What a call can change.
     pub fn effect(&self) -> Effect {
         self.effect
+    }
+
+    /// The arguments that name resources, in the function's order.
+    pub fn resources(&self) -> &'static [ResourceField] {
+        self.resources
     }
 
     /// The canonical draft 2020-12 schema of the arguments: closed

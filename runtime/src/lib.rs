@@ -93,7 +93,7 @@ pub use arguments::Arguments;
 pub use bounded::RawArgs;
 pub use code::{Code, DomainCode};
 pub use context::{Extensions, ToolContext};
-pub use definition::{Effect, ToolDef};
+pub use definition::{Effect, ResourceField, ToolDef};
 pub use effect::{
     Approval, ApprovalRule, ApprovalState, Bucket, Claim, Clock, Consumed, Decided, Decision,
     EffectPolicy, EffectStore, MemoryStore, Seen, StoreError, SystemClock,

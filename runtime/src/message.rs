@@ -85,7 +85,11 @@ pub(crate) fn unknown(parent: &str, field: Option<&str>, schema: &Value) -> Stri
         .and_then(Value::as_object)
     {
         out.push_str("; allowed: ");
-        for (i, name) in props.keys().enumerate() {
+        // Sorted: a `serde_json` built with `preserve_order` (which other
+        // crates of a program may ask for) keeps the schema's order.
+        let mut names: Vec<&String> = props.keys().collect();
+        names.sort_unstable();
+        for (i, name) in names.into_iter().enumerate() {
             if i > 0 {
                 out.push_str(", ");
             }

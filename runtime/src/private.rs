@@ -29,6 +29,8 @@ pub struct Meta {
     /// Each field with a default (`#[serde(default)]`), by wire name, and
     /// its value as the schema states it.
     pub defaults: &'static [FieldDefault],
+    /// The arguments that name resources.
+    pub resources: &'static [crate::ResourceField],
 }
 
 /// A field's wire name, and its default as the schema states it.
@@ -56,6 +58,7 @@ pub fn define<A: schemars::JsonSchema>(meta: Meta) -> ToolDef {
         fingerprint,
         renames: meta.renames,
         output_schema: meta.output_schema,
+        resources: meta.resources,
     }
 }
 

@@ -7,11 +7,12 @@ use core::marker::PhantomData;
 use core::ops::Deref;
 use std::borrow::Cow;
 use std::error::Error as StdError;
+use std::sync::Arc;
 
 use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
 
-use crate::ToolContext;
+use crate::{ToolContext, ToolDef};
 
 /// Something a model names by reference and the server looks up: an order,
 /// an account, an invoice.
@@ -161,18 +162,55 @@ pub trait ToolInfo {
     const EFFECT: crate::Effect;
 }
 
-/// A resource found inside the caller's tenant and not yet authorized.
+/// A resource found inside the caller's tenant and not yet authorized,
+/// with the call it was named in.
 ///
 /// Only toolgate makes one, and only hands it by reference to
-/// [`Authorize::authorize`]: a tool body never receives one.
+/// [`Authorize::authorize`]: a tool body never receives one. It derefs to
+/// the object; a policy that decides on the call too (a refund's amount
+/// against the order's balance, in a policy language such as Cedar) reads
+/// the tool, the field and the arguments here.
 ///
 /// ```compile_fail
 /// # struct Order;
 /// let resolved = toolgate::Resolved { resource: Order }; // private: only toolgate resolves
 /// ```
-#[derive(Debug)]
 pub struct Resolved<R> {
     resource: R,
+    def: &'static ToolDef,
+    field: &'static str,
+    arguments: Arc<str>,
+}
+
+impl<R> Resolved<R> {
+    /// The tool being called.
+    pub fn tool(&self) -> &'static ToolDef {
+        self.def
+    }
+
+    /// The argument that named this object, by its wire name (`order`).
+    pub fn field(&self) -> &'static str {
+        self.field
+    }
+
+    /// The call's arguments: the JSON object gates 1–3 accepted, as the
+    /// model wrote it (keys in its order, a whole number may be spelled
+    /// `2.0`, a parameter with a default may be absent). It conforms to
+    /// [`ToolDef::schema`]. Defaults, `#[serde(rename)]` and the rules are
+    /// the schema's; the typed arguments are the body's alone.
+    pub fn arguments(&self) -> &str {
+        &self.arguments
+    }
+}
+
+impl<R: fmt::Debug> fmt::Debug for Resolved<R> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Resolved")
+            .field("resource", &self.resource)
+            .field("tool", &self.def.name())
+            .field("field", &self.field)
+            .finish_non_exhaustive()
+    }
 }
 
 impl<R> Deref for Resolved<R> {
@@ -257,9 +295,16 @@ impl fmt::Display for Fault {
 
 /// A policy's refusal, with the reason for the audit log (never shown to
 /// the model).
+///
+/// A policy can also allow a call only with a person's approval:
+/// [`Denied::unless_approved`]. The call then goes to gate 6 as an
+/// irreversible one would, whatever the toolbox's
+/// [`EffectPolicy`](crate::EffectPolicy) says of its class, and runs only
+/// when an approval for it is resumed.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Denied {
     reason: Cow<'static, str>,
+    unless_approved: bool,
 }
 
 impl Denied {
@@ -267,7 +312,30 @@ impl Denied {
     pub fn because(reason: impl Into<Cow<'static, str>>) -> Self {
         Denied {
             reason: reason.into(),
+            unless_approved: false,
         }
+    }
+
+    /// Allows the call only with a person's approval, recording `reason`
+    /// server-side ("refunds over 100 EUR need a manager").
+    ///
+    /// ```
+    /// use toolgate::Denied;
+    ///
+    /// let denied = Denied::unless_approved("refunds over 100 EUR need a manager");
+    /// assert!(denied.is_unless_approved());
+    /// assert!(!Denied::because("disputed").is_unless_approved());
+    /// ```
+    pub fn unless_approved(reason: impl Into<Cow<'static, str>>) -> Self {
+        Denied {
+            reason: reason.into(),
+            unless_approved: true,
+        }
+    }
+
+    /// Whether an approval would allow the call.
+    pub fn is_unless_approved(&self) -> bool {
+        self.unless_approved
     }
 
     /// The reason.
@@ -276,19 +344,38 @@ impl Denied {
     }
 }
 
+/// One reference to resolve and authorize, and the call it is part of.
+pub(crate) struct Named<'r, R> {
+    pub(crate) def: &'static ToolDef,
+    pub(crate) field: &'static str,
+    pub(crate) arguments: Arc<str>,
+    pub(crate) reference: &'r R,
+    /// Whether the call resumes an approval: a policy's
+    /// [`Denied::unless_approved`] is then met, and not logged as asked.
+    pub(crate) approved: bool,
+}
+
+/// An authorized object, and whether its policy asked for a person's
+/// approval of the call.
+pub(crate) struct Granted<R, T> {
+    pub(crate) authorized: Authorized<R, T>,
+    pub(crate) asks_approval: bool,
+}
+
 /// Gates 4 and 5 for one reference. Every failure is the same flat
 /// rejection; the audit log gets the reason.
 pub(crate) async fn authorize<T, R, S>(
     ctx: &ToolContext,
     state: &S,
-    tool: &str,
-    field: &str,
-    reference: &R::Ref,
-) -> Result<Authorized<R, T>, crate::Rejection>
+    named: Named<'_, R::Ref>,
+) -> Result<Granted<R, T>, crate::Rejection>
 where
     R: Authorize<T, S>,
 {
     use crate::audit::{self, Gate};
+    let tool = named.def.name();
+    let field = named.field;
+    let reference = named.reference;
     let refuse = |gate: Gate, reason: &str| {
         let asked: String = format!("{reference:?}").chars().take(128).collect();
         let resource = core::any::type_name::<R>();
@@ -296,17 +383,33 @@ where
         crate::Rejection::not_permitted()
     };
     let resolved = match R::resolve(ctx, state, reference).await {
-        Ok(Some(resource)) => Resolved { resource },
+        Ok(Some(resource)) => Resolved {
+            resource,
+            def: named.def,
+            field,
+            arguments: named.arguments,
+        },
         Ok(None) => return Err(refuse(Gate::Resolve, "not found in the caller's tenant")),
         Err(fault) => return Err(refuse(Gate::Resolve, &format!("resolver failed: {fault}"))),
     };
-    match R::authorize(ctx, state, &resolved).await {
-        Ok(()) => Ok(Authorized {
+    let asks_approval = match R::authorize(ctx, state, &resolved).await {
+        Ok(()) => false,
+        Err(denied) if denied.is_unless_approved() => {
+            // A resumed call is the approved one: gate 6 checks that it is.
+            if !named.approved {
+                audit::approval_asked(ctx, tool, field, denied.reason());
+            }
+            true
+        }
+        Err(denied) => return Err(refuse(Gate::Authorize, denied.reason())),
+    };
+    Ok(Granted {
+        authorized: Authorized {
             resource: resolved.resource,
             tool: PhantomData,
-        }),
-        Err(denied) => Err(refuse(Gate::Authorize, denied.reason())),
-    }
+        },
+        asks_approval,
+    })
 }
 
 #[cfg(test)]

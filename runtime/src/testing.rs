@@ -199,7 +199,11 @@ impl Cases<'_> {
             .strip_prefix('{')
             .and_then(|t| t.strip_suffix('}'))
             .unwrap_or_default();
-        if let Some((key, value)) = example.as_object().and_then(|m| m.iter().next()) {
+        // The first key by name, whatever order `serde_json`'s maps keep.
+        if let Some((key, value)) = example
+            .as_object()
+            .and_then(|m| m.iter().min_by(|a, b| a.0.cmp(b.0)))
+        {
             let dup = format!("{{{inner},{}:{value}}}", Value::String(key.clone()));
             self.push_bytes(
                 format!("duplicate key {key}"),

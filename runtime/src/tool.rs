@@ -135,6 +135,11 @@ pub struct Invocation<'a, S> {
     pub(crate) resuming: Option<&'a Approval>,
     /// Each authorized object: its field (wire name), version and summary.
     pub(crate) seen: Vec<(&'static str, Option<u64>, Option<serde_json::Value>)>,
+    /// Whether a policy allowed an object only with a person's approval.
+    pub(crate) asked: bool,
+    /// The arguments, shared by the objects a policy sees: made for the
+    /// first one.
+    pub(crate) shared: Option<std::sync::Arc<str>>,
 }
 
 impl<'a, S> Invocation<'a, S> {
@@ -161,6 +166,8 @@ impl<'a, S> Invocation<'a, S> {
             effects: self.effects,
             resuming: self.resuming,
             seen: self.seen,
+            asked: self.asked,
+            shared: self.shared,
         }
     }
 
@@ -207,15 +214,21 @@ impl<'a, S> Invocation<'a, S> {
                 );
                 return Err(Outcome::Rejected(crate::Rejection::not_permitted()));
             }
-            let authorized = resource::authorize::<T, R, S>(
-                self.ctx,
-                self.state,
-                self.def.name(),
+            let named = resource::Named {
+                def: self.def,
                 field,
+                arguments: self
+                    .shared
+                    .get_or_insert_with(|| self.raw.as_str().into())
+                    .clone(),
                 reference,
-            )
-            .await
-            .map_err(Outcome::Rejected)?;
+                approved: self.resuming.is_some(),
+            };
+            let granted = resource::authorize::<T, R, S>(self.ctx, self.state, named)
+                .await
+                .map_err(Outcome::Rejected)?;
+            self.asked |= granted.asks_approval;
+            let authorized = granted.authorized;
             self.seen.push((
                 field,
                 <R as crate::Resource<S>>::version(&authorized),
@@ -257,10 +270,11 @@ impl<'a, S> Invocation<'a, S> {
     where
         F: Future<Output = Outcome>,
     {
-        let needs = self
-            .effects
-            .policy
-            .needs_approval(self.def.effect(), approval);
+        let needs = self.asked
+            || self
+                .effects
+                .policy
+                .needs_approval(self.def.effect(), approval);
         if !needs && self.resuming.is_none() && self.def.effect() == crate::Effect::Read {
             return match crate::effect::timed(self.effects, self.ctx, self.def, body).await {
                 Ok(outcome) | Err(outcome) => outcome,

@@ -773,6 +773,8 @@ impl<S: Send + Sync + 'static> Toolbox<S> {
             effects: &self.effects,
             resuming,
             seen: Vec::new(),
+            asked: false,
+            shared: None,
         };
         match panic::contain(|| entry.tool.__call(invocation)).await {
             Ok(outcome) => outcome,

@@ -67,8 +67,10 @@ fn an_irreversible_call_waits_for_approval_and_shows_what_it_will_do() {
     assert_eq!(shown["status"], "approval_required");
     assert_eq!(shown["approval_id"], json!(approval.id));
     assert_eq!(shown["retryable"], false);
+    let mut keys = shown.as_object().unwrap().keys().collect::<Vec<_>>();
+    keys.sort_unstable();
     assert_eq!(
-        shown.as_object().unwrap().keys().collect::<Vec<_>>(),
+        keys,
         ["approval_id", "retryable", "safe_message", "status"],
         "the model sees no preview: {shown}"
     );

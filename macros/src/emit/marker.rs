@@ -51,6 +51,17 @@ pub(crate) fn emit(tool: &ToolFn) -> TokenStream {
             (#wire, || ::toolgate::__private::default_value::<#ty>(#value))
         })
     });
+    let resources = tool.resources().map(|r| {
+        let wire = r.arg.wire_name();
+        let ty = &r.resource;
+        quote! {
+            ::toolgate::ResourceField::__new(
+                #wire,
+                ::core::any::TypeId::of::<#ty>,
+                ::core::any::type_name::<#ty>,
+            )
+        }
+    });
     let timeout_ms = match &tool.attrs.timeout_ms {
         Some(lit) => {
             let ms = lit.base10_parse::<u64>().unwrap_or(1);
@@ -99,6 +110,7 @@ pub(crate) fn emit(tool: &ToolFn) -> TokenStream {
                         approver_scope: #approver_scope,
                         timeout_ms: #timeout_ms,
                         output_schema: #output_schema,
+                        resources: const { &[#(#resources),*] },
                     })
                 })
             }

@@ -155,7 +155,10 @@ pub(crate) fn export(def: &ToolDef, rules: &Rules) -> Result<Value, ExportError>
 /// The first definition that refers back to itself, through any chain of
 /// other definitions.
 fn recursive(defs: &Map<String, Value>) -> Option<&str> {
-    defs.keys().map(String::as_str).find(|&name| {
+    // By name, whatever order `serde_json`'s maps keep.
+    let mut names: Vec<&str> = defs.keys().map(String::as_str).collect();
+    names.sort_unstable();
+    names.into_iter().find(|&name| {
         let mut reached = Vec::new();
         references(&defs[name], &mut reached);
         let mut i = 0;
@@ -510,7 +513,10 @@ impl Cx<'_> {
                     )));
                 }
             }
-            let all: Vec<Value> = properties.keys().cloned().map(Value::String).collect();
+            // By name, whatever order `serde_json`'s maps keep.
+            let mut all: Vec<&String> = properties.keys().collect();
+            all.sort_unstable();
+            let all = all.into_iter().cloned().map(Value::String).collect();
             out.insert("required".to_owned(), Value::Array(all));
         }
         Ok(())

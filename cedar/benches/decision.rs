@@ -1,0 +1,141 @@
+//! What a Cedar decision costs, next to the same rule written in Rust: two
+//! read tools with one body and one resource, called whole through a
+//! toolbox (gates 0–7, the resolver, the body). `get_item_rust` is
+//! authorized by an `Authorize` impl, `get_item_cedar` by `Policies`; the
+//! difference between the two is the decision's cost, and their ratio is
+//! what a user pays per call for writing the rule in Cedar.
+//!
+//! `cargo bench -p toolgate-cedar --bench decision`
+
+use std::future::Future;
+use std::hint::black_box;
+use std::sync::Arc;
+use std::task::{Context, Poll, Waker};
+
+use criterion::{Criterion, criterion_group, criterion_main};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use toolgate::{
+    Authorize, Authorized, Denied, Fault, Resolved, Resource, ToolContext, ToolError, ToolInfo,
+    Toolbox, tool,
+};
+use toolgate_cedar::{CedarEntity, Policies, Schema};
+
+const POLICIES: &str = r#"
+@id("same-tenant")
+forbid (principal, action, resource) unless { resource.tenant == principal.tenant };
+
+@id("owners-read")
+permit (principal, action == Action::"get_item_cedar", resource is Item)
+when { resource.owner == principal.id && context.fields.contains("price") };
+"#;
+
+#[derive(Clone, Debug, Serialize, JsonSchema)]
+struct Item {
+    id: String,
+    tenant: String,
+    owner: String,
+    price_cents: i64,
+}
+
+impl CedarEntity for Item {
+    fn entity_id(&self) -> String {
+        self.id.clone()
+    }
+}
+
+#[derive(Debug, Deserialize, JsonSchema, garde::Validate)]
+#[serde(transparent)]
+struct ItemRef(#[garde(length(chars, max = 8))] String);
+
+struct Lab {
+    item: Item,
+    policies: Arc<Policies>,
+}
+
+impl Resource<Lab> for Item {
+    type Ref = ItemRef;
+
+    async fn resolve(ctx: &ToolContext, lab: &Lab, r: &ItemRef) -> Result<Option<Item>, Fault> {
+        Ok((r.0 == lab.item.id && ctx.tenant() == lab.item.tenant).then(|| lab.item.clone()))
+    }
+}
+
+impl<T: ToolInfo> Authorize<T, Lab> for Item {
+    async fn authorize(ctx: &ToolContext, lab: &Lab, item: &Resolved<Item>) -> Result<(), Denied> {
+        if T::NAME == "get_item_cedar" {
+            return lab.policies.authorize(ctx, item);
+        }
+        if item.tenant == ctx.tenant() && item.owner == ctx.actor() {
+            Ok(())
+        } else {
+            Err(Denied::because("not the owner"))
+        }
+    }
+}
+
+/// Read an item's fields, authorized in Rust.
+#[tool(effect = read)]
+async fn get_item_rust(
+    lab: &Lab,
+    item: Authorized<Item>,
+    #[garde(length(max = 4), inner(length(chars, max = 16)))] fields: Vec<String>,
+) -> Result<i64, ToolError> {
+    let _ = (lab, fields);
+    Ok(item.price_cents)
+}
+
+/// Read an item's fields, authorized by Cedar.
+#[tool(effect = read)]
+async fn get_item_cedar(
+    lab: &Lab,
+    item: Authorized<Item>,
+    #[garde(length(max = 4), inner(length(chars, max = 16)))] fields: Vec<String>,
+) -> Result<i64, ToolError> {
+    let _ = (lab, fields);
+    Ok(item.price_cents)
+}
+
+fn now<F: Future>(future: F) -> F::Output {
+    let mut future = std::pin::pin!(future);
+    let mut cx = Context::from_waker(Waker::noop());
+    loop {
+        if let Poll::Ready(output) = future.as_mut().poll(&mut cx) {
+            return output;
+        }
+    }
+}
+
+fn decision(c: &mut Criterion) {
+    let schema = Schema::builder()
+        .tool(GetItemCedar::definition())
+        .resource::<Item>()
+        .build()
+        .expect("the schema builds");
+    let policies = Arc::new(Policies::from_text(schema, "bench.cedar", POLICIES).expect("valid"));
+    let item = Item {
+        id: "it_1".to_owned(),
+        tenant: "t1".to_owned(),
+        owner: "u1".to_owned(),
+        price_cents: 1_250,
+    };
+    let mut toolbox = Toolbox::new(Lab { item, policies });
+    toolbox.register(GetItemRust).expect("registers");
+    toolbox.register(GetItemCedar).expect("registers");
+    let ctx = ToolContext::new("u1", "t1", "req").allow_tools(["get_item_rust", "get_item_cedar"]);
+    let args = br#"{"item":"it_1","fields":["price","name"]}"#;
+    for tool in ["get_item_rust", "get_item_cedar"] {
+        let outcome = now(toolbox.call(&ctx, tool, &args[..]));
+        assert_eq!(outcome.value(), Some(&serde_json::json!(1_250)), "{tool}");
+    }
+    let mut group = c.benchmark_group("decision");
+    for tool in ["get_item_rust", "get_item_cedar"] {
+        group.bench_function(tool, |b| {
+            b.iter(|| now(toolbox.call(black_box(&ctx), tool, black_box(&args[..]))));
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, decision);
+criterion_main!(benches);

@@ -1,0 +1,416 @@
+//! Loaded policies: decisions, reloads.
+
+use core::any::TypeId;
+use core::fmt::{self, Write as _};
+use core::time::Duration;
+use std::collections::{HashMap, HashSet};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, PoisonError, RwLock, Weak};
+use std::time::SystemTime;
+
+use cedar_policy::RestrictedExpression as Cedar;
+use cedar_policy::{
+    Authorizer, Context, Decision, Entities, Entity, EntityId, EntityUid, PolicyId, Request,
+    Response, Validator,
+};
+use serde_json::Value;
+use toolgate::{Denied, Resolved, ToolContext};
+
+use crate::CedarEntity;
+use crate::load::{self, LoadError, Loaded};
+use crate::schema::Schema;
+use crate::types::{self, Ty};
+
+/// Cedar policies, validated against a [`Schema`], deciding gate 5 (may
+/// this caller use this object with this tool?) and gate 6 (does the call
+/// need a person's approval?).
+///
+/// Loaded from a file ([`from_file`](Self::from_file)) or from text
+/// ([`from_text`](Self::from_text)). [`reload`](Self::reload) and
+/// [`replace`](Self::replace) swap in a new set atomically while calls are
+/// decided: a call is decided wholly by the old set or wholly by the new
+/// one, and a set that fails validation is refused while the old one
+/// stays. [`watch`](Self::watch) reloads a file when it changes.
+pub struct Policies {
+    schema: Schema,
+    validator: Validator,
+    source: Source,
+    loaded: RwLock<Arc<Loaded>>,
+    authorizer: Authorizer,
+}
+
+enum Source {
+    File(PathBuf),
+    Text(String),
+}
+
+impl Source {
+    fn name(&self) -> String {
+        match self {
+            Source::File(path) => path.display().to_string(),
+            Source::Text(name) => name.clone(),
+        }
+    }
+}
+
+impl Policies {
+    /// Reads and validates the policies in `path`.
+    ///
+    /// # Errors
+    ///
+    /// The file cannot be read, a policy does not parse, or one does not
+    /// validate against `schema`: every problem, with its policy and line.
+    pub fn from_file(schema: Schema, path: impl Into<PathBuf>) -> Result<Self, LoadError> {
+        let path = path.into();
+        let text = read(&path)?;
+        Self::new(schema, Source::File(path), &text)
+    }
+
+    /// Validates the policies in `text`; `name` stands for the file in
+    /// errors.
+    ///
+    /// # Errors
+    ///
+    /// As [`from_file`](Self::from_file).
+    pub fn from_text(schema: Schema, name: &str, text: &str) -> Result<Self, LoadError> {
+        Self::new(schema, Source::Text(name.to_owned()), text)
+    }
+
+    fn new(schema: Schema, source: Source, text: &str) -> Result<Self, LoadError> {
+        let validator = Validator::new(schema.cedar.clone());
+        let loaded = load::load(&validator, &source.name(), text)?;
+        Ok(Policies {
+            schema,
+            validator,
+            source,
+            loaded: RwLock::new(Arc::new(loaded)),
+            authorizer: Authorizer::new(),
+        })
+    }
+
+    /// The schema the policies are validated against.
+    pub fn schema(&self) -> &Schema {
+        &self.schema
+    }
+
+    /// Reads the file again and, if every policy validates, decides the
+    /// next calls by it.
+    ///
+    /// # Errors
+    ///
+    /// As [`from_file`](Self::from_file); the policies in force stay.
+    /// Policies loaded from text have no file to read: use
+    /// [`replace`](Self::replace).
+    pub fn reload(&self) -> Result<(), LoadError> {
+        match &self.source {
+            Source::File(path) => {
+                let text = read(path)?;
+                self.swap(&path.display().to_string(), &text)
+            }
+            Source::Text(name) => Err(LoadError::io(
+                name,
+                &std::io::Error::other("these policies came from text, not a file"),
+            )),
+        }
+    }
+
+    /// Decides the next calls by the policies in `text`, if every one
+    /// validates.
+    ///
+    /// # Errors
+    ///
+    /// As [`from_text`](Self::from_text); the policies in force stay.
+    pub fn replace(&self, name: &str, text: &str) -> Result<(), LoadError> {
+        self.swap(name, text)
+    }
+
+    fn swap(&self, name: &str, text: &str) -> Result<(), LoadError> {
+        let loaded = Arc::new(load::load(&self.validator, name, text)?);
+        *self.loaded.write().unwrap_or_else(PoisonError::into_inner) = loaded;
+        tracing::info!(target: "toolgate::cedar", source = name, "policies loaded");
+        Ok(())
+    }
+
+    /// Reloads the file whenever its modification time changes, checking
+    /// every `period` on a thread of its own, until the returned [`Watch`]
+    /// is dropped. A reload that fails is logged (target
+    /// `toolgate::cedar`) and the policies in force stay.
+    pub fn watch(self: &Arc<Self>, period: Duration) -> Watch {
+        let stop = Arc::new(AtomicBool::new(false));
+        let policies: Weak<Self> = Arc::downgrade(self);
+        let stopped = Arc::clone(&stop);
+        let path = match &self.source {
+            Source::File(path) => Some(path.clone()),
+            Source::Text(_) => None,
+        };
+        let thread = std::thread::Builder::new()
+            .name("toolgate-cedar-watch".to_owned())
+            .spawn(move || {
+                let Some(path) = path else { return };
+                let mut seen = modified(&path);
+                while !stopped.load(Ordering::Acquire) {
+                    std::thread::park_timeout(period);
+                    let Some(policies) = policies.upgrade() else {
+                        return;
+                    };
+                    let now = modified(&path);
+                    if now != seen {
+                        seen = now;
+                        if let Err(error) = policies.reload() {
+                            tracing::warn!(target: "toolgate::cedar", "{error}");
+                        }
+                    }
+                }
+            })
+            .ok();
+        Watch { stop, thread }
+    }
+
+    /// Gates 5 and 6 for one resolved object, as Cedar decides them: call
+    /// it from the resource's [`Authorize`](toolgate::Authorize) impl.
+    ///
+    /// `Ok(())` when a `permit` applies and no `forbid` does;
+    /// [`Denied::unless_approved`] when, besides, an `@approval` rule
+    /// matches (unless the call resumes an approval, which toolgate
+    /// knows); [`Denied::because`] otherwise, naming the policies that
+    /// decided. A tool or a resource type the schema does not have, an
+    /// argument or attribute that does not fit it, and a policy that fails
+    /// to evaluate all deny.
+    ///
+    /// # Errors
+    ///
+    /// The denial, with its reason for the audit log.
+    pub fn authorize<R: CedarEntity + 'static>(
+        &self,
+        ctx: &ToolContext,
+        resolved: &Resolved<R>,
+    ) -> Result<(), Denied> {
+        let tool = resolved.tool().name();
+        let request = self.request(ctx, resolved).map_err(|why| {
+            Denied::because(format!("Cedar could not be asked about `{tool}`: {why}"))
+        })?;
+        let (request, entities) = request;
+        let loaded = Arc::clone(&self.loaded.read().unwrap_or_else(PoisonError::into_inner));
+        let response = self
+            .authorizer
+            .is_authorized(&request, &loaded.main, &entities);
+        let decided = ids(&response);
+        if let Some(error) = response.diagnostics().errors().next() {
+            return Err(Denied::because(format!(
+                "a Cedar policy failed to evaluate, which denies: {error}"
+            )));
+        }
+        if response.decision() == Decision::Deny {
+            return Err(Denied::because(if decided.is_empty() {
+                "Cedar: no policy permits this".to_owned()
+            } else {
+                format!("Cedar: forbidden by {decided}")
+            }));
+        }
+        audit_allowed(ctx, tool, resolved.field(), &decided);
+        let Some(rules) = &loaded.approval else {
+            return Ok(());
+        };
+        let response = self.authorizer.is_authorized(&request, rules, &entities);
+        if let Some(error) = response.diagnostics().errors().next() {
+            return Err(Denied::unless_approved(format!(
+                "a Cedar approval rule failed to evaluate, which asks for approval: {error}"
+            )));
+        }
+        if response.decision() == Decision::Allow {
+            return Ok(());
+        }
+        let mut reason = String::from("Cedar asks for approval:");
+        for id in response.diagnostics().reason() {
+            let why = loaded.reasons.get(id).map_or("", String::as_str);
+            let _ = write!(reason, " `{id}` ({why})");
+        }
+        Err(Denied::unless_approved(reason))
+    }
+
+    /// The request and the entities (principal, resource, actions) for one
+    /// resolved object.
+    fn request<R: CedarEntity + 'static>(
+        &self,
+        ctx: &ToolContext,
+        resolved: &Resolved<R>,
+    ) -> Result<(Request, Entities), String> {
+        let schema = &self.schema;
+        let def = resolved.tool();
+        let Some(tool) = schema.tools.get(def.name()) else {
+            return Err("the tool is not in the Cedar schema".to_owned());
+        };
+        let Some(resource) = schema.resources.get(&TypeId::of::<R>()) else {
+            return Err(format!(
+                "`{}` is not a Cedar entity in the schema",
+                core::any::type_name::<R>()
+            ));
+        };
+
+        let mut path = String::from("principal");
+        let mut principal = HashMap::with_capacity(3 + schema.principal.len());
+        principal.insert("id".to_owned(), Cedar::new_string(ctx.actor().to_owned()));
+        principal.insert(
+            "tenant".to_owned(),
+            Cedar::new_string(ctx.tenant().to_owned()),
+        );
+        principal.insert(
+            "scopes".to_owned(),
+            Cedar::new_set(ctx.scopes().map(|s| Cedar::new_string(s.to_owned()))),
+        );
+        for attr in &schema.principal {
+            if let (Some(ty @ Ty::Record(_)), Some(value)) = (&attr.ty, (attr.read)(ctx)) {
+                let len = path.len();
+                path.push('/');
+                path.push_str(&attr.name);
+                principal.insert(attr.name.clone(), ty.value(&value, &mut path)?);
+                path.truncate(len);
+            }
+        }
+
+        let fields = serde_json::to_value(&**resolved).map_err(|e| e.to_string())?;
+        let Value::Object(fields) = fields else {
+            return Err("the resource did not serialize as an object".to_owned());
+        };
+        let mut path = String::from("resource");
+        let attrs = types::record_value(&resource.attrs, &fields, &mut path)?;
+        let resource_uid = EntityUid::from_type_name_and_id(
+            resource.type_name.clone(),
+            EntityId::new(resolved.entity_id()),
+        );
+        let principal_uid = EntityUid::from_type_name_and_id(
+            schema.principal_type.clone(),
+            EntityId::new(ctx.actor()),
+        );
+        // The values are made from the schema's own types, so Cedar need
+        // not check them against it again (which would cost more than the
+        // decision). A value that did not fit would fail the policy that
+        // reads it, and a failing policy denies.
+        let principal = Entity::new(principal_uid.clone(), principal, HashSet::new())
+            .map_err(|e| e.to_string())?;
+        let object = Entity::new(
+            resource_uid.clone(),
+            attrs.into_iter().collect(),
+            HashSet::new(),
+        )
+        .map_err(|e| e.to_string())?;
+        let entities = Entities::from_entities([tool.entity.clone(), principal, object], None)
+            .map_err(|e| e.to_string())?;
+
+        let arguments: Value =
+            serde_json::from_str(resolved.arguments()).map_err(|e| e.to_string())?;
+        let Value::Object(arguments) = arguments else {
+            return Err("the arguments are not an object".to_owned());
+        };
+        let mut path = String::from("context");
+        let context = types::record_value(&tool.context, &arguments, &mut path)?;
+        let context = Context::from_pairs(context).map_err(|e| e.to_string())?;
+        let request = Request::new(
+            principal_uid,
+            tool.action.clone(),
+            resource_uid,
+            context,
+            None,
+        )
+        .map_err(|e| e.to_string())?;
+        Ok((request, entities))
+    }
+}
+
+impl fmt::Debug for Policies {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Policies")
+            .field("source", &self.source.name())
+            .field("schema", &self.schema)
+            .finish_non_exhaustive()
+    }
+}
+
+/// The determining policies of a response, sorted: `` `a`, `b` ``.
+fn ids(response: &Response) -> String {
+    let mut ids: Vec<String> = response
+        .diagnostics()
+        .reason()
+        .map(PolicyId::to_string)
+        .collect();
+    ids.sort_unstable();
+    let mut out = String::new();
+    for (i, id) in ids.into_iter().enumerate() {
+        if i > 0 {
+            out.push_str(", ");
+        }
+        let _ = write!(out, "`{id}`");
+    }
+    out
+}
+
+/// An allowed object, with the policies that allowed it: the audit log's
+/// record of which rule let a call through.
+fn audit_allowed(ctx: &ToolContext, tool: &str, field: &str, policies: &str) {
+    tracing::info!(
+        target: "toolgate::audit",
+        request_id = text(ctx.request_id()),
+        actor = text(ctx.actor()),
+        tenant = text(ctx.tenant()),
+        tool = text(tool),
+        gate = "authorize",
+        field = text(field),
+        policies = text(policies),
+        "authorized by policy"
+    );
+}
+
+/// A field of an audit event: escaped as `Debug` escapes it (no newline
+/// or control character can forge a line) and cut at 256 characters, as
+/// toolgate's own events are.
+fn text(raw: &str) -> String {
+    const MAX: usize = 256;
+    let mut out = String::new();
+    let mut count = 0;
+    for c in raw.chars() {
+        let escaped = c.escape_debug();
+        let len = if matches!(c, '"' | '\'') {
+            1
+        } else {
+            escaped.len()
+        };
+        if count + len > MAX {
+            out.push('…');
+            break;
+        }
+        count += len;
+        if len == 1 {
+            out.push(c);
+        } else {
+            out.extend(escaped);
+        }
+    }
+    out
+}
+
+fn read(path: &Path) -> Result<String, LoadError> {
+    std::fs::read_to_string(path).map_err(|e| LoadError::io(&path.display().to_string(), &e))
+}
+
+fn modified(path: &Path) -> Option<SystemTime> {
+    std::fs::metadata(path).and_then(|m| m.modified()).ok()
+}
+
+/// Reloads policies while it lives ([`Policies::watch`]); dropping it
+/// stops the watching thread.
+#[derive(Debug)]
+pub struct Watch {
+    stop: Arc<AtomicBool>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+impl Drop for Watch {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::Release);
+        if let Some(thread) = self.thread.take() {
+            thread.thread().unpark();
+            let _ = thread.join();
+        }
+    }
+}

@@ -119,7 +119,7 @@ impl fmt::Debug for Schema {
 /// Collects the tools and the resource types for a [`Schema`].
 #[derive(Default)]
 pub struct SchemaBuilder {
-    tools: Vec<&'static ToolDef>,
+    tools: Vec<ToolDef>,
     resources: Vec<(TypeId, &'static str, Cow<'static, str>, Value)>,
     principal: Vec<PrincipalAttr>,
 }
@@ -128,8 +128,8 @@ impl SchemaBuilder {
     /// Adds a tool: its action, the resource types it takes, its
     /// arguments as the action's context.
     #[must_use]
-    pub fn tool(mut self, def: &'static ToolDef) -> Self {
-        self.tools.push(def);
+    pub fn tool(mut self, def: &ToolDef) -> Self {
+        self.tools.push(def.clone());
         self
     }
 
@@ -137,8 +137,8 @@ impl SchemaBuilder {
     /// ([`Toolbox::definitions`](toolgate::Toolbox::definitions)) or as
     /// marker types give them.
     #[must_use]
-    pub fn tools(mut self, defs: impl IntoIterator<Item = &'static ToolDef>) -> Self {
-        self.tools.extend(defs);
+    pub fn tools<'d>(mut self, defs: impl IntoIterator<Item = &'d ToolDef>) -> Self {
+        self.tools.extend(defs.into_iter().cloned());
         self
     }
 

@@ -401,3 +401,19 @@ fn one_policy_covers_an_effect_class() {
         refund_policies(r#"permit (principal, action in Action::"write", resource);"#).unwrap();
     assert_not_permitted(&refund(&shop(writes), "ord_1001", 100));
 }
+
+#[test]
+fn a_toolbox_s_tools_make_a_schema() {
+    let mut toolbox = Toolbox::new(Shop::demo());
+    toolbox.register(IssueRefund).unwrap();
+    let schema = Schema::builder()
+        .tools(toolbox.definitions())
+        .resource::<Order>()
+        .build()
+        .unwrap();
+    assert!(
+        schema
+            .to_cedarschema()
+            .contains(r#"action "issue_refund" in [Action::"irreversible"]"#)
+    );
+}

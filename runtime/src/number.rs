@@ -18,10 +18,14 @@ pub(crate) fn integral(token: &[u8]) -> Option<i128> {
     match token.iter().position(|&b| b == b'.') {
         // Digits alone are the integer already, but for `-0`.
         None if !exponent => return (token == b"-0").then_some(0),
-        // A fraction with a digit other than 0 and no exponent (`12.5`, the
-        // common float) is no integer: no need to read it as a double.
+        // A fraction with a digit other than 0, no exponent and at most 15
+        // digits (`12.5`, the common float) is no integer: no need to read
+        // it as a double. (Any 15 significant digits survive the trip
+        // through a double, so such a fraction cannot round to an integer;
+        // `1.00000000000000000001` can, and is read.)
         Some(dot)
             if !exponent
+                && token.iter().filter(|b| b.is_ascii_digit()).count() <= 15
                 && token
                     .get(dot + 1..)
                     .unwrap_or_default()
@@ -111,6 +115,11 @@ mod tests {
             ("9007199254740993.0", 9_007_199_254_740_992),
             ("-9.223372036854776e+18", i128::from(i64::MIN)),
             ("1.8446744073709550e19", 18_446_744_073_709_549_568),
+            // Fractions the double rounds away, as every JSON Schema
+            // validator that reads doubles sees them.
+            ("1.00000000000000000001", 1),
+            ("4.9999999999999999", 5),
+            ("-7.0000000000000001", -7),
         ] {
             assert_eq!(plain(token), Some(integer), "{token}");
         }
@@ -124,6 +133,8 @@ mod tests {
             "0",
             "10",
             "2.5",
+            "123456789012345.6",
+            "0.000000000000001",
             "1e-300",
             "5e-324",
             "10e-2",

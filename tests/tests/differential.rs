@@ -319,6 +319,8 @@ fn numbers_are_read_by_value_as_the_schema_reads_them() {
         r#"{"n":40e-1}"#,
         r#"{"n":-0}"#,
         r#"{"n":-0.0}"#,
+        // A fraction too fine for a double is the integer it rounds to.
+        r#"{"n":4.00000000000000000001}"#,
     ] {
         assert_eq!(
             decide(&toolbox, "take_even", &validator, text),

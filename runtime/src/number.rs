@@ -159,4 +159,10 @@ mod tests {
             std::borrow::Cow::Borrowed(_)
         ));
     }
+
+    #[test]
+    fn a_number_that_ends_the_text_is_read_whole() {
+        assert_eq!(with_plain_integers("1 2.0"), "1 2");
+        assert_eq!(with_plain_integers("-0"), "0");
+    }
 }

@@ -214,43 +214,25 @@ fn text(result: &CallToolResult) -> Value {
         .unwrap_or(Value::Null)
 }
 
-/// `value` as JSON text with every object's keys sorted, so that the
+/// `value` with every object's keys in sorted order, so that the
 /// transcript reads the same whatever order `serde_json`'s maps keep (a
 /// program with a crate that asks for `preserve_order` keeps insertion
-/// order).
-fn sorted(value: &Value) -> String {
-    fn write(value: &Value, out: &mut String) {
-        match value {
-            Value::Object(map) => {
-                let mut entries: Vec<_> = map.iter().collect();
-                entries.sort_unstable_by(|a, b| a.0.cmp(b.0));
-                out.push('{');
-                for (i, (key, value)) in entries.into_iter().enumerate() {
-                    if i > 0 {
-                        out.push(',');
-                    }
-                    out.push_str(&Value::String(key.clone()).to_string());
-                    out.push(':');
-                    write(value, out);
-                }
-                out.push('}');
-            }
-            Value::Array(items) => {
-                out.push('[');
-                for (i, item) in items.iter().enumerate() {
-                    if i > 0 {
-                        out.push(',');
-                    }
-                    write(item, out);
-                }
-                out.push(']');
-            }
-            scalar => out.push_str(&scalar.to_string()),
+/// order, and then keeps the order this inserts in).
+fn sorted(value: &Value) -> Value {
+    match value {
+        Value::Object(map) => {
+            let mut entries: Vec<_> = map.iter().collect();
+            entries.sort_unstable_by(|a, b| a.0.cmp(b.0));
+            Value::Object(
+                entries
+                    .into_iter()
+                    .map(|(k, v)| (k.clone(), sorted(v)))
+                    .collect(),
+            )
         }
+        Value::Array(items) => Value::Array(items.iter().map(sorted).collect()),
+        scalar => scalar.clone(),
     }
-    let mut out = String::new();
-    write(value, &mut out);
-    out
 }
 
 /// One line for what the model reads.

@@ -18,8 +18,14 @@ pub(crate) fn emit(tool: &ToolFn, error: syn::Error) -> TokenStream {
     // A method of a `#[tools]` block stays in the block, which `#[tools]`
     // writes; only the stand-ins go beside it.
     let func = tool.method_of.is_none().then_some(func);
-    if tool.method_of.is_none() && tool.func.sig.receiver().is_some() {
-        // Inside an impl block: only the function may be emitted there.
+    let in_a_block = || {
+        tool.func.sig.receiver().is_some()
+            || crate::enclosing::enclosing_block(&tool.func.sig.ident)
+                != crate::enclosing::Kind::Other
+    };
+    if tool.method_of.is_none() && in_a_block() {
+        // Inside an impl or trait block: only the function may be emitted
+        // there.
         return quote! {
             #errors
             #func

@@ -10,6 +10,7 @@
 mod attr;
 mod check;
 mod emit;
+mod enclosing;
 mod errors;
 mod fallback;
 mod methods;
@@ -36,6 +37,26 @@ fn expand(
     let attrs = attr::parse(attr, &mut errors);
     let tool = model::ToolFn::new(func, attrs, None, &mut errors);
     check::check(&tool, &mut errors);
+    // A method with `self` has its own error; one without is recognised
+    // only by the block around it.
+    if tool.func.sig.receiver().is_none() {
+        let name = &tool.func.sig.ident;
+        match enclosing::enclosing_block(name) {
+            enclosing::Kind::Impl => errors.at_span(
+                proc_macro2::Span::call_site(),
+                format_args!(
+                    "a #[tool] function in an impl block needs `#[toolgate::tools]` on the block, which registers each of its `#[tool]` functions (and lends `&self`, where one takes it, as the toolbox's state); or move `{name}` out of the block to make it a free tool function"
+                ),
+            ),
+            enclosing::Kind::Trait => errors.at_span(
+                proc_macro2::Span::call_site(),
+                format_args!(
+                    "#[tool] goes on a free function or on a function of a `#[toolgate::tools]` impl block, not in a trait: a tool is one function with one schema; move `{name}` out of the trait"
+                ),
+            ),
+            enclosing::Kind::Other => {}
+        }
+    }
     match errors.finish() {
         Some(error) => fallback::emit(&tool, error),
         None => emit::emit(&tool),

@@ -22,6 +22,12 @@ impl Greeter {
         Ok(self.greeting.clone())
     }
 
+    /// The greeter's version: a tool of the block without `self`.
+    #[tool(effect = read)]
+    fn version() -> Result<u32, ToolError> {
+        Ok(1)
+    }
+
     /// Not a tool.
     pub fn new(greeting: &str) -> Self {
         Self { greeting: greeting.to_owned() }
@@ -30,6 +36,12 @@ impl Greeter {
 
 fn main() {
     let mut toolbox = Toolbox::new(Greeter::new("hi"));
-    toolbox.register(Greet).unwrap().register(Plain).unwrap();
+    toolbox
+        .register(Greet)
+        .unwrap()
+        .register(Plain)
+        .unwrap()
+        .register(Version)
+        .unwrap();
     assert_eq!(Plain::definition().name(), "greeting_only");
 }

@@ -100,9 +100,10 @@ pub fn approver_is_named<A: AsRef<str>>(approver: Option<A>) -> Option<String> {
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be a model argument: the model's JSON cannot be read into it",
     label = "this parameter's type does not implement `serde::Deserialize`",
-    note = "derive `serde::Deserialize` for `{Self}`, or take a type that implements it"
+    note = "derive `serde::Deserialize` and `schemars::JsonSchema` for `{Self}`, or take a type that implements them; state the tool uses, which the model does not send, is taken by reference: `&{Self}`"
 )]
 pub trait ReadableArgument {}
+#[diagnostic::do_not_recommend]
 impl<T: serde::de::DeserializeOwned> ReadableArgument for T {}
 
 /// A model argument's type must have a schema to show the model.
@@ -112,13 +113,99 @@ impl<T: serde::de::DeserializeOwned> ReadableArgument for T {}
     note = "derive `schemars::JsonSchema` for `{Self}`, or take a type that implements it"
 )]
 pub trait DescribedArgument {}
+#[diagnostic::do_not_recommend]
 impl<T: schemars::JsonSchema> DescribedArgument for T {}
 
 /// Emitted once per model parameter, spanned on its type.
 pub fn model_argument_must_be_readable<T: ReadableArgument>() {}
 
-/// Emitted once per model parameter, spanned on its type.
-pub fn model_argument_must_have_a_schema<T: DescribedArgument>() {}
+/// `SchemaProbe::<T>::new().model_argument_must_have_a_schema()`, once per
+/// model parameter, spanned on its type. When `T` is readable, the
+/// inherent method asks for a schema; when it is not, the trait method
+/// [`Unreadable`] stands in, so that a type with neither is reported once,
+/// by [`model_argument_must_be_readable`].
+pub struct SchemaProbe<T>(core::marker::PhantomData<fn() -> T>);
+
+impl<T> SchemaProbe<T> {
+    #[allow(clippy::new_without_default)]
+    pub fn new() -> Self {
+        SchemaProbe(core::marker::PhantomData)
+    }
+}
+
+impl<T: serde::de::DeserializeOwned> SchemaProbe<T> {
+    pub fn model_argument_must_have_a_schema(&self)
+    where
+        T: DescribedArgument,
+    {
+    }
+}
+
+pub trait Unreadable {
+    fn model_argument_must_have_a_schema(&self) {}
+}
+
+impl<T> Unreadable for SchemaProbe<T> {}
+
+/// The generated argument struct reads the model's JSON, and describes
+/// itself, through a twin generic over its fields' types
+/// (`__BookHotelWire<A0, A1, …>`), so that the derived code never names a
+/// user's type: a type that cannot be read or described is reported once,
+/// by the probes above, not again inside serde's and schemars' expansions.
+/// `Twin::<W>::new()`'s inherent methods do the work when `W` has the
+/// traits; the trait methods of [`NoTwin`] stand in otherwise, in a crate
+/// that does not compile.
+pub struct Twin<W>(core::marker::PhantomData<fn() -> W>);
+
+impl<W> Twin<W> {
+    #[allow(clippy::new_without_default)]
+    pub fn new() -> Self {
+        Twin(core::marker::PhantomData)
+    }
+}
+
+impl<W: serde::de::DeserializeOwned> Twin<W> {
+    #[inline(always)]
+    pub fn read<'de, D: serde::Deserializer<'de>>(&self, deserializer: D) -> Result<W, D::Error> {
+        W::deserialize(deserializer)
+    }
+}
+
+impl<W: schemars::JsonSchema> Twin<W> {
+    pub fn schema_name(&self) -> std::borrow::Cow<'static, str> {
+        W::schema_name()
+    }
+
+    pub fn schema_id(&self) -> std::borrow::Cow<'static, str> {
+        W::schema_id()
+    }
+
+    pub fn json_schema(&self, generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        W::json_schema(generator)
+    }
+}
+
+const NO_TWIN: &str = "a model argument's type lacks `Deserialize` or `JsonSchema`, which #[tool] reports at compile time";
+
+pub trait NoTwin<W> {
+    fn read<'de, D: serde::Deserializer<'de>>(&self, _deserializer: D) -> Result<W, D::Error> {
+        unreachable!("{NO_TWIN}")
+    }
+
+    fn schema_name(&self) -> std::borrow::Cow<'static, str> {
+        unreachable!("{NO_TWIN}")
+    }
+
+    fn schema_id(&self) -> std::borrow::Cow<'static, str> {
+        unreachable!("{NO_TWIN}")
+    }
+
+    fn json_schema(&self, _generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        unreachable!("{NO_TWIN}")
+    }
+}
+
+impl<W> NoTwin<W> for Twin<W> {}
 
 /// The state is shared by concurrent calls.
 #[diagnostic::on_unimplemented(
@@ -165,6 +252,85 @@ impl<T: crate::Resource<S>, S> Probe<T, S> {
     note = "a resource parameter is written `name: Authorized<{Self}>`; the model then sends `{Self}::Ref`"
 )]
 pub trait ForgotAuthorized {}
+
+/// What a generated argument struct requires of a resource's reference
+/// type: what `Resource::Ref` promises. The struct takes each reference as
+/// a type parameter whose default is `<R as Resource<S>>::Ref`, so that
+/// when `R` is not a resource, the one place that names the default
+/// reports it, and the derived code (generic over the parameter) adds
+/// nothing.
+pub trait WireRef:
+    serde::de::DeserializeOwned
+    + schemars::JsonSchema
+    + garde::Validate<Context = ()>
+    + core::fmt::Debug
+    + Send
+    + Sync
+    + 'static
+{
+}
+
+impl<T> WireRef for T where
+    T: serde::de::DeserializeOwned
+        + schemars::JsonSchema
+        + garde::Validate<Context = ()>
+        + core::fmt::Debug
+        + Send
+        + Sync
+        + 'static
+{
+}
+
+/// `Authorizing::<T, R, S>::new().authorize(…)`: gates 4 and 5 for a
+/// resource parameter. The inherent method runs them when `R` is a
+/// resource of `S`; when it is not, the trait method [`NotAResourceOf`]
+/// stands in, so that the mistake is reported once (where the argument
+/// struct names `R::Ref`), not again at every use. The stand-in never runs:
+/// a crate with that mistake does not compile.
+pub struct Authorizing<T, R, S>(Marker<(T, R, S)>);
+
+/// A type named only at compile time: no value, no auto-trait cost.
+type Marker<T> = core::marker::PhantomData<fn() -> T>;
+
+impl<T, R, S> Authorizing<T, R, S> {
+    #[allow(clippy::new_without_default)]
+    pub fn new() -> Self {
+        Authorizing(core::marker::PhantomData)
+    }
+}
+
+impl<T, R: crate::Resource<S>, S> Authorizing<T, R, S> {
+    pub fn authorize<'f, 'a>(
+        &self,
+        invocation: &'f mut Invocation<'a, S>,
+        field: &'static str,
+        reference: &'f R::Ref,
+    ) -> BoxFuture<'f, Result<crate::Authorized<R, T>, crate::Outcome>>
+    where
+        T: crate::ToolInfo,
+        R: crate::Authorize<T, S>,
+        S: Sync,
+    {
+        invocation.authorize::<T, R>(field, reference)
+    }
+}
+
+pub trait NotAResourceOf<T, R> {
+    fn authorize<'f, S, X>(
+        &self,
+        _invocation: &'f mut Invocation<'_, S>,
+        _field: &'static str,
+        _reference: &'f X,
+    ) -> BoxFuture<'f, Result<crate::Authorized<R, T>, crate::Outcome>>
+    where
+        R: 'f,
+        T: 'f,
+    {
+        Box::pin(async { Err(crate::Outcome::Rejected(crate::Rejection::not_permitted())) })
+    }
+}
+
+impl<T, R, S> NotAResourceOf<T, R> for Authorizing<T, R, S> {}
 
 /// `Output::<T>::new().schema()`: the inherent method (a schema) when `T`
 /// implements `JsonSchema`, the trait method (`None`) otherwise.

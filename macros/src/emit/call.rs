@@ -10,7 +10,8 @@ use crate::model::{Param, ToolFn};
 
 pub(crate) fn emit(tool: &ToolFn) -> TokenStream {
     let marker = super::marker_ident(tool);
-    let args = super::args_ident(tool);
+    let args = super::args_at_use(tool);
+    let args_ident = super::args_ident(tool);
     let fn_ident = &tool.func.sig.ident;
     let callee = match &tool.method_of {
         Some(self_ty) => quote!(<#self_ty>::#fn_ident),
@@ -78,8 +79,15 @@ pub(crate) fn emit(tool: &ToolFn) -> TokenStream {
                 let wire = r.arg.wire_name();
                 let resource = &r.resource;
                 fields.push(quote!(#name: #reference));
+                let state = tool.state();
                 let authorize = quote_spanned! {resource.span()=>
-                    #invocation.authorize::<#marker, #resource>(#wire, &#reference).await
+                    {
+                        #[allow(unused_imports)]
+                        use ::toolgate::__private::NotAResourceOf as _;
+                        ::toolgate::__private::Authorizing::<#marker, #resource, #state>::new()
+                            .authorize(&mut #invocation, #wire, &#reference)
+                            .await
+                    }
                 };
                 // Spanned on `R`, so that a missing policy is reported once,
                 // on the resource it is missing for.
@@ -152,7 +160,11 @@ pub(crate) fn emit(tool: &ToolFn) -> TokenStream {
         });
         quote_spanned! {ty.span()=>
             ::toolgate::__private::model_argument_must_be_readable::<#ty>();
-            ::toolgate::__private::model_argument_must_have_a_schema::<#ty>();
+            {
+                #[allow(unused_imports)]
+                use ::toolgate::__private::Unreadable as _;
+                ::toolgate::__private::SchemaProbe::<#ty>::new().model_argument_must_have_a_schema();
+            }
             #not_a_resource
         }
     });
@@ -186,7 +198,7 @@ pub(crate) fn emit(tool: &ToolFn) -> TokenStream {
                 ::std::boxed::Box::pin(async move {
                     let #context = #invocation.context();
                     let #state_ref = #invocation.state();
-                    let #args { #(#fields,)* } = match #invocation.validate::<#args>() {
+                    let #args_ident { #(#fields,)* } = match #invocation.validate::<#args>() {
                         ::core::result::Result::Ok(valid) => valid.into_inner(),
                         ::core::result::Result::Err(rejected) => return rejected,
                     };

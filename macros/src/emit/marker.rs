@@ -8,7 +8,7 @@ use crate::model::ToolFn;
 pub(crate) fn emit(tool: &ToolFn) -> TokenStream {
     let vis = &tool.func.vis;
     let marker = super::marker_ident(tool);
-    let args = super::args_ident(tool);
+    let args = super::args_at_use(tool);
     let name = tool.name();
     let version = tool
         .attrs

@@ -71,3 +71,31 @@ pub(crate) fn args_ident(tool: &ToolFn) -> Ident {
     let marker = marker_ident(tool);
     format_ident!("{}Args", marker, span = marker.span())
 }
+
+/// The argument struct where the generated code names it: with each
+/// resource's reference type, `<R as Resource<S>>::Ref`, spanned on `R`.
+/// When `R` is not a resource, every use reports the same error at the
+/// same place as the struct's default does, and rustc prints it once.
+pub(crate) fn args_at_use(tool: &ToolFn) -> TokenStream {
+    let args = args_ident(tool);
+    if tool.resources().next().is_none() {
+        return quote!(#args);
+    }
+    let references = tool.resources().map(|r| reference_type(tool, &r.resource));
+    quote!(#args<#(#references),*>)
+}
+
+/// `<R as Resource<S>>::Ref`, spanned on `R`.
+pub(crate) fn reference_type(tool: &ToolFn, resource: &syn::Type) -> TokenStream {
+    let state = tool.state();
+    quote::quote_spanned!(syn::spanned::Spanned::span(resource)=>
+        <#resource as ::toolgate::Resource<#state>>::Ref
+    )
+}
+
+/// `__R0`, `__R1`, …: the argument struct's parameter for each resource's
+/// reference type, spanned on the resource type (where rustc reports a
+/// default that does not hold).
+pub(crate) fn reference_param(index: usize, resource: &syn::Type) -> Ident {
+    format_ident!("__R{}", index, span = syn::spanned::Spanned::span(resource))
+}

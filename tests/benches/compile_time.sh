@@ -1,7 +1,11 @@
 #!/usr/bin/env bash
 # What a proc-macro costs the user on every build: 100 tools written with
 # toolgate's #[tool], and the same 100 tools written with rmcp's #[tool]
-# macros (the official MCP Rust SDK), built side by side.
+# macros (the official MCP Rust SDK), built side by side. Each crate is a
+# program that does what every user's does: it registers its tools (in a
+# toolbox; in rmcp's tool router) and lists their definitions, so the
+# generic code each tool brings is instantiated and compiled, as it is in
+# a real server.
 #
 #   bash tests/benches/compile_time.sh            # 100 tools, results on stdout
 #   TOOLS=20 WORK=/tmp/ct bash tests/benches/compile_time.sh
@@ -35,7 +39,7 @@ garde = { version = "0.23", features = ["derive"] }
 [workspace]
 TOML
   {
-    echo "use toolgate::{tool, ToolError};"
+    echo "use toolgate::{tool, ToolError, Toolbox};"
     for i in $(seq 0 $((TOOLS - 1))); do
       cat <<RS
 
@@ -53,7 +57,17 @@ pub fn tool_$i(
 }
 RS
     done
-  } > "$dir/src/lib.rs"
+    echo
+    echo "fn main() {"
+    echo "    let mut toolbox = Toolbox::new(());"
+    for i in $(seq 0 $((TOOLS - 1))); do
+      echo "    toolbox.register(Tool$i).unwrap();"
+    done
+    echo "    for def in toolbox.definitions() {"
+    echo "        println!(\"{}\", def.name());"
+    echo "    }"
+    echo "}"
+  } > "$dir/src/main.rs"
 }
 
 rmcp_crate() {
@@ -109,7 +123,13 @@ RS
 RS
     done
     echo "}"
-  } > "$dir/src/lib.rs"
+    echo
+    echo "fn main() {"
+    echo "    for tool in Server::tool_router().list_all() {"
+    echo "        println!(\"{}\", tool.name);"
+    echo "    }"
+    echo "}"
+  } > "$dir/src/main.rs"
 }
 
 seconds() {
@@ -134,10 +154,10 @@ measure() {
     # new texts; the median counts (single rebuilds vary by a second here).
     local edits=()
     for n in 1 2 3; do
-      sed -i "s/from tool 7\( (edit [0-9])\)\?\"/from tool 7 (edit $n)\"/" src/lib.rs
+      sed -i "s/from tool 7\( (edit [0-9])\)\?\"/from tool 7 (edit $n)\"/" src/main.rs
       edits+=("$(seconds cargo +"$TOOLCHAIN" build --offline)")
     done
-    sed -i "s/from tool 7 (edit [0-9])\"/from tool 7\"/" src/lib.rs
+    sed -i "s/from tool 7 (edit [0-9])\"/from tool 7\"/" src/main.rs
     incremental=$(printf '%s\n' "${edits[@]}" | sort -n | sed -n 2p)
     if cargo +nightly --version > /dev/null 2>&1; then
       local bytes

@@ -4,8 +4,9 @@
 //! idempotency key in the memory store, runs the body and records the
 //! outcome). Each call carries its own call id, so every `write` is a new
 //! action; `replay` repeats one id, so every call after the first returns
-//! the stored outcome. Arguments: the number of calls, then `read`, `write`
-//! or `replay`.
+//! the stored outcome; `gates` checks the same arguments with gates 1–3
+//! only, and `floor` reads them with serde_json and garde alone. Arguments:
+//! the number of calls, then `read`, `write`, `replay`, `gates` or `floor`.
 //!
 //! ```sh
 //! cargo bench -p toolgate-tests --bench effect_probe --no-run
@@ -56,12 +57,41 @@ fn main() {
         "note_write"
     };
     let mut done = 0;
+    // The same arguments without the toolbox's call around them: gates 1–3
+    // alone, and the floor (serde_json, then garde). `Toolbox::call`'s
+    // own cost is `read` less `gates`.
+    if mode == "gates" || mode == "floor" {
+        let bytes = br#"{"n":7}"#;
+        for _ in 0..calls {
+            let ok = if mode == "gates" {
+                toolgate::testing::check_arguments(&toolbox, "note_read", black_box(bytes))
+                    .is_some_and(|r| r.is_ok())
+            } else {
+                serde_json::from_slice::<NoteReadArgs>(black_box(bytes))
+                    .is_ok_and(|args| garde::Validate::validate(&args).is_ok())
+            };
+            if ok {
+                done += 1;
+            }
+        }
+        println!("{done} of {calls} {mode} checks passed");
+        return;
+    }
+    // A `read` call needs no call id: one context serves every call, so
+    // the count is `Toolbox::call`'s alone.
+    let reader = ToolContext::new("u", "t", "r").allow_tools([tool]);
     for i in 0..calls {
         let id = if mode == "replay" { 0 } else { i };
-        let ctx = ToolContext::new("u", "t", "r")
-            .allow_tools([tool])
-            .with_call_id(format!("call_{id}"));
-        let outcome = now(toolbox.call(&ctx, black_box(tool), black_box(r#"{"n":7}"#)));
+        let own;
+        let ctx = if mode == "read" {
+            &reader
+        } else {
+            own = ToolContext::new("u", "t", "r")
+                .allow_tools([tool])
+                .with_call_id(format!("call_{id}"));
+            &own
+        };
+        let outcome = now(toolbox.call(ctx, black_box(tool), black_box(r#"{"n":7}"#)));
         if outcome.value().is_some() {
             done += 1;
         }

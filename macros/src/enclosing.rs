@@ -246,7 +246,9 @@ fn string_end(chars: &[char], from: usize) -> Option<usize> {
 /// quote; a lifetime or label (`'a`) is only its quote.
 fn char_end(chars: &[char], from: usize) -> usize {
     match (chars.get(from + 1), chars.get(from + 2)) {
-        (Some('\\'), _) => (from + 2..chars.len())
+        // After the backslash and the escaped character (itself a quote,
+        // in `'\''`), the first quote closes the literal.
+        (Some('\\'), _) => (from + 3..chars.len())
             .find(|&i| chars.get(i) == Some(&'\''))
             .map_or(chars.len(), |i| i + 1),
         (Some(_), Some('\'')) => from + 3,
@@ -397,10 +399,12 @@ mod tests {
             "/* } /* nested { */ */\n",
             "fn b<'a>(x: &'a str) -> char { '}' }\n",
             "fn c() { let _ = b'{'; let _ = br\"{\"; let _ = '\\u{7b}'; }\n",
+            "fn e() { let _ = ['\\'','}']; }\n",
             "impl W { fn d() {} }\n",
         );
         assert_eq!(in_impl(text, "b"), Some(false));
         assert_eq!(in_impl(text, "c"), Some(false));
+        assert_eq!(in_impl(text, "e"), Some(false));
         assert_eq!(in_impl(text, "d"), Some(true));
     }
 

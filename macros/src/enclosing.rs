@@ -9,8 +9,8 @@
 //! says so.
 //!
 //! The reading is a lexer of braces, comments and literals, not a parser:
-//! when anything is unclear (no file, a position it cannot find, a header
-//! it does not recognise) it answers "no", and the expansion goes on as for
+//! when anything is unclear (no file, a name not where its span says, a
+//! header it does not recognise) it answers "no", and the expansion goes on as for
 //! a free function. It never turns working code into an error: a wrong
 //! "no" only leaves rustc's errors in place.
 
@@ -47,28 +47,61 @@ pub(crate) fn enclosing_block(ident: &proc_macro2::Ident) -> Kind {
         return Kind::Other;
     };
     let at = (span.line(), span.column());
-    let Some(blocks) = blocks_of(path) else {
+    let Some(file) = read(path) else {
         return Kind::Other;
     };
-    innermost(&blocks, at).map_or(Kind::Other, |block| block.kind)
+    // The file as read must be the text the compiler has: the name stands
+    // where the span says (an editor's unsaved buffer, or a file changed
+    // since, would not).
+    if !file.has_at(at, &ident.to_string()) {
+        return Kind::Other;
+    }
+    innermost(&file.blocks, at).map_or(Kind::Other, |block| block.kind)
 }
 
-/// The blocks of a file, read once per file and compilation.
-fn blocks_of(path: PathBuf) -> Option<Rc<Vec<Block>>> {
-    thread_local! {
-        static FILES: RefCell<HashMap<PathBuf, Option<Rc<Vec<Block>>>>> =
-            RefCell::new(HashMap::new());
+/// A file as the lexer read it: its lines, and its blocks.
+struct File {
+    /// Each line's text.
+    lines: Vec<String>,
+    blocks: Vec<Block>,
+    /// The length and modification time it was read at: a long-lived
+    /// process (an editor's macro server) reads it again once it changes.
+    stamp: (u64, Option<std::time::SystemTime>),
+}
+
+impl File {
+    /// Whether `word` starts at 1-based `(line, column)`.
+    fn has_at(&self, (line, column): (usize, usize), word: &str) -> bool {
+        line.checked_sub(1)
+            .and_then(|l| self.lines.get(l))
+            .is_some_and(|text| {
+                let rest: String = text.chars().skip(column.saturating_sub(1)).collect();
+                rest.starts_with(word)
+            })
     }
+}
+
+/// A file's lines and blocks, read once per file and version.
+fn read(path: PathBuf) -> Option<Rc<File>> {
+    thread_local! {
+        static FILES: RefCell<HashMap<PathBuf, Rc<File>>> = RefCell::new(HashMap::new());
+    }
+    let meta = std::fs::metadata(&path).ok()?;
+    let stamp = (meta.len(), meta.modified().ok());
     FILES.with(|files| {
-        if let Some(known) = files.borrow().get(&path) {
-            return known.clone();
+        if let Some(known) = files.borrow().get(&path)
+            && known.stamp == stamp
+        {
+            return Some(known.clone());
         }
-        let blocks = std::fs::read_to_string(&path)
-            .ok()
-            .and_then(|text| blocks(&text))
-            .map(Rc::new);
-        files.borrow_mut().insert(path, blocks.clone());
-        blocks
+        let text = std::fs::read_to_string(&path).ok()?;
+        let file = Rc::new(File {
+            blocks: blocks(&text)?,
+            lines: text.lines().map(str::to_owned).collect(),
+            stamp,
+        });
+        files.borrow_mut().insert(path, file.clone());
+        Some(file)
     })
 }
 
@@ -420,6 +453,21 @@ mod tests {
     fn a_function_in_a_trait_is_found() {
         let text = "pub(crate) unsafe trait T: Send {\n fn a();\n}";
         assert_eq!(kind(text, "a"), Some(Kind::Trait));
+    }
+
+    #[test]
+    fn a_name_is_found_only_where_its_span_says() {
+        let text = "impl W {\n    fn forecast() {}\n}\n";
+        let file = File {
+            lines: text.lines().map(str::to_owned).collect(),
+            blocks: blocks(text).unwrap_or_default(),
+            stamp: (0, None),
+        };
+        assert!(file.has_at((2, 8), "forecast"));
+        assert!(!file.has_at((2, 9), "forecast"));
+        assert!(!file.has_at((1, 8), "forecast"));
+        assert!(!file.has_at((9, 1), "forecast"));
+        assert!(!file.has_at((0, 1), "impl"));
     }
 
     #[test]

@@ -8,7 +8,9 @@ use quote::quote;
 use crate::errors::Errors;
 use crate::model::ToolFn;
 
-pub(crate) fn emit(tool: &ToolFn, error: syn::Error) -> TokenStream {
+/// `in_a_block`: the function sits in an impl or trait block (see
+/// `enclosing`), where only the function itself may be emitted.
+pub(crate) fn emit(tool: &ToolFn, error: syn::Error, in_a_block: bool) -> TokenStream {
     let errors = error.to_compile_error();
     let func = &tool.func;
     let vis = &func.vis;
@@ -18,12 +20,7 @@ pub(crate) fn emit(tool: &ToolFn, error: syn::Error) -> TokenStream {
     // A method of a `#[tools]` block stays in the block, which `#[tools]`
     // writes; only the stand-ins go beside it.
     let func = tool.method_of.is_none().then_some(func);
-    let in_a_block = || {
-        tool.func.sig.receiver().is_some()
-            || crate::enclosing::enclosing_block(&tool.func.sig.ident)
-                != crate::enclosing::Kind::Other
-    };
-    if tool.method_of.is_none() && in_a_block() {
+    if tool.method_of.is_none() && (tool.func.sig.receiver().is_some() || in_a_block) {
         // Inside an impl or trait block: only the function may be emitted
         // there.
         return quote! {

@@ -39,26 +39,28 @@ fn expand(
     check::check(&tool, &mut errors);
     // A method with `self` has its own error; one without is recognised
     // only by the block around it.
-    if tool.func.sig.receiver().is_none() {
-        let name = &tool.func.sig.ident;
-        match enclosing::enclosing_block(name) {
-            enclosing::Kind::Impl => errors.at_span(
-                proc_macro2::Span::call_site(),
-                format_args!(
-                    "a #[tool] function in an impl block needs `#[toolgate::tools]` on the block, which registers each of its `#[tool]` functions (and lends `&self`, where one takes it, as the toolbox's state); or move `{name}` out of the block to make it a free tool function"
-                ),
+    let block = match tool.func.sig.receiver() {
+        None => enclosing::enclosing_block(&tool.func.sig.ident),
+        Some(_) => enclosing::Kind::Other,
+    };
+    let name = &tool.func.sig.ident;
+    match block {
+        enclosing::Kind::Impl => errors.at_span(
+            proc_macro2::Span::call_site(),
+            format_args!(
+                "a #[tool] function in an impl block needs `#[toolgate::tools]` on the block, which registers each of its `#[tool]` functions (and lends `&self`, where one takes it, as the toolbox's state); or move `{name}` out of the block to make it a free tool function"
             ),
-            enclosing::Kind::Trait => errors.at_span(
-                proc_macro2::Span::call_site(),
-                format_args!(
-                    "#[tool] goes on a free function or on a function of a `#[toolgate::tools]` impl block, not in a trait: a tool is one function with one schema; move `{name}` out of the trait"
-                ),
+        ),
+        enclosing::Kind::Trait => errors.at_span(
+            proc_macro2::Span::call_site(),
+            format_args!(
+                "#[tool] goes on a free function or on a function of a `#[toolgate::tools]` impl block, not in a trait: a tool is one function with one schema; move `{name}` out of the trait"
             ),
-            enclosing::Kind::Other => {}
-        }
+        ),
+        enclosing::Kind::Other => {}
     }
     match errors.finish() {
-        Some(error) => fallback::emit(&tool, error),
+        Some(error) => fallback::emit(&tool, error, block != enclosing::Kind::Other),
         None => emit::emit(&tool),
     }
 }

@@ -84,7 +84,7 @@ pub(crate) fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
             }
         }
         generated.push(match tool_errors.finish() {
-            Some(error) => fallback::emit(&tool, error),
+            Some(error) => fallback::emit(&tool, error, false),
             None => emit::emit(&tool),
         });
     }

@@ -17,6 +17,7 @@ pub(crate) fn emit(tool: &ToolFn) -> TokenStream {
         Some(self_ty) => quote!(<#self_ty>::#fn_ident),
         None => quote!(#fn_ident),
     };
+    let state = tool.state();
     let site = Span::mixed_site();
     let invocation = quote_spanned!(site=> __invocation);
     let context = quote_spanned!(site=> __context);
@@ -25,7 +26,7 @@ pub(crate) fn emit(tool: &ToolFn) -> TokenStream {
     // A tool that takes `&App` serves every toolbox whose state provides
     // an `App` (`App` itself, `Arc<App>`, a state that holds one); the
     // call then runs on the `App` it lends.
-    let (impl_generics, lend) = match tool.state() {
+    let (impl_generics, lend) = match state {
         Some(ty) => (
             quote!(<__S: ::toolgate::Provides<#ty> + ::core::marker::Send + ::core::marker::Sync + 'static>),
             quote!(let mut #invocation = #invocation.lend::<#ty>();),
@@ -79,7 +80,6 @@ pub(crate) fn emit(tool: &ToolFn) -> TokenStream {
                 let wire = r.arg.wire_name();
                 let resource = &r.resource;
                 fields.push(quote!(#name: #reference));
-                let state = tool.state();
                 let authorize = quote_spanned! {resource.span()=>
                     {
                         #[allow(unused_imports)]

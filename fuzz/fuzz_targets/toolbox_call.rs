@@ -8,7 +8,9 @@
 //!   move), and a completed call moved it by exactly one;
 //! - a refusal stays within its bounds: message length, pointer length and
 //!   shape, serialized size;
-//! - an unknown tool is refused with `NOT_PERMITTED`.
+//! - an unknown tool is refused with `NOT_PERMITTED`;
+//! - gates 1–3 in one pass (the single-pass reader) answer exactly as the
+//!   gates one by one: the same verdict, a rejection word for word.
 #![no_main]
 
 use std::future::Future;
@@ -59,6 +61,12 @@ fn call<S: Send + Sync + 'static, T: toolgate::Tool<S>>(
     );
     let mut toolbox = Toolbox::new(state).with_effect_policy(policy);
     toolbox.register(tool).expect("one tool");
+    let one_pass = toolgate::testing::check_arguments(&toolbox, name, arguments);
+    let gate_by_gate = toolgate::testing::check_arguments_gate_by_gate(&toolbox, name, arguments);
+    assert_eq!(
+        one_pass, gate_by_gate,
+        "{name}: one pass and gate by gate disagree"
+    );
     let before = side_effects(toolbox.state());
     let outcome = now(toolbox.call(ctx(), name, arguments));
     let after = side_effects(toolbox.state());

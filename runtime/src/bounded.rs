@@ -15,13 +15,21 @@ use smallvec::SmallVec;
 use crate::pointer::{self, Segment};
 use crate::{Code, Limits, Rejection};
 
-/// Argument JSON that passed gate 1: one object, within the limits, with no
-/// duplicate keys, valid UTF-8 and no lone surrogates.
+/// Argument JSON on its way through gate 1: within the byte limit and
+/// valid UTF-8, and either checked in full by [`Limits::check`] or, as a
+/// [`Toolbox`](crate::Toolbox) makes it, checked while gate 2 reads it
+/// (one pass over the bytes). Either way, once gate 2 has accepted the
+/// arguments, they are one object within the limits, with no duplicate
+/// keys, no lone surrogates and nothing after the closing brace.
 ///
-/// Only [`Toolbox`](crate::Toolbox) makes these; the later gates consume them.
+/// Only [`Limits::check`] and the toolbox make these; the later gates
+/// consume them.
 #[derive(Clone, Copy, Debug)]
 pub struct RawArgs<'a> {
     json: &'a str,
+    /// The limits gate 2 enforces as it reads, if the full scan has not
+    /// run.
+    pending: Option<Limits>,
     /// Whether the document holds an object or array inside the arguments
     /// object: where serde can be laxer than the schema (a struct read from
     /// an array, extra keys beside a unit variant's tag), so gate 2 then
@@ -39,12 +47,36 @@ impl<'a> RawArgs<'a> {
         self.json
     }
 
+    /// The limits left to enforce while reading, if the scan has not run.
+    pub(crate) fn pending(&self) -> Option<Limits> {
+        self.pending
+    }
+
     pub(crate) fn has_nested(&self) -> bool {
         self.nested
     }
 
     pub(crate) fn has_spelled_integers(&self) -> bool {
         self.spelled_integers
+    }
+}
+
+/// Starts gate 1 over `input` for a toolbox: the byte limit and UTF-8
+/// now, the rest while gate 2 reads (see [`crate::reader`]). Refuses
+/// exactly as [`scan`] does.
+pub(crate) fn begin<'a>(input: &'a [u8], limits: &Limits) -> Result<RawArgs<'a>, Rejection> {
+    if input.len() > limits.bytes() || input.len() > MAX_DOCUMENT {
+        return scan(input, limits);
+    }
+    match core::str::from_utf8(input) {
+        Ok(json) => Ok(RawArgs {
+            json,
+            pending: Some(*limits),
+            nested: true,
+            spelled_integers: false,
+        }),
+        // Not text: whatever the scan refuses first (a limit, or the text).
+        Err(_) => scan(input, limits),
     }
 }
 
@@ -81,6 +113,7 @@ pub(crate) fn scan<'a>(input: &'a [u8], limits: &Limits) -> Result<RawArgs<'a>, 
     };
     Ok(RawArgs {
         json,
+        pending: None,
         nested: scanner.nested,
         spelled_integers: scanner.spelled_integers,
     })
@@ -89,7 +122,7 @@ pub(crate) fn scan<'a>(input: &'a [u8], limits: &Limits) -> Result<RawArgs<'a>, 
 /// Bytes that end a run of plain string content: control characters, the
 /// quote and the backslash.
 #[allow(clippy::indexing_slicing)] // evaluated at compile time, every index below 256
-static STOPS_STRING: [bool; 256] = {
+pub(crate) static STOPS_STRING: [bool; 256] = {
     let mut table = [false; 256];
     let mut b = 0;
     while b < 0x20 {

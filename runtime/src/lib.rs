@@ -73,6 +73,7 @@ mod panic;
 mod pattern;
 mod pointer;
 pub mod providers;
+mod reader;
 mod rejection;
 mod resource;
 mod schema;

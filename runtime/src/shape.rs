@@ -32,17 +32,17 @@ use smallvec::SmallVec;
 use crate::pointer::{self, Step};
 use crate::{Code, Rejection, message};
 
-type Id = u32;
+pub(crate) type Id = u32;
 
 /// JSON kinds, as bits.
-const NULL: u8 = 1;
-const BOOLEAN: u8 = 2;
-const INTEGER: u8 = 4;
+pub(crate) const NULL: u8 = 1;
+pub(crate) const BOOLEAN: u8 = 2;
+pub(crate) const INTEGER: u8 = 4;
 /// A number with a fraction.
-const FRACTION: u8 = 8;
-const STRING: u8 = 16;
-const ARRAY: u8 = 32;
-const OBJECT: u8 = 64;
+pub(crate) const FRACTION: u8 = 8;
+pub(crate) const STRING: u8 = 16;
+pub(crate) const ARRAY: u8 = 32;
+pub(crate) const OBJECT: u8 = 64;
 const ANY: u8 = 127;
 
 /// The structural part of a canonical schema, compiled for the walk.
@@ -66,7 +66,8 @@ impl PartialEq for Shape {
 #[derive(Clone, Debug)]
 struct Node {
     kinds: u8,
-    properties: Vec<(Box<str>, Child)>,
+    /// Each property, what describes it, and whether it is required.
+    properties: Vec<(Box<str>, Child, bool)>,
     required: Vec<Box<str>>,
     patterns: Vec<(Regex, Child)>,
     additional: Child,
@@ -140,7 +141,7 @@ impl Default for Node {
 
 /// What describes a member of an object or an array.
 #[derive(Clone, Copy, Debug, PartialEq)]
-enum Child {
+pub(crate) enum Child {
     Any,
     Never,
     Node(Id),
@@ -292,7 +293,7 @@ impl<'s> Builder<'s> {
         if let Some(Value::Object(properties)) = map.get("properties") {
             node.properties = properties
                 .iter()
-                .map(|(name, s)| (name.as_str().into(), self.child(s)))
+                .map(|(name, s)| (name.as_str().into(), self.child(s), false))
                 .collect();
         }
         if let Some(Value::Array(required)) = map.get("required") {
@@ -301,6 +302,9 @@ impl<'s> Builder<'s> {
                     node.required.push(name.into());
                 }
             }
+        }
+        for (name, _, required) in &mut node.properties {
+            *required = node.required.iter().any(|r| r == name);
         }
         if let Some(Value::Object(patterns)) = map.get("patternProperties") {
             for (pattern, s) in patterns {
@@ -434,9 +438,10 @@ impl Node {
     /// is a required one.
     #[inline(always)]
     fn member(&self, key: &[u8]) -> (Child, bool) {
-        if let Some((_, child)) = self.properties.iter().find(|(n, _)| n.as_bytes() == key) {
-            let required = self.required.iter().any(|r| r.as_bytes() == key);
-            return (*child, required);
+        if let Some((_, child, required)) =
+            self.properties.iter().find(|(n, ..)| n.as_bytes() == key)
+        {
+            return (*child, *required);
         }
         let pattern = self
             .patterns
@@ -540,12 +545,7 @@ impl<'a> Walk<'a> {
     }
 
     fn node(&self, id: Id) -> &'a Node {
-        let nodes: &'a [Node] = &self.shape.nodes;
-        // Every id was issued for a node of this shape.
-        match nodes.get(id as usize) {
-            Some(node) => node,
-            None => &ANY_NODE,
-        }
+        self.shape.node(id)
     }
 
     /// Refuses `verdict`, saying why if this walk explains.
@@ -593,23 +593,7 @@ impl<'a> Walk<'a> {
     /// set comes first, in its order.
     #[inline(always)]
     fn atoms(&self, set: &[Id]) -> SmallVec<[Id; 8]> {
-        let mut atoms: SmallVec<[Id; 8]> = SmallVec::new();
-        for id in set {
-            if !atoms.contains(id) {
-                atoms.push(*id);
-            }
-        }
-        let mut i = 0;
-        while let Some(&id) = atoms.get(i) {
-            let node = self.node(id);
-            for member in node.any_of.iter().flatten().chain(&node.all_of) {
-                if !atoms.contains(member) {
-                    atoms.push(*member);
-                }
-            }
-            i += 1;
-        }
-        atoms
+        self.shape.atoms(set)
     }
 
     /// Reads one value against each atom's own keywords (not its unions).
@@ -689,24 +673,7 @@ impl<'a> Walk<'a> {
                 return Err((Rank::Shape, Code::InvalidLength));
             }
         }
-        if node.choices.is_empty() {
-            return Ok(());
-        }
-        // A plain string (the usual tag) is compared where it lies.
-        let chosen = if kind == STRING && !raw.contains(&b'\\') {
-            let inner = raw.get(1..raw.len().saturating_sub(1)).unwrap_or_default();
-            node.choices.iter().all(|values| {
-                values
-                    .iter()
-                    .any(|v| v.as_str().map(str::as_bytes) == Some(inner))
-            })
-        } else {
-            let value: Value = serde_json::from_slice(raw).unwrap_or(Value::Null);
-            node.choices
-                .iter()
-                .all(|values| values.iter().any(|v| same(v, &value)))
-        };
-        if chosen {
+        if chosen(node, kind, raw) {
             Ok(())
         } else {
             Err((Rank::Choice, Code::InvalidValue))
@@ -950,7 +917,7 @@ impl<'a> Walk<'a> {
                     .find(|r| !seen.iter().any(|s| **s == ***r));
                 if let (true, Some(missing)) = (self.explain, missing) {
                     // A missing tag says no more than a wrong one.
-                    let tag = node.properties.iter().any(|(name, child)| {
+                    let tag = node.properties.iter().any(|(name, child, _)| {
                         **name == **missing
                             && matches!(child, Child::Node(id) if !self.node(*id).choices.is_empty())
                     });
@@ -1209,6 +1176,118 @@ fn string_chars(raw: &[u8]) -> u64 {
 
 static ANY_NODE: std::sync::LazyLock<Node> = std::sync::LazyLock::new(Node::default);
 
+/// The quick walk's verdicts, value by value, for the single-pass reader
+/// ([`crate::reader`]), which reads each value once and asks these as it
+/// goes: the same keywords, the same answers, without a second reading.
+impl Shape {
+    fn node(&self, id: Id) -> &Node {
+        // Every id was issued for a node of this shape.
+        match self.nodes.get(id as usize) {
+            Some(node) => node,
+            None => &ANY_NODE,
+        }
+    }
+
+    /// The subschema the arguments object must satisfy, if the schema
+    /// has a structural keyword.
+    pub(crate) fn root(&self) -> Option<Id> {
+        self.root
+    }
+
+    /// `set` and the branches of its unions, the set first, in its order.
+    #[inline(always)]
+    pub(crate) fn atoms(&self, set: &[Id]) -> SmallVec<[Id; 8]> {
+        let mut atoms: SmallVec<[Id; 8]> = SmallVec::new();
+        for id in set {
+            if !atoms.contains(id) {
+                atoms.push(*id);
+            }
+        }
+        let mut i = 0;
+        while let Some(&id) = atoms.get(i) {
+            let node = self.node(id);
+            for member in node.any_of.iter().flatten().chain(&node.all_of) {
+                if !atoms.contains(member) {
+                    atoms.push(*member);
+                }
+            }
+            i += 1;
+        }
+        atoms
+    }
+
+    /// One bit per atom whose own keywords take a scalar of `kind`
+    /// written as `raw` (bounds aside, as after serde).
+    pub(crate) fn scalar_bits(&self, atoms: &[Id], kind: u8, raw: &[u8]) -> u64 {
+        let mut bits = 0;
+        for (i, id) in atoms.iter().enumerate() {
+            let node = self.node(*id);
+            if node.kinds & kind != 0 && chosen(node, kind, raw) {
+                bits |= 1 << i;
+            }
+        }
+        bits
+    }
+
+    /// Whether subschema `id` has no union: its own keywords decide.
+    pub(crate) fn simple(&self, id: Id) -> bool {
+        let node = self.node(id);
+        node.any_of.is_empty() && node.all_of.is_empty()
+    }
+
+    /// Whether subschema `id`'s type takes `kind`.
+    pub(crate) fn takes(&self, id: Id, kind: u8) -> bool {
+        self.node(id).kinds & kind != 0
+    }
+
+    /// Whether subschema `id`'s own keywords take the scalar of `kind`
+    /// written as `raw` (bounds aside).
+    #[inline]
+    pub(crate) fn takes_scalar(&self, id: Id, kind: u8, raw: &[u8]) -> bool {
+        let node = self.node(id);
+        node.kinds & kind != 0 && (node.choices.is_empty() || chosen(node, kind, raw))
+    }
+
+    /// One bit per atom whose type takes an object or array (`kind`).
+    pub(crate) fn container_bits(&self, atoms: &[Id], kind: u8) -> u64 {
+        let mut bits = 0;
+        for (i, id) in atoms.iter().enumerate() {
+            if self.node(*id).kinds & kind != 0 {
+                bits |= 1 << i;
+            }
+        }
+        bits
+    }
+
+    /// What describes member `key` of an object under subschema `id`, and
+    /// whether it is a required one.
+    pub(crate) fn member(&self, id: Id, key: &[u8]) -> (Child, bool) {
+        self.node(id).member(key)
+    }
+
+    /// What describes element `index` of an array under subschema `id`.
+    pub(crate) fn item(&self, id: Id, index: usize) -> Child {
+        self.node(id).item(index)
+    }
+
+    /// How many members subschema `id` requires.
+    pub(crate) fn required(&self, id: Id) -> usize {
+        self.node(id).required.len()
+    }
+
+    /// One bit per subschema of `set`: its verdict, from each atom's own
+    /// (`local`) and its unions.
+    pub(crate) fn verdicts(&self, set: &[Id], atoms: &[Id], local: u64) -> u64 {
+        let (mut known, mut value, mut bits) = (0u64, 0u64, 0u64);
+        for (i, id) in set.iter().enumerate() {
+            if quick_accepts(self, *id, atoms, local, &mut known, &mut value) {
+                bits |= 1 << i;
+            }
+        }
+        bits
+    }
+}
+
 /// Subschema `id`'s verdict on the value, from each atom's own verdict and
 /// its unions. A failing union explains itself by its best branch: the
 /// first whose tag (if it has one) matched and that got furthest. A union
@@ -1319,6 +1398,28 @@ fn quick_accepts(
         *value &= !bit;
     }
     ok
+}
+
+/// Whether a scalar of `kind`, written as `raw`, is among each list of
+/// choices (`enum`, `const`) of `node`.
+fn chosen(node: &Node, kind: u8, raw: &[u8]) -> bool {
+    if node.choices.is_empty() {
+        return true;
+    }
+    // A plain string (the usual tag) is compared where it lies.
+    if kind == STRING && !raw.contains(&b'\\') {
+        let inner = raw.get(1..raw.len().saturating_sub(1)).unwrap_or_default();
+        node.choices.iter().all(|values| {
+            values
+                .iter()
+                .any(|v| v.as_str().map(str::as_bytes) == Some(inner))
+        })
+    } else {
+        let value: Value = serde_json::from_slice(raw).unwrap_or(Value::Null);
+        node.choices
+            .iter()
+            .all(|values| values.iter().any(|v| same(v, &value)))
+    }
 }
 
 /// JSON Schema's equality: numbers by value, `1` equals `1.0`.

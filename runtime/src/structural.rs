@@ -5,8 +5,9 @@ use serde_json::Value;
 
 use std::borrow::Cow;
 
+use crate::audit::Gate;
 use crate::pointer::{self, Segment};
-use crate::{Code, RawArgs, Rejection, ToolDef, message};
+use crate::{Code, RawArgs, Rejection, ToolDef, bounded, message, reader};
 
 /// Arguments that deserialized into the tool's closed struct: every required
 /// field present, no unknown field, every value of the right type and within
@@ -31,8 +32,30 @@ impl<A> Parsed<A> {
     }
 }
 
-/// Runs gate 2 over arguments that passed gate 1.
+/// Runs gate 2, and gate 1 too if it is pending: in one pass if the
+/// single-pass reader accepts, else gate by gate, each refusal from the
+/// gate that makes it.
 pub(crate) fn parse<A: DeserializeOwned>(
+    raw: RawArgs<'_>,
+    def: &ToolDef,
+) -> Result<Parsed<A>, (Gate, Rejection)> {
+    let Some(limits) = raw.pending() else {
+        return separately(raw, def).map_err(|r| (Gate::Structure, r));
+    };
+    // An untagged union is checked before serde reads it (see
+    // `Shape::walks_first`): gate by gate.
+    if !def.shape.walks_first()
+        && let Some(args) = reader::read::<A>(raw.as_str(), &limits, &def.shape)
+    {
+        return Ok(Parsed(args));
+    }
+    let raw =
+        bounded::scan(raw.as_str().as_bytes(), &limits).map_err(|r| (Gate::BoundedParse, r))?;
+    separately(raw, def).map_err(|r| (Gate::Structure, r))
+}
+
+/// Gate 2 over arguments that passed gate 1's scan.
+fn separately<A: DeserializeOwned>(
     raw: RawArgs<'_>,
     def: &ToolDef,
 ) -> Result<Parsed<A>, Rejection> {

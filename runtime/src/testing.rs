@@ -706,6 +706,19 @@ pub fn check_arguments<S: Send + Sync + 'static>(
     toolbox.check_arguments(tool, arguments)
 }
 
+/// [`check_arguments`] gate by gate: gate 1's full scan first, then serde,
+/// the shape check and the rules, as the toolbox decides a call its
+/// single-pass reader stops on. Every call must get the same answer from
+/// both, rejections word for word; for differential tests and fuzzing of
+/// the single-pass reader.
+pub fn check_arguments_gate_by_gate<S: Send + Sync + 'static>(
+    toolbox: &Toolbox<S>,
+    tool: &str,
+    arguments: &[u8],
+) -> Option<Result<(), crate::Rejection>> {
+    toolbox.check_arguments_gate_by_gate(tool, arguments)
+}
+
 /// Proves that no attack in `suite` reaches the side effect, and panics
 /// with every failure listed otherwise.
 ///

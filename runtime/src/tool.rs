@@ -119,7 +119,7 @@ pub fn check<A>(raw: RawArgs<'_>, def: &ToolDef) -> Result<(), crate::Rejection>
 where
     A: crate::__private::Arguments,
 {
-    let parsed = structural::parse::<A>(raw, def)?;
+    let parsed = structural::parse::<A>(raw, def).map_err(|(_, rejection)| rejection)?;
     semantic::validate(parsed, def).map(drop)
 }
 
@@ -171,13 +171,14 @@ impl<'a, S> Invocation<'a, S> {
         }
     }
 
-    /// Gates 2 and 3: serde into the closed struct, then its rules.
+    /// Gates 2 and 3: serde into the closed struct, then its rules; and
+    /// the rest of gate 1, read in the same pass.
     pub fn validate<A>(&self) -> Result<Valid<A>, Outcome>
     where
         A: crate::__private::Arguments,
     {
-        let parsed = structural::parse::<A>(self.raw, self.def).map_err(|r| {
-            audit::rejected(self.ctx, self.def.name(), Gate::Structure, &r);
+        let parsed = structural::parse::<A>(self.raw, self.def).map_err(|(gate, r)| {
+            audit::rejected(self.ctx, self.def.name(), gate, &r);
             Outcome::Rejected(r)
         })?;
         semantic::validate(parsed, self.def).map_err(|r| {

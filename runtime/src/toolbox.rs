@@ -746,6 +746,19 @@ impl<S: Send + Sync + 'static> Toolbox<S> {
     ) -> Option<Result<(), Rejection>> {
         let entry = self.tools.get(name)?;
         let limits = entry.limits.unwrap_or(self.limits);
+        Some(bounded::begin(bytes, &limits).and_then(|raw| entry.tool.__check(raw)))
+    }
+
+    /// [`Self::check_arguments`], gate by gate: the full scan, then serde,
+    /// the shape walk and garde, never the single-pass reader.
+    #[cfg(feature = "testing")]
+    pub(crate) fn check_arguments_gate_by_gate(
+        &self,
+        name: &str,
+        bytes: &[u8],
+    ) -> Option<Result<(), Rejection>> {
+        let entry = self.tools.get(name)?;
+        let limits = entry.limits.unwrap_or(self.limits);
         Some(bounded::scan(bytes, &limits).and_then(|raw| entry.tool.__check(raw)))
     }
 
@@ -758,7 +771,7 @@ impl<S: Send + Sync + 'static> Toolbox<S> {
     ) -> Outcome {
         let def = entry.tool.definition();
         let limits = entry.limits.unwrap_or(self.limits);
-        let raw = match bounded::scan(bytes, &limits) {
+        let raw = match bounded::begin(bytes, &limits) {
             Ok(raw) => raw,
             Err(rejection) => {
                 audit::rejected(ctx, def.name(), Gate::BoundedParse, &rejection);

@@ -6,7 +6,9 @@
 //! independent draft 2020-12 validator (the jsonschema crate, format
 //! assertion on, no remote references). Both directions count. The only
 //! disagreements allowed are the rules listed in
-//! `toolgate::KNOWN_DIFFERENCES`, matched by name.
+//! `toolgate::KNOWN_DIFFERENCES`, matched by name. The server decides each
+//! instance twice as well: in one pass (its single-pass reader) and gate
+//! by gate; the two must give the same answer, rejections word for word.
 //!
 //! Besides the example tools, the tools of `common/shapes.rs` cover every
 //! shape of argument (nested structs, options, vectors, maps, fixed arrays,
@@ -21,7 +23,7 @@
 //! ```
 
 use serde_json::Value;
-use toolgate::testing::check_arguments;
+use toolgate::testing::{check_arguments, check_arguments_gate_by_gate};
 use toolgate::{KNOWN_DIFFERENCES, Toolbox};
 use toolgate_examples::{export, hotel, invoice, refund};
 use toolgate_tests::instances::Generator;
@@ -124,6 +126,12 @@ fn decide<S: Send + Sync + 'static>(
 ) -> Verdict {
     let instance: Value = serde_json::from_str(text).expect("generated text is JSON");
     let server = check_arguments(toolbox, tool, text.as_bytes()).unwrap();
+    let gate_by_gate = check_arguments_gate_by_gate(toolbox, tool, text.as_bytes()).unwrap();
+    if server != gate_by_gate {
+        return Verdict::Disagreement(format!(
+            "{tool}: one pass {server:?} but gate by gate {gate_by_gate:?}: {text}"
+        ));
+    }
     let published = validator.is_valid(&instance);
     match (&server, published) {
         (Ok(()), true) => Verdict::AcceptedByBoth,

@@ -1,0 +1,1951 @@
+//! Gates 1 and 2 in one pass: a JSON reader that serde drives and that
+//! enforces gate 1 as it reads.
+//!
+//! A call's bytes are read once, straight into the tool's argument struct.
+//! As it reads, the reader counts depth, values and string bytes against
+//! the [`Limits`](crate::Limits), compares each object's keys, refuses lone
+//! surrogates, and requires nothing after the closing brace: what the
+//! bounded scan of [`bounded`](crate::bounded) proves before serde, proved
+//! while serde reads. It is stricter than serde_json where serde_json is
+//! laxer than the schema: a struct is read only from an object, an
+//! externally tagged unit variant only from its name.
+//!
+//! The reader only ever accepts. Wherever it would refuse, or is unsure
+//! (a limit crossed, a duplicate key, a number written as a float that
+//! equals an integer, a map key read as a number), it stops, and the call
+//! goes through the gates one by one, whose refusals say what and where
+//! ([`structural::parse`](crate::structural)). So a refusal keeps its code,
+//! path and message, and the reader's job is narrower: what it accepts,
+//! the separate gates accept, with the same value. It reads every value
+//! exactly as serde_json does: strings borrowed unless escaped, integers as
+//! `u64` or `i64`, every other number parsed by serde_json itself.
+//!
+//! Stopping costs what the limits allow: the reader stops at the first
+//! limit crossed, and the separate gates then stop there too.
+
+use core::fmt;
+use std::sync::OnceLock;
+
+use serde::de::{self, DeserializeOwned, DeserializeSeed, Visitor};
+use smallvec::SmallVec;
+
+use crate::Limits;
+use crate::bounded::STOPS_STRING;
+use crate::shape::{self, Child, Id, Shape};
+
+/// serde_json refuses to nest deeper than this, whatever gate 1 allows;
+/// the reader stops there, so that the separate gates decide.
+const SERDE_JSON_DEPTH: usize = 127;
+
+/// An object's keys are compared on arrival while it has at most this
+/// many; past it, they are sorted and compared when it closes.
+const EARLY_KEYS: usize = 16;
+
+/// Why the reader stopped. Never shown: the separate gates then say what
+/// went wrong, and where.
+#[derive(Debug)]
+pub(crate) struct Stop;
+
+impl fmt::Display for Stop {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("the single-pass reader stopped")
+    }
+}
+
+impl std::error::Error for Stop {}
+
+impl de::Error for Stop {
+    fn custom<T: fmt::Display>(_: T) -> Self {
+        Stop
+    }
+}
+
+type Result<T> = core::result::Result<T, Stop>;
+
+/// Reads `json` into `A` in one pass, gate 1 enforced and the document
+/// checked against `shape` as it is read. `None` if the reader stopped.
+pub(crate) fn read<'de, A: DeserializeOwned>(
+    json: &'de str,
+    limits: &Limits,
+    shape: &'de Shape,
+) -> Option<A> {
+    if !numbers_are_plain() {
+        return None;
+    }
+    let mut reader = Reader {
+        shape,
+        expect: shape.root().map_or(Expect::Any, Expect::One),
+        verdict: 0,
+        text: json,
+        bytes: json.as_bytes(),
+        pos: 0,
+        depth_limit: limits.depth().min(SERDE_JSON_DEPTH),
+        node_limit: limits.nodes(),
+        string_limit: limits.string_bytes(),
+        depth: 0,
+        nodes: 0,
+        stopped: false,
+        keys: SmallVec::new(),
+        arena: String::new(),
+        scratch: String::new(),
+    };
+    reader.skip_ws();
+    if reader.peek() != Some(b'{') {
+        return None;
+    }
+    let value = A::deserialize(&mut reader);
+    reader.skip_ws();
+    let shaped = shape.root().is_none() || reader.verdict & 1 != 0;
+    match value {
+        Ok(value) if shaped && !reader.stopped && reader.pos == reader.bytes.len() => Some(value),
+        _ => None,
+    }
+}
+
+/// Whether serde_json reads numbers as numbers. A crate graph that
+/// enables serde_json's `arbitrary_precision` makes it read them as text,
+/// which the reader does not imitate: it then leaves every call to the
+/// separate gates.
+fn numbers_are_plain() -> bool {
+    static PLAIN: OnceLock<bool> = OnceLock::new();
+    *PLAIN.get_or_init(|| {
+        let read = serde_json::from_str::<serde_json::Value>("2.50");
+        read.is_ok_and(|value| {
+            let written = value.to_string();
+            written == "2.5"
+        })
+    })
+}
+
+/// Where a key's text lives: a span of the input (no escapes), or of the
+/// arena its escapes were decoded into.
+#[derive(Clone, Copy)]
+struct Key {
+    start: usize,
+    end: usize,
+    decoded: bool,
+}
+
+fn text_of<'s>(text: &'s str, arena: &'s str, key: Key) -> &'s str {
+    let source = if key.decoded { arena } else { text };
+    source.get(key.start..key.end).unwrap_or_default()
+}
+
+type Set = SmallVec<[Id; 4]>;
+
+/// What the next value must satisfy: the subschemas that describe it,
+/// each of which gets a verdict (a bit of `Reader::verdict`, in order).
+#[derive(Default)]
+enum Expect {
+    /// Anything.
+    #[default]
+    Any,
+    /// One subschema, the common case.
+    One(Id),
+    /// Several, as inside a union.
+    Many(Set),
+}
+
+/// An object's or array's check against the schema as it is read: the
+/// quick walk of [`shape`], one value at a time.
+// On the stack while one container is read; boxing the larger variant
+// would allocate for every union read.
+#[allow(clippy::large_enum_variant)]
+enum Guide {
+    /// One subschema without unions, whose own keywords decide.
+    One {
+        id: Id,
+        /// Whether it still accepts the container.
+        alive: bool,
+        /// How many of its required members were seen.
+        found: usize,
+        /// What describes the member being read.
+        child: Child,
+    },
+    Many(Many),
+}
+
+impl Guide {
+    fn key(&mut self, shape: &Shape, key: &[u8]) {
+        match self {
+            Guide::One {
+                id,
+                alive,
+                found,
+                child,
+            } => {
+                *child = Child::Any;
+                if *alive {
+                    let (member, required) = shape.member(*id, key);
+                    *found += usize::from(required);
+                    *alive = member != Child::Never;
+                    *child = member;
+                }
+            }
+            Guide::Many(many) => many.key(shape, key),
+        }
+    }
+
+    fn index(&mut self, shape: &Shape, index: usize) {
+        match self {
+            Guide::One {
+                id, alive, child, ..
+            } => {
+                *child = Child::Any;
+                if *alive {
+                    let item = shape.item(*id, index);
+                    *alive = item != Child::Never;
+                    *child = item;
+                }
+            }
+            Guide::Many(many) => many.index(shape, index),
+        }
+    }
+
+    /// What the member being read must satisfy.
+    fn expect(&self) -> Expect {
+        match self {
+            Guide::One {
+                alive: true,
+                child: Child::Node(id),
+                ..
+            } => Expect::One(*id),
+            Guide::One { .. } => Expect::Any,
+            Guide::Many(many) => {
+                let set = many.member_set();
+                match set.as_slice() {
+                    [] => Expect::Any,
+                    [id] => Expect::One(*id),
+                    _ => Expect::Many(set),
+                }
+            }
+        }
+    }
+
+    /// Takes the verdict on the member just read, as expected by `expect`.
+    fn member_read(&mut self, expected: &Expect, verdict: u64) {
+        match (self, expected) {
+            (_, Expect::Any) => {}
+            (Guide::One { alive, .. }, _) => *alive &= verdict & 1 != 0,
+            (Guide::Many(many), Expect::One(id)) => many.member_read(&[*id], verdict),
+            (Guide::Many(many), Expect::Many(set)) => many.member_read(set, verdict),
+        }
+    }
+}
+
+/// [`Guide`] for several subschemas, or one with unions.
+struct Many {
+    set: Set,
+    /// The set and the branches of its unions.
+    atoms: SmallVec<[Id; 8]>,
+    /// The atoms that still accept the container.
+    alive: u64,
+    /// For each atom, how many of its required members were seen.
+    found: SmallVec<[usize; 8]>,
+    /// For each atom, what describes the member being read.
+    children: SmallVec<[Child; 8]>,
+}
+
+impl Many {
+    /// The subschemas the member being read must satisfy, for the atoms
+    /// still alive.
+    fn member_set(&self) -> Set {
+        let mut set = Set::new();
+        for (i, child) in self.children.iter().enumerate() {
+            if let (true, Child::Node(id)) = (self.alive & (1 << i) != 0, child)
+                && !set.contains(id)
+            {
+                set.push(*id);
+            }
+        }
+        set
+    }
+
+    /// Takes the verdict on the member just read against `set`.
+    fn member_read(&mut self, set: &[Id], verdict: u64) {
+        for (i, child) in self.children.iter().enumerate() {
+            if let Child::Node(id) = child
+                && let Some(j) = set.iter().position(|s| s == id)
+                && verdict & (1 << j) == 0
+            {
+                self.alive &= !(1 << i);
+            }
+        }
+    }
+
+    /// Each atom's reading of member `key`.
+    fn key(&mut self, shape: &Shape, key: &[u8]) {
+        self.children.clear();
+        for (i, (id, found)) in self.atoms.iter().zip(self.found.iter_mut()).enumerate() {
+            let child = if self.alive & (1 << i) == 0 {
+                Child::Any
+            } else {
+                let (child, required) = shape.member(*id, key);
+                *found += usize::from(required);
+                child
+            };
+            if child == Child::Never {
+                self.alive &= !(1 << i);
+            }
+            self.children.push(child);
+        }
+    }
+
+    /// Each atom's reading of element `index`.
+    fn index(&mut self, shape: &Shape, index: usize) {
+        self.children.clear();
+        for (i, id) in self.atoms.iter().enumerate() {
+            let child = if self.alive & (1 << i) == 0 {
+                Child::Any
+            } else {
+                shape.item(*id, index)
+            };
+            if child == Child::Never {
+                self.alive &= !(1 << i);
+            }
+            self.children.push(child);
+        }
+    }
+}
+
+/// A number as serde_json hands it to a visitor.
+enum Number {
+    U64(u64),
+    I64(i64),
+    F64(f64),
+}
+
+struct Reader<'de> {
+    shape: &'de Shape,
+    /// The subschemas the next value must satisfy; empty for any value.
+    /// Each value takes them as it starts.
+    expect: Expect,
+    /// The verdict on the value read last: one bit per subschema it was
+    /// expected to satisfy.
+    verdict: u64,
+    text: &'de str,
+    bytes: &'de [u8],
+    pos: usize,
+    depth_limit: usize,
+    node_limit: usize,
+    string_limit: usize,
+    /// Open objects and arrays.
+    depth: usize,
+    nodes: usize,
+    /// Set by every stop and every error a visitor returned, so that a
+    /// type that catches an error (`T::deserialize(d).ok()`) cannot make
+    /// the reader accept what it stopped on.
+    stopped: bool,
+    /// Keys of the open objects.
+    keys: SmallVec<[Key; 16]>,
+    /// Decoded keys that had escapes.
+    arena: String,
+    /// The decoded text of the last string value that had escapes.
+    scratch: String,
+}
+
+impl<'de> Reader<'de> {
+    #[cold]
+    fn stop(&mut self) -> Stop {
+        self.stopped = true;
+        Stop
+    }
+
+    fn watch<T>(&mut self, result: Result<T>) -> Result<T> {
+        if result.is_err() {
+            self.stopped = true;
+        }
+        result
+    }
+
+    fn peek(&self) -> Option<u8> {
+        self.bytes.get(self.pos).copied()
+    }
+
+    /// Judges the scalar of `kind` written as `raw` against what it was
+    /// expected to satisfy.
+    fn judge(&mut self, kind: u8, raw: &[u8]) -> Result<()> {
+        let shape = self.shape;
+        self.verdict = match core::mem::take(&mut self.expect) {
+            Expect::Any => u64::MAX,
+            Expect::One(id) if shape.simple(id) => u64::from(shape.takes_scalar(id, kind, raw)),
+            Expect::One(id) => self.judge_many(&[id], kind, raw)?,
+            Expect::Many(set) => self.judge_many(&set, kind, raw)?,
+        };
+        Ok(())
+    }
+
+    fn judge_many(&mut self, set: &[Id], kind: u8, raw: &[u8]) -> Result<u64> {
+        let atoms = self.shape.atoms(set);
+        if atoms.len() > 64 {
+            return Err(self.stop());
+        }
+        let local = self.shape.scalar_bits(&atoms, kind, raw);
+        Ok(self.shape.verdicts(set, &atoms, local))
+    }
+
+    /// Starts the check of the object or array (`kind`) being opened.
+    fn guide(&mut self, kind: u8) -> Result<Option<Guide>> {
+        let shape = self.shape;
+        let set = match core::mem::take(&mut self.expect) {
+            Expect::Any => return Ok(None),
+            Expect::One(id) if shape.simple(id) => {
+                return Ok(Some(Guide::One {
+                    id,
+                    alive: shape.takes(id, kind),
+                    found: 0,
+                    child: Child::Any,
+                }));
+            }
+            Expect::One(id) => SmallVec::from_elem(id, 1),
+            Expect::Many(set) => set,
+        };
+        let atoms = shape.atoms(&set);
+        if atoms.len() > 64 {
+            return Err(self.stop());
+        }
+        Ok(Some(Guide::Many(Many {
+            alive: shape.container_bits(&atoms, kind),
+            found: SmallVec::from_elem(0, atoms.len()),
+            children: SmallVec::new(),
+            set,
+            atoms,
+        })))
+    }
+
+    /// Ends the check of a closed object or array.
+    fn conclude(&mut self, guide: Option<Guide>) {
+        self.verdict = match guide {
+            None => u64::MAX,
+            Some(Guide::One {
+                id, alive, found, ..
+            }) => u64::from(alive && found >= self.shape.required(id)),
+            Some(Guide::Many(many)) => {
+                let mut local = many.alive;
+                for (i, (id, found)) in many.atoms.iter().zip(&many.found).enumerate() {
+                    if *found < self.shape.required(*id) {
+                        local &= !(1 << i);
+                    }
+                }
+                self.shape.verdicts(&many.set, &many.atoms, local)
+            }
+        };
+    }
+
+    /// Reads a member of a container into `seed`, expected to satisfy
+    /// what `guide` says.
+    fn member<T: DeserializeSeed<'de>>(
+        &mut self,
+        guide: &mut Option<Guide>,
+        seed: T,
+    ) -> Result<T::Value> {
+        let Some(guide) = guide else {
+            self.expect = Expect::Any;
+            let read = seed.deserialize(&mut *self);
+            return self.watch(read);
+        };
+        let expected = guide.expect();
+        self.expect = match &expected {
+            Expect::Any => Expect::Any,
+            Expect::One(id) => Expect::One(*id),
+            Expect::Many(set) => Expect::Many(set.clone()),
+        };
+        self.verdict = 0;
+        let read = seed.deserialize(&mut *self);
+        let read = self.watch(read)?;
+        guide.member_read(&expected, self.verdict);
+        Ok(read)
+    }
+
+    fn skip_ws(&mut self) {
+        while let Some(b' ' | b'\n' | b'\r' | b'\t') = self.peek() {
+            self.pos += 1;
+        }
+    }
+
+    /// The first byte of the next value, which counts against the node
+    /// limit.
+    fn value(&mut self) -> Result<u8> {
+        self.skip_ws();
+        self.nodes += 1;
+        match self.peek() {
+            Some(byte) if self.nodes <= self.node_limit => Ok(byte),
+            _ => Err(self.stop()),
+        }
+    }
+
+    /// Steps into the object or array whose bracket is at `pos`.
+    fn open(&mut self) -> Result<()> {
+        if self.depth >= self.depth_limit {
+            return Err(self.stop());
+        }
+        self.depth += 1;
+        self.pos += 1;
+        Ok(())
+    }
+
+    /// Steps out of the innermost container, whose closing bracket must
+    /// come next.
+    fn close(&mut self, bracket: u8) -> Result<()> {
+        self.skip_ws();
+        if self.peek() != Some(bracket) {
+            return Err(self.stop());
+        }
+        self.pos += 1;
+        self.depth -= 1;
+        Ok(())
+    }
+
+    fn literal(&mut self, word: &[u8]) -> Result<()> {
+        match self.bytes.get(self.pos..self.pos + word.len()) {
+            Some(found) if found == word => {
+                self.pos += word.len();
+                Ok(())
+            }
+            _ => Err(self.stop()),
+        }
+    }
+
+    /// Reads the string whose opening quote is at `pos`: the span between
+    /// the quotes, and whether it had escapes (then decoded in `scratch`).
+    fn string(&mut self) -> Result<(usize, usize, bool)> {
+        self.pos += 1;
+        let start = self.pos;
+        let max_end = start.saturating_add(self.string_limit);
+        let mut run = start;
+        let mut escaped = false;
+        let window_end = self.bytes.len().min(max_end.saturating_add(1));
+        loop {
+            let window = self.bytes.get(self.pos..window_end).unwrap_or_default();
+            for &byte in window {
+                if STOPS_STRING.get(usize::from(byte)).copied().unwrap_or(true) {
+                    break;
+                }
+                self.pos += 1;
+            }
+            if self.pos > max_end {
+                return Err(self.stop());
+            }
+            match self.peek() {
+                Some(b'"') => {
+                    let end = self.pos;
+                    self.pos += 1;
+                    if escaped {
+                        let Some(tail) = self.text.get(run..end) else {
+                            return Err(self.stop());
+                        };
+                        self.scratch.push_str(tail);
+                    }
+                    return Ok((start, end, escaped));
+                }
+                Some(b'\\') => {
+                    if !escaped {
+                        escaped = true;
+                        self.scratch.clear();
+                    }
+                    let Some(plain) = self.text.get(run..self.pos) else {
+                        return Err(self.stop());
+                    };
+                    self.scratch.push_str(plain);
+                    let decoded = self.escape()?;
+                    self.scratch.push(decoded);
+                    run = self.pos;
+                }
+                // A control character, or the end of the text.
+                _ => return Err(self.stop()),
+            }
+        }
+    }
+
+    /// Decodes the escape whose backslash is at `pos`.
+    fn escape(&mut self) -> Result<char> {
+        let code = self.bytes.get(self.pos + 1).copied();
+        self.pos += 2;
+        let decoded = match code {
+            Some(b'"') => '"',
+            Some(b'\\') => '\\',
+            Some(b'/') => '/',
+            Some(b'b') => '\u{8}',
+            Some(b'f') => '\u{c}',
+            Some(b'n') => '\n',
+            Some(b'r') => '\r',
+            Some(b't') => '\t',
+            Some(b'u') => {
+                let unit = self.hex4()?;
+                let scalar = match unit {
+                    0xD800..=0xDBFF => {
+                        if self.bytes.get(self.pos..self.pos + 2) != Some(b"\\u") {
+                            return Err(self.stop());
+                        }
+                        self.pos += 2;
+                        let low = self.hex4()?;
+                        if !(0xDC00..=0xDFFF).contains(&low) {
+                            return Err(self.stop());
+                        }
+                        0x10000 + ((unit - 0xD800) << 10) + (low - 0xDC00)
+                    }
+                    0xDC00..=0xDFFF => return Err(self.stop()),
+                    _ => unit,
+                };
+                match char::from_u32(scalar) {
+                    Some(c) => c,
+                    None => return Err(self.stop()),
+                }
+            }
+            _ => return Err(self.stop()),
+        };
+        Ok(decoded)
+    }
+
+    fn hex4(&mut self) -> Result<u32> {
+        let mut unit = 0;
+        for _ in 0..4 {
+            let digit = self.peek().and_then(|b| char::from(b).to_digit(16));
+            let Some(digit) = digit else {
+                return Err(self.stop());
+            };
+            unit = unit * 16 + digit;
+            self.pos += 1;
+        }
+        Ok(unit)
+    }
+
+    /// Reads an object key whose quote is at `pos`, refusing a key the
+    /// object (whose keys start at `first`) already has.
+    fn key(&mut self, first: usize) -> Result<Key> {
+        let (start, end, escaped) = self.string()?;
+        let key = if escaped {
+            let start = self.arena.len();
+            self.arena.push_str(&self.scratch);
+            Key {
+                start,
+                end: self.arena.len(),
+                decoded: true,
+            }
+        } else {
+            Key {
+                start,
+                end,
+                decoded: false,
+            }
+        };
+        let earlier = self.keys.get(first..).unwrap_or_default();
+        if earlier.len() < EARLY_KEYS {
+            let new = self.key_text(key);
+            if earlier.iter().any(|k| self.key_text(*k) == new) {
+                return Err(self.stop());
+            }
+        }
+        self.keys.push(key);
+        Ok(key)
+    }
+
+    fn key_text(&self, key: Key) -> &str {
+        text_of(self.text, &self.arena, key)
+    }
+
+    /// Closes an object whose keys start at `first`: compares a wide
+    /// object's keys, then forgets them.
+    fn close_object(&mut self, first: usize) -> Result<()> {
+        self.close(b'}')?;
+        let (text, arena) = (self.text, self.arena.as_str());
+        if let Some(keys) = self.keys.get_mut(first..).filter(|k| k.len() > EARLY_KEYS) {
+            keys.sort_unstable_by(|a, b| text_of(text, arena, *a).cmp(text_of(text, arena, *b)));
+            let repeated = keys.windows(2).any(|pair| match pair {
+                [a, b] => text_of(text, arena, *a) == text_of(text, arena, *b),
+                _ => false,
+            });
+            if repeated {
+                return Err(self.stop());
+            }
+        }
+        self.keys.truncate(first);
+        if self.keys.is_empty() {
+            self.arena.clear();
+        }
+        Ok(())
+    }
+
+    /// Reads the number at `pos` as serde_json would hand it to a visitor.
+    /// Stops on what the separate gates read otherwise: a number that
+    /// equals an integer without being written as one (`2.0`, `-0`; gate 2
+    /// reads it as that integer) and an integer past 64 bits.
+    fn number(&mut self) -> Result<Number> {
+        let start = self.pos;
+        let negative = self.peek() == Some(b'-');
+        if negative {
+            self.pos += 1;
+        }
+        let mut magnitude: Option<u64> = Some(0);
+        match self.peek() {
+            Some(b'0') => self.pos += 1,
+            Some(b'1'..=b'9') => {
+                while let Some(digit @ b'0'..=b'9') = self.peek() {
+                    magnitude = magnitude
+                        .and_then(|m| m.checked_mul(10))
+                        .and_then(|m| m.checked_add(u64::from(digit - b'0')));
+                    self.pos += 1;
+                }
+            }
+            _ => return Err(self.stop()),
+        }
+        let mut plain = true;
+        if self.peek() == Some(b'.') {
+            self.pos += 1;
+            self.digits()?;
+            plain = false;
+        }
+        if let Some(b'e' | b'E') = self.peek() {
+            self.pos += 1;
+            if let Some(b'+' | b'-') = self.peek() {
+                self.pos += 1;
+            }
+            self.digits()?;
+            plain = false;
+        }
+        let token = self.bytes.get(start..self.pos).unwrap_or_default();
+        if plain {
+            return match (negative, magnitude) {
+                (false, Some(m)) => Ok(Number::U64(m)),
+                (true, Some(m)) if m > 0 => match 0i64.checked_sub_unsigned(m) {
+                    Some(v) => Ok(Number::I64(v)),
+                    None => Err(self.stop()),
+                },
+                _ => Err(self.stop()),
+            };
+        }
+        if crate::number::integral(token).is_some() {
+            return Err(self.stop());
+        }
+        match serde_json::from_slice::<f64>(token) {
+            Ok(value) => Ok(Number::F64(value)),
+            Err(_) => Err(self.stop()),
+        }
+    }
+
+    /// One or more digits.
+    fn digits(&mut self) -> Result<()> {
+        let start = self.pos;
+        while let Some(b'0'..=b'9') = self.peek() {
+            self.pos += 1;
+        }
+        if self.pos == start {
+            return Err(self.stop());
+        }
+        Ok(())
+    }
+
+    fn visit_number<V: Visitor<'de>>(&mut self, visitor: V) -> Result<V::Value> {
+        let start = self.pos;
+        let number = self.number()?;
+        let kind = match number {
+            Number::F64(_) => shape::FRACTION,
+            Number::U64(_) | Number::I64(_) => shape::INTEGER,
+        };
+        self.judge(kind, self.bytes.get(start..self.pos).unwrap_or_default())?;
+        let visited = match number {
+            Number::U64(v) => visitor.visit_u64(v),
+            Number::I64(v) => visitor.visit_i64(v),
+            Number::F64(v) => visitor.visit_f64(v),
+        };
+        self.watch(visited)
+    }
+
+    fn visit_string<V: Visitor<'de>>(&mut self, visitor: V) -> Result<V::Value> {
+        let quote = self.pos;
+        let (start, end, escaped) = self.string()?;
+        self.judge(
+            shape::STRING,
+            self.bytes.get(quote..self.pos).unwrap_or_default(),
+        )?;
+        let visited = if escaped {
+            visitor.visit_str(&self.scratch)
+        } else {
+            match self.text.get(start..end) {
+                Some(text) => visitor.visit_borrowed_str(text),
+                None => return Err(self.stop()),
+            }
+        };
+        self.watch(visited)
+    }
+
+    fn visit_map<V: Visitor<'de>>(&mut self, visitor: V) -> Result<V::Value> {
+        let mut guide = self.guide(shape::OBJECT)?;
+        self.open()?;
+        let first = self.keys.len();
+        let visited = visitor.visit_map(Entries {
+            reader: self,
+            guide: &mut guide,
+            first,
+            started: false,
+        });
+        let value = self.watch(visited)?;
+        self.close_object(first)?;
+        self.conclude(guide);
+        Ok(value)
+    }
+
+    fn visit_seq<V: Visitor<'de>>(&mut self, visitor: V) -> Result<V::Value> {
+        let mut guide = self.guide(shape::ARRAY)?;
+        self.open()?;
+        let visited = visitor.visit_seq(Items {
+            reader: self,
+            guide: &mut guide,
+            index: 0,
+        });
+        let value = self.watch(visited)?;
+        self.close(b']')?;
+        self.conclude(guide);
+        Ok(value)
+    }
+
+    fn visit_literal<V: Visitor<'de>>(&mut self, first: u8, visitor: V) -> Result<V::Value> {
+        let (word, kind): (&[u8], u8) = match first {
+            b't' => (b"true", shape::BOOLEAN),
+            b'f' => (b"false", shape::BOOLEAN),
+            _ => (b"null", shape::NULL),
+        };
+        self.literal(word)?;
+        self.judge(kind, word)?;
+        let visited = match first {
+            b't' => visitor.visit_bool(true),
+            b'f' => visitor.visit_bool(false),
+            _ => visitor.visit_unit(),
+        };
+        self.watch(visited)
+    }
+}
+
+impl<'de> de::Deserializer<'de> for &mut Reader<'de> {
+    type Error = Stop;
+
+    fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        match self.value()? {
+            b'{' => self.visit_map(visitor),
+            b'[' => self.visit_seq(visitor),
+            b'"' => self.visit_string(visitor),
+            b'-' | b'0'..=b'9' => self.visit_number(visitor),
+            first @ (b't' | b'f' | b'n') => self.visit_literal(first, visitor),
+            _ => Err(self.stop()),
+        }
+    }
+
+    fn deserialize_bool<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        match self.value()? {
+            first @ (b't' | b'f') => self.visit_literal(first, visitor),
+            _ => Err(self.stop()),
+        }
+    }
+
+    fn deserialize_i8<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        self.deserialize_f64(visitor)
+    }
+
+    fn deserialize_i16<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        self.deserialize_f64(visitor)
+    }
+
+    fn deserialize_i32<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        self.deserialize_f64(visitor)
+    }
+
+    fn deserialize_i64<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        self.deserialize_f64(visitor)
+    }
+
+    fn deserialize_u8<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        self.deserialize_f64(visitor)
+    }
+
+    fn deserialize_u16<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        self.deserialize_f64(visitor)
+    }
+
+    fn deserialize_u32<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        self.deserialize_f64(visitor)
+    }
+
+    fn deserialize_u64<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        self.deserialize_f64(visitor)
+    }
+
+    fn deserialize_f32<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        self.deserialize_f64(visitor)
+    }
+
+    /// serde_json reads these by a path of their own: left to the
+    /// separate gates.
+    fn deserialize_i128<V: Visitor<'de>>(self, _: V) -> Result<V::Value> {
+        Err(self.stop())
+    }
+
+    fn deserialize_u128<V: Visitor<'de>>(self, _: V) -> Result<V::Value> {
+        Err(self.stop())
+    }
+
+    /// Every number type: serde_json hands each number to the visitor as
+    /// what it is (`u64`, `i64` or `f64`), whatever type was asked for.
+    fn deserialize_f64<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        match self.value()? {
+            b'-' | b'0'..=b'9' => self.visit_number(visitor),
+            _ => Err(self.stop()),
+        }
+    }
+
+    fn deserialize_char<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        self.deserialize_str(visitor)
+    }
+
+    fn deserialize_str<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        match self.value()? {
+            b'"' => self.visit_string(visitor),
+            _ => Err(self.stop()),
+        }
+    }
+
+    fn deserialize_string<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        self.deserialize_str(visitor)
+    }
+
+    /// serde_json reads bytes from a string without checking its text:
+    /// left to the separate gates.
+    fn deserialize_bytes<V: Visitor<'de>>(self, _: V) -> Result<V::Value> {
+        Err(self.stop())
+    }
+
+    fn deserialize_byte_buf<V: Visitor<'de>>(self, _: V) -> Result<V::Value> {
+        Err(self.stop())
+    }
+
+    fn deserialize_option<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        self.skip_ws();
+        if self.peek() == Some(b'n') {
+            self.value()?;
+            self.literal(b"null")?;
+            self.judge(shape::NULL, b"null")?;
+            let visited = visitor.visit_none();
+            self.watch(visited)
+        } else {
+            let visited = visitor.visit_some(&mut *self);
+            self.watch(visited)
+        }
+    }
+
+    fn deserialize_unit<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        match self.value()? {
+            b'n' => self.visit_literal(b'n', visitor),
+            _ => Err(self.stop()),
+        }
+    }
+
+    fn deserialize_unit_struct<V: Visitor<'de>>(
+        self,
+        _: &'static str,
+        visitor: V,
+    ) -> Result<V::Value> {
+        self.deserialize_unit(visitor)
+    }
+
+    /// serde_json's own types (`RawValue`) are read by serde_json alone.
+    fn deserialize_newtype_struct<V: Visitor<'de>>(
+        self,
+        name: &'static str,
+        visitor: V,
+    ) -> Result<V::Value> {
+        if name.starts_with("$serde_json") {
+            return Err(self.stop());
+        }
+        let visited = visitor.visit_newtype_struct(&mut *self);
+        self.watch(visited)
+    }
+
+    fn deserialize_seq<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        match self.value()? {
+            b'[' => self.visit_seq(visitor),
+            _ => Err(self.stop()),
+        }
+    }
+
+    fn deserialize_tuple<V: Visitor<'de>>(self, _: usize, visitor: V) -> Result<V::Value> {
+        self.deserialize_seq(visitor)
+    }
+
+    fn deserialize_tuple_struct<V: Visitor<'de>>(
+        self,
+        _: &'static str,
+        _: usize,
+        visitor: V,
+    ) -> Result<V::Value> {
+        self.deserialize_seq(visitor)
+    }
+
+    fn deserialize_map<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        match self.value()? {
+            b'{' => self.visit_map(visitor),
+            _ => Err(self.stop()),
+        }
+    }
+
+    /// Only from an object: serde_json would also read an array by
+    /// position, which the schema does not allow.
+    fn deserialize_struct<V: Visitor<'de>>(
+        self,
+        _: &'static str,
+        _: &'static [&'static str],
+        visitor: V,
+    ) -> Result<V::Value> {
+        self.deserialize_map(visitor)
+    }
+
+    fn deserialize_enum<V: Visitor<'de>>(
+        self,
+        _: &'static str,
+        _: &'static [&'static str],
+        visitor: V,
+    ) -> Result<V::Value> {
+        match self.value()? {
+            b'"' => {
+                let visited = visitor.visit_enum(UnitVariant { reader: &mut *self });
+                self.watch(visited)
+            }
+            b'{' => {
+                let mut guide = self.guide(shape::OBJECT)?;
+                self.open()?;
+                let visited = visitor.visit_enum(Variant {
+                    reader: &mut *self,
+                    guide: &mut guide,
+                });
+                let value = self.watch(visited)?;
+                self.close(b'}')?;
+                self.conclude(guide);
+                Ok(value)
+            }
+            _ => Err(self.stop()),
+        }
+    }
+
+    fn deserialize_identifier<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        self.deserialize_str(visitor)
+    }
+
+    /// An ignored value is read like any other: its limits, keys and text
+    /// are checked all the same.
+    fn deserialize_ignored_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        self.deserialize_any(de::IgnoredAny)?;
+        let visited = visitor.visit_unit();
+        self.watch(visited)
+    }
+}
+
+/// The entries of an object.
+struct Entries<'r, 'de> {
+    reader: &'r mut Reader<'de>,
+    guide: &'r mut Option<Guide>,
+    /// Where the object's keys start in `Reader::keys`.
+    first: usize,
+    started: bool,
+}
+
+impl<'de> de::MapAccess<'de> for Entries<'_, 'de> {
+    type Error = Stop;
+
+    fn next_key_seed<K: DeserializeSeed<'de>>(&mut self, seed: K) -> Result<Option<K::Value>> {
+        let reader = &mut *self.reader;
+        reader.skip_ws();
+        match reader.peek() {
+            Some(b'}') => return Ok(None),
+            Some(b',') if self.started => {
+                reader.pos += 1;
+                reader.skip_ws();
+            }
+            _ if !self.started => {}
+            _ => return Err(reader.stop()),
+        }
+        self.started = true;
+        if reader.peek() != Some(b'"') {
+            return Err(reader.stop());
+        }
+        let key = reader.key(self.first)?;
+        reader.skip_ws();
+        if reader.peek() != Some(b':') {
+            return Err(reader.stop());
+        }
+        reader.pos += 1;
+        if let Some(guide) = self.guide.as_mut() {
+            guide.key(
+                reader.shape,
+                text_of(reader.text, &reader.arena, key).as_bytes(),
+            );
+        }
+        let text = if key.decoded {
+            Text::Copied(reader.arena.get(key.start..key.end).unwrap_or_default())
+        } else {
+            Text::Borrowed(reader.text.get(key.start..key.end).unwrap_or_default())
+        };
+        let mut stopped = false;
+        let read = seed.deserialize(KeyReader {
+            text,
+            stopped: &mut stopped,
+        });
+        reader.stopped |= stopped;
+        reader.watch(read).map(Some)
+    }
+
+    fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value> {
+        self.reader.member(self.guide, seed)
+    }
+}
+
+/// The items of an array.
+struct Items<'r, 'de> {
+    reader: &'r mut Reader<'de>,
+    guide: &'r mut Option<Guide>,
+    /// The index of the next element.
+    index: usize,
+}
+
+impl<'de> de::SeqAccess<'de> for Items<'_, 'de> {
+    type Error = Stop;
+
+    fn next_element_seed<T: DeserializeSeed<'de>>(&mut self, seed: T) -> Result<Option<T::Value>> {
+        let reader = &mut *self.reader;
+        reader.skip_ws();
+        match reader.peek() {
+            Some(b']') => return Ok(None),
+            Some(b',') if self.index > 0 => reader.pos += 1,
+            _ if self.index == 0 => {}
+            _ => return Err(reader.stop()),
+        }
+        if let Some(guide) = self.guide.as_mut() {
+            guide.index(reader.shape, self.index);
+        }
+        self.index += 1;
+        reader.member(self.guide, seed).map(Some)
+    }
+}
+
+/// An enum written as its variant's name.
+struct UnitVariant<'r, 'de> {
+    reader: &'r mut Reader<'de>,
+}
+
+impl<'de> de::EnumAccess<'de> for UnitVariant<'_, 'de> {
+    type Error = Stop;
+    type Variant = Self;
+
+    fn variant_seed<T: DeserializeSeed<'de>>(self, seed: T) -> Result<(T::Value, Self)> {
+        let quote = self.reader.pos;
+        let (read, _) = name(self.reader, seed)?;
+        let raw = self
+            .reader
+            .bytes
+            .get(quote..self.reader.pos)
+            .unwrap_or_default();
+        self.reader.judge(shape::STRING, raw)?;
+        Ok((read, self))
+    }
+}
+
+impl<'de> de::VariantAccess<'de> for UnitVariant<'_, 'de> {
+    type Error = Stop;
+
+    fn unit_variant(self) -> Result<()> {
+        Ok(())
+    }
+
+    fn newtype_variant_seed<T: DeserializeSeed<'de>>(self, _: T) -> Result<T::Value> {
+        Err(self.reader.stop())
+    }
+
+    fn tuple_variant<V: Visitor<'de>>(self, _: usize, _: V) -> Result<V::Value> {
+        Err(self.reader.stop())
+    }
+
+    fn struct_variant<V: Visitor<'de>>(self, _: &'static [&'static str], _: V) -> Result<V::Value> {
+        Err(self.reader.stop())
+    }
+}
+
+/// An enum written as an object of one key, its variant's name.
+struct Variant<'r, 'de> {
+    reader: &'r mut Reader<'de>,
+    guide: &'r mut Option<Guide>,
+}
+
+impl<'de> de::EnumAccess<'de> for Variant<'_, 'de> {
+    type Error = Stop;
+    type Variant = Self;
+
+    fn variant_seed<T: DeserializeSeed<'de>>(self, seed: T) -> Result<(T::Value, Self)> {
+        let reader = &mut *self.reader;
+        reader.skip_ws();
+        if reader.peek() != Some(b'"') {
+            return Err(reader.stop());
+        }
+        let (read, key) = name(reader, seed)?;
+        if let Some(guide) = self.guide.as_mut() {
+            guide.key(
+                reader.shape,
+                text_of(reader.text, &reader.scratch, key).as_bytes(),
+            );
+        }
+        reader.skip_ws();
+        if reader.peek() != Some(b':') {
+            return Err(reader.stop());
+        }
+        reader.pos += 1;
+        Ok((read, self))
+    }
+}
+
+impl<'de> de::VariantAccess<'de> for Variant<'_, 'de> {
+    type Error = Stop;
+
+    /// `{"Unit": null}`: serde_json reads it, the schema does not allow it.
+    fn unit_variant(self) -> Result<()> {
+        Err(self.reader.stop())
+    }
+
+    fn newtype_variant_seed<T: DeserializeSeed<'de>>(self, seed: T) -> Result<T::Value> {
+        self.reader.member(self.guide, seed)
+    }
+
+    fn tuple_variant<V: Visitor<'de>>(self, _: usize, visitor: V) -> Result<V::Value> {
+        self.reader.member(self.guide, Seq(visitor))
+    }
+
+    fn struct_variant<V: Visitor<'de>>(
+        self,
+        _: &'static [&'static str],
+        visitor: V,
+    ) -> Result<V::Value> {
+        self.reader.member(self.guide, Object(visitor))
+    }
+}
+
+/// A variant's content read as an array.
+struct Seq<V>(V);
+
+impl<'de, V: Visitor<'de>> DeserializeSeed<'de> for Seq<V> {
+    type Value = V::Value;
+
+    fn deserialize<D: de::Deserializer<'de>>(
+        self,
+        d: D,
+    ) -> core::result::Result<V::Value, D::Error> {
+        d.deserialize_seq(self.0)
+    }
+}
+
+/// A variant's content read as an object.
+struct Object<V>(V);
+
+impl<'de, V: Visitor<'de>> DeserializeSeed<'de> for Object<V> {
+    type Value = V::Value;
+
+    fn deserialize<D: de::Deserializer<'de>>(
+        self,
+        d: D,
+    ) -> core::result::Result<V::Value, D::Error> {
+        d.deserialize_struct("", &[], self.0)
+    }
+}
+
+/// Reads the variant name whose quote is at `pos` into `seed`; says
+/// where its text is (decoded in `scratch` if it had escapes).
+fn name<'de, T: DeserializeSeed<'de>>(
+    reader: &mut Reader<'de>,
+    seed: T,
+) -> Result<(T::Value, Key)> {
+    let (start, end, escaped) = reader.string()?;
+    let key = if escaped {
+        Key {
+            start: 0,
+            end: reader.scratch.len(),
+            decoded: true,
+        }
+    } else {
+        Key {
+            start,
+            end,
+            decoded: false,
+        }
+    };
+    let text = if escaped {
+        Text::Copied(&reader.scratch)
+    } else {
+        Text::Borrowed(reader.text.get(start..end).unwrap_or_default())
+    };
+    let mut stopped = false;
+    let read = seed.deserialize(KeyReader {
+        text,
+        stopped: &mut stopped,
+    });
+    reader.stopped |= stopped;
+    reader.watch(read).map(|read| (read, key))
+}
+
+/// A key's text: borrowed from the input, or decoded.
+enum Text<'a, 'de> {
+    Borrowed(&'de str),
+    Copied(&'a str),
+}
+
+/// The deserializer of an object key or a variant name, read as
+/// serde_json reads them: as a string, whatever is asked for. A key that
+/// serde_json would parse as a number or a boolean is left to the separate
+/// gates.
+struct KeyReader<'a, 'de> {
+    text: Text<'a, 'de>,
+    stopped: &'a mut bool,
+}
+
+impl KeyReader<'_, '_> {
+    fn stop(self) -> Stop {
+        *self.stopped = true;
+        Stop
+    }
+}
+
+impl<'de> de::Deserializer<'de> for KeyReader<'_, 'de> {
+    type Error = Stop;
+
+    fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        match self.text {
+            Text::Borrowed(text) => visitor.visit_borrowed_str(text),
+            Text::Copied(text) => visitor.visit_str(text),
+        }
+    }
+
+    fn deserialize_option<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        visitor.visit_some(self)
+    }
+
+    fn deserialize_newtype_struct<V: Visitor<'de>>(
+        self,
+        name: &'static str,
+        visitor: V,
+    ) -> Result<V::Value> {
+        if name.starts_with("$serde_json") {
+            return Err(self.stop());
+        }
+        visitor.visit_newtype_struct(self)
+    }
+
+    fn deserialize_bool<V: Visitor<'de>>(self, _: V) -> Result<V::Value> {
+        Err(self.stop())
+    }
+
+    fn deserialize_i8<V: Visitor<'de>>(self, _: V) -> Result<V::Value> {
+        Err(self.stop())
+    }
+
+    fn deserialize_i16<V: Visitor<'de>>(self, _: V) -> Result<V::Value> {
+        Err(self.stop())
+    }
+
+    fn deserialize_i32<V: Visitor<'de>>(self, _: V) -> Result<V::Value> {
+        Err(self.stop())
+    }
+
+    fn deserialize_i64<V: Visitor<'de>>(self, _: V) -> Result<V::Value> {
+        Err(self.stop())
+    }
+
+    fn deserialize_i128<V: Visitor<'de>>(self, _: V) -> Result<V::Value> {
+        Err(self.stop())
+    }
+
+    fn deserialize_u8<V: Visitor<'de>>(self, _: V) -> Result<V::Value> {
+        Err(self.stop())
+    }
+
+    fn deserialize_u16<V: Visitor<'de>>(self, _: V) -> Result<V::Value> {
+        Err(self.stop())
+    }
+
+    fn deserialize_u32<V: Visitor<'de>>(self, _: V) -> Result<V::Value> {
+        Err(self.stop())
+    }
+
+    fn deserialize_u64<V: Visitor<'de>>(self, _: V) -> Result<V::Value> {
+        Err(self.stop())
+    }
+
+    fn deserialize_u128<V: Visitor<'de>>(self, _: V) -> Result<V::Value> {
+        Err(self.stop())
+    }
+
+    fn deserialize_f32<V: Visitor<'de>>(self, _: V) -> Result<V::Value> {
+        Err(self.stop())
+    }
+
+    fn deserialize_f64<V: Visitor<'de>>(self, _: V) -> Result<V::Value> {
+        Err(self.stop())
+    }
+
+    fn deserialize_bytes<V: Visitor<'de>>(self, _: V) -> Result<V::Value> {
+        Err(self.stop())
+    }
+
+    fn deserialize_byte_buf<V: Visitor<'de>>(self, _: V) -> Result<V::Value> {
+        Err(self.stop())
+    }
+
+    fn deserialize_enum<V: Visitor<'de>>(
+        self,
+        _: &'static str,
+        _: &'static [&'static str],
+        _: V,
+    ) -> Result<V::Value> {
+        Err(self.stop())
+    }
+
+    serde::forward_to_deserialize_any! {
+        char str string unit unit_struct seq tuple tuple_struct map struct
+        identifier ignored_any
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::HashMap;
+
+    use schemars::JsonSchema;
+    use serde::Deserialize;
+    use serde_json::Value;
+
+    use super::*;
+    use crate::bounded;
+
+    #[derive(Debug, PartialEq, Deserialize, JsonSchema)]
+    #[serde(deny_unknown_fields)]
+    struct Args {
+        name: String,
+        count: u32,
+        #[serde(default)]
+        ratio: Option<f64>,
+        #[serde(default)]
+        tags: Vec<String>,
+        window: Option<Window>,
+        shape: Option<Figure>,
+        step: Option<Step>,
+        meta: Option<HashMap<String, i64>>,
+        extra: Option<serde_json::Value>,
+        signed: Option<i64>,
+        tone: Option<Tone>,
+    }
+
+    #[derive(Debug, PartialEq, Deserialize, JsonSchema)]
+    #[serde(deny_unknown_fields)]
+    struct Window {
+        days: u32,
+        #[serde(rename = "from")]
+        start: Option<String>,
+    }
+
+    #[derive(Debug, PartialEq, Deserialize, JsonSchema)]
+    #[serde(tag = "kind", rename_all = "lowercase", deny_unknown_fields)]
+    enum Figure {
+        Dot,
+        Circle { radius: f64 },
+        Square { side: u32 },
+    }
+
+    #[derive(Debug, PartialEq, Deserialize, JsonSchema)]
+    #[serde(deny_unknown_fields)]
+    enum Step {
+        Stop,
+        Go(u32),
+        Turn { degrees: i32 },
+        Pair(u8, u8),
+    }
+
+    #[derive(Debug, PartialEq, Deserialize, JsonSchema)]
+    #[serde(tag = "t", content = "c", deny_unknown_fields)]
+    enum Tone {
+        Quiet,
+        Loud(u8),
+    }
+
+    fn limits() -> Limits {
+        Limits::default()
+    }
+
+    /// What the gates one by one make of `json`: the scan, then serde_json
+    /// over the text with integers written plainly.
+    fn separately<A: DeserializeOwned>(json: &str, limits: &Limits) -> Option<A> {
+        let raw = bounded::scan(json.as_bytes(), limits).ok()?;
+        let text = if raw.has_spelled_integers() {
+            crate::number::with_plain_integers(json)
+        } else {
+            json.into()
+        };
+        serde_json::from_str(&text).ok()
+    }
+
+    /// The schema of [`Args`] as a tool publishes it, and its shape.
+    fn schema() -> (Value, Shape) {
+        let schema = crate::schema::canonical::<Args>();
+        let shape = Shape::new(&schema);
+        (schema, shape)
+    }
+
+    fn reads(json: &str) -> bool {
+        read::<Args>(json, &limits(), &schema().1).is_some()
+    }
+
+    const BASE: &str = r#"{"name":"a","count":1"#;
+
+    fn with(rest: &str) -> String {
+        format!("{BASE}{rest}}}")
+    }
+
+    #[test]
+    fn reads_what_serde_json_reads_the_same_way() {
+        let docs = [
+            with(""),
+            with(r#","ratio":2.5,"tags":["x","y\n","\u00e9\ud83d\ude00"]"#),
+            with(r#","window":{"days":7,"from":"mon"},"shape":{"kind":"circle","radius":1.5}"#),
+            with(r#","shape":{"radius":0.5,"kind":"circle"},"step":"Stop""#),
+            with(r#","step":{"Turn":{"degrees":-90}},"tone":{"t":"Loud","c":3}"#),
+            with(r#","step":{"Pair":[1,2]},"tone":{"t":"Quiet"},"signed":-9223372036854775808"#),
+            with(r#","meta":{"a":1,"b":-2},"extra":{"x":[1,-1,0.25,"s",null,true,{}]}"#),
+            with(r#"  ,  "step" : { "Go" : 4294967295 } ,"name\u0032":null"#).replacen(
+                "\"name\\u0032\":null",
+                "\"signed\":0",
+                1,
+            ),
+            format!(" \n\t{}\n ", with("")),
+        ];
+        let (_, shape) = schema();
+        for doc in &docs {
+            let single = read::<Args>(doc, &limits(), &shape);
+            let separate = separately::<Args>(doc, &limits());
+            assert!(single.is_some(), "the reader stopped on {doc}");
+            assert_eq!(single, separate, "{doc}");
+        }
+    }
+
+    #[test]
+    fn stops_where_the_schema_refuses_what_serde_reads() {
+        for doc in [
+            // A unit variant with more than its tag.
+            with(r#","shape":{"kind":"dot","radius":5}"#),
+            with(r#","tone":{"t":"Quiet","c":null}"#),
+        ] {
+            assert!(
+                separately::<Args>(&doc, &limits()).is_some(),
+                "serde refuses {doc}"
+            );
+            assert!(!reads(&doc), "the reader accepted {doc}");
+        }
+    }
+
+    #[test]
+    fn stops_where_gate_one_refuses() {
+        let long = "x".repeat(Limits::default().string_bytes() + 1);
+        let many = (0..Limits::default().nodes())
+            .map(|_| "0")
+            .collect::<Vec<_>>()
+            .join(",");
+        let deep = format!("{}1{}", "[".repeat(16), "]".repeat(16));
+        let wide = (0..20).map(|i| format!("\"k{i}\":1,")).collect::<String>();
+        for doc in [
+            with(&format!(r#","tags":["{long}"]"#)),
+            with(&format!(r#","extra":[{many}]"#)),
+            with(&format!(r#","extra":{deep}"#)),
+            with(r#","count":2"#),
+            with(r#","meta":{"a":1,"a":2}"#),
+            with(r#","meta":{"a":1,"\u0061":2}"#),
+            with(&format!(r#","meta":{{{wide}"k3":2}}"#)),
+            with(r#","tags":["\ud800"]"#),
+            with(r#","tags":["\udc00"]"#),
+            with(r#","tags":["\ud800\u0041"]"#),
+            with(r#","extra":{"a":1,"a":1}"#),
+            format!("{}x", with("")),
+            format!("{} {{}}", with("")),
+        ] {
+            assert!(!reads(&doc), "the reader accepted {doc}");
+            assert!(
+                bounded::scan(doc.as_bytes(), &limits()).is_err(),
+                "gate 1 accepts {doc}"
+            );
+        }
+    }
+
+    #[test]
+    fn stops_where_serde_json_is_laxer_than_the_schema_or_reads_otherwise() {
+        for doc in [
+            // A struct or struct variant from an array.
+            with(r#","window":[7,"mon"]"#),
+            with(r#","step":{"Turn":[90]}"#),
+            // A unit variant with a value.
+            with(r#","step":{"Stop":null}"#),
+            // Integers spelled otherwise, which gate 2 reads as integers.
+            r#"{"name":"a","count":1.0}"#.to_owned(),
+            r#"{"name":"a","count":1e0}"#.to_owned(),
+            with(r#","signed":-0"#),
+            with(r#","extra":2.0"#),
+            // Past 64 bits.
+            with(r#","extra":18446744073709551616"#),
+            // Not JSON.
+            with(r#","tags":["a",]"#),
+            with(r#","signed":01"#),
+            with(r#","tags":["\x"]"#),
+            with(",\"tags\":[\"a\u{1}\"]"),
+            r#"["name","count"]"#.to_owned(),
+            r#""#.to_owned(),
+        ] {
+            assert!(!reads(&doc), "the reader accepted {doc}");
+        }
+    }
+
+    #[test]
+    fn a_caught_error_still_stops_the_reader() {
+        #[derive(Debug)]
+        struct Lenient;
+        impl<'de> Deserialize<'de> for Lenient {
+            fn deserialize<D: de::Deserializer<'de>>(d: D) -> core::result::Result<Self, D::Error> {
+                // Reads an array of strings, giving up quietly at the first
+                // problem, as `serde_with::DefaultOnError` would.
+                let _ = Vec::<String>::deserialize(d);
+                Ok(Lenient)
+            }
+        }
+        #[derive(Debug, Deserialize)]
+        #[allow(dead_code)]
+        struct Holder {
+            lenient: Lenient,
+        }
+        let long = "x".repeat(Limits::default().string_bytes() + 1);
+        let any = Shape::default();
+        assert!(read::<Holder>(r#"{"lenient":["a"]}"#, &limits(), &any).is_some());
+        let doc = format!(r#"{{"lenient":["{long}"]}}"#);
+        assert!(read::<Holder>(&doc, &limits(), &any).is_none());
+    }
+
+    /// A small generator of argument documents for [`Args`]: mostly
+    /// well-formed, each part now and then wrong in one of the ways a model
+    /// or an attacker writes it.
+    struct Gen {
+        state: u64,
+        /// Only forms both paths read alike: no integers spelled as floats,
+        /// no arrays for structs, no unit variants with a value.
+        clean: bool,
+    }
+
+    impl Gen {
+        fn next(&mut self) -> u64 {
+            // xorshift64*
+            self.state ^= self.state >> 12;
+            self.state ^= self.state << 25;
+            self.state ^= self.state >> 27;
+            self.state.wrapping_mul(0x2545_F491_4F6C_DD1D)
+        }
+
+        fn below(&mut self, n: usize) -> usize {
+            (self.next() % n as u64) as usize
+        }
+
+        fn one<'a>(&mut self, choices: &[&'a str]) -> &'a str {
+            choices
+                .get(self.below(choices.len()))
+                .copied()
+                .unwrap_or_default()
+        }
+
+        /// Whether this part is written in a form the paths may read
+        /// differently: never when clean, one time in four otherwise.
+        fn dirty(&mut self) -> bool {
+            !self.clean && self.below(4) == 0
+        }
+
+        fn ws(&mut self) -> &'static str {
+            self.one(&["", "", "", " ", "\n\t "])
+        }
+
+        fn string(&mut self) -> String {
+            let mut out = String::from("\"");
+            for _ in 0..self.below(6) {
+                let piece = match self.below(12) {
+                    0 => "\\n",
+                    1 => "\\\"",
+                    2 => "\\u00e9",
+                    3 => "\\ud83d\\ude00",
+                    4 => "é",
+                    5 => "\\/",
+                    6 if !self.clean && self.below(4) == 0 => {
+                        self.one(&["\\ud800", "\\udfff", "\u{1}", "\\q"])
+                    }
+                    _ => "ab",
+                };
+                out.push_str(piece);
+            }
+            out.push('"');
+            out
+        }
+
+        fn unsigned(&mut self) -> &'static str {
+            if !self.dirty() {
+                return self.one(&["0", "7", "255", "4294967295", "12"]);
+            }
+            self.one(&[
+                "0",
+                "7",
+                "255",
+                "4294967295",
+                "4294967296",
+                "-1",
+                "2.0",
+                "2e0",
+                "-0",
+                "0.5",
+                "1e400",
+                "007",
+                "1.",
+                "18446744073709551616",
+                "\"3\"",
+            ])
+        }
+
+        fn signed(&mut self) -> &'static str {
+            if !self.dirty() {
+                return self.one(&["0", "-7", "9223372036854775807", "-9223372036854775808"]);
+            }
+            self.one(&["-7", "-9223372036854775809", "-0", "-0.0", "-1e2", "3"])
+        }
+
+        fn float(&mut self) -> &'static str {
+            if !self.dirty() {
+                return self.one(&[
+                    "1.5",
+                    "-2.25",
+                    "3",
+                    "1e-3",
+                    "0.1",
+                    "-7",
+                    "1.7976931348623157e308",
+                ]);
+            }
+            self.one(&["1.5", "2.0", "-0.0", "1E2", "1e400", "0.1e1", "-"])
+        }
+
+        fn object(&mut self, entries: Vec<(String, String)>) -> String {
+            let mut out = String::from("{");
+            for (i, (key, value)) in entries.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                let (a, b, c) = (self.ws(), self.ws(), self.ws());
+                out.push_str(&format!("{a}{key}{b}:{c}{value}"));
+            }
+            out.push_str(self.ws());
+            out.push('}');
+            out
+        }
+
+        fn key(name: &str) -> String {
+            format!("\"{name}\"")
+        }
+
+        fn window(&mut self) -> String {
+            if self.dirty() {
+                return format!("[{}]", self.unsigned());
+            }
+            let mut entries = vec![(Self::key("days"), self.unsigned().to_owned())];
+            if self.below(2) == 0 {
+                entries.push((Self::key("from"), self.string()));
+            }
+            self.object(entries)
+        }
+
+        fn shape(&mut self) -> String {
+            let entries = match self.below(6) {
+                0 => vec![(Self::key("kind"), "\"dot\"".to_owned())],
+                // Read by serde, refused by the schema.
+                4 => vec![
+                    (Self::key("kind"), "\"dot\"".to_owned()),
+                    (Self::key("radius"), self.float().to_owned()),
+                ],
+                5 => vec![
+                    (Self::key("kind"), "\"circle\"".to_owned()),
+                    (Self::key("radius"), format!("[{}]", self.float())),
+                ],
+                1 => vec![
+                    (Self::key("radius"), self.float().to_owned()),
+                    (Self::key("kind"), "\"circle\"".to_owned()),
+                ],
+                2 => vec![
+                    (Self::key("kind"), "\"square\"".to_owned()),
+                    (Self::key("side"), self.unsigned().to_owned()),
+                ],
+                _ => vec![(Self::key("kind"), "\"hexagon\"".to_owned())],
+            };
+            self.object(entries)
+        }
+
+        fn step(&mut self) -> String {
+            let forms = if self.dirty() { 6 } else { 4 };
+            match self.below(forms) {
+                0 => "\"Stop\"".to_owned(),
+                1 => format!("{{\"Go\":{}}}", self.unsigned()),
+                2 => {
+                    let degrees = self.signed().to_owned();
+                    let inner = self.object(vec![(Self::key("degrees"), degrees)]);
+                    format!("{{\"Turn\":{inner}}}")
+                }
+                3 => format!("{{\"Pair\":[{},{}]}}", self.unsigned(), self.unsigned()),
+                4 => "{\"Stop\":null}".to_owned(),
+                _ => format!("{{\"Turn\":[{}]}}", self.signed()),
+            }
+        }
+
+        fn meta(&mut self) -> String {
+            let mut entries = Vec::new();
+            for i in 0..self.below(24) {
+                let key = if !self.dirty() {
+                    format!("\"k{i}\"")
+                } else {
+                    self.one(&["\"a\"", "\"b\"", "\"\\u0061\"", "\"c\""])
+                        .to_owned()
+                };
+                entries.push((key, self.signed().to_owned()));
+            }
+            self.object(entries)
+        }
+
+        fn any(&mut self, depth: usize) -> String {
+            match self.below(if depth == 0 { 4 } else { 7 }) {
+                0 => self.string(),
+                1 => self.float().to_owned(),
+                2 => self.one(&["true", "false", "null"]).to_owned(),
+                3 => self.signed().to_owned(),
+                4 | 5 => {
+                    let items: Vec<String> =
+                        (0..self.below(4)).map(|_| self.any(depth - 1)).collect();
+                    format!("[{}]", items.join(","))
+                }
+                _ => {
+                    let entries = (0..self.below(4))
+                        .map(|i| (format!("\"{i}\""), self.any(depth - 1)))
+                        .collect();
+                    self.object(entries)
+                }
+            }
+        }
+
+        fn args(&mut self) -> String {
+            let mut entries = vec![
+                (Self::key("name"), self.string()),
+                (Self::key("count"), self.unsigned().to_owned()),
+            ];
+            type Part = (&'static str, fn(&mut Gen) -> String);
+            let optional: [Part; 9] = [
+                ("ratio", |g| g.float().to_owned()),
+                ("tags", |g| {
+                    let items: Vec<String> = (0..g.below(4)).map(|_| g.string()).collect();
+                    format!("[{}]", items.join(","))
+                }),
+                ("window", Gen::window),
+                ("shape", Gen::shape),
+                ("step", Gen::step),
+                ("meta", Gen::meta),
+                ("extra", |g| g.any(5)),
+                ("signed", |g| g.signed().to_owned()),
+                ("tone", |g| {
+                    g.one(&[
+                        "{\"t\":\"Quiet\"}",
+                        "{\"t\":\"Quiet\",\"c\":null}",
+                        "{\"c\":2,\"t\":\"Loud\"}",
+                        "{\"t\":\"Loud\",\"c\":300}",
+                    ])
+                    .to_owned()
+                }),
+            ];
+            for (name, make) in optional {
+                if self.below(3) == 0 {
+                    entries.push((Self::key(name), make(self)));
+                }
+            }
+            if self.dirty() && self.below(5) == 0 {
+                let (key, value) = entries
+                    .get(self.below(entries.len()))
+                    .cloned()
+                    .unwrap_or_default();
+                entries.push((key, value));
+            }
+            for _ in 0..entries.len() {
+                let (a, b) = (self.below(entries.len()), self.below(entries.len()));
+                entries.swap(a, b);
+            }
+            self.object(entries)
+        }
+
+        fn limits(&mut self) -> Limits {
+            if self.below(2) == 0 {
+                return Limits::default();
+            }
+            Limits::default()
+                .max_depth(1 + self.below(6))
+                .max_nodes(2 + self.below(60))
+                .max_string_bytes(self.below(40))
+        }
+    }
+
+    /// Whatever the reader accepts, the separate gates accept, with the
+    /// same value; on documents in forms both read alike, the reader
+    /// accepts exactly what the separate gates accept.
+    #[test]
+    fn the_reader_agrees_with_the_separate_gates_on_generated_documents() {
+        let (schema, shape) = schema();
+        let walked = |doc: &str, limits: &Limits| {
+            bounded::scan(doc.as_bytes(), limits).is_ok() && shape.check(doc, true, &schema).is_ok()
+        };
+        for clean in [false, true] {
+            let mut g = Gen {
+                state: 0x9E37_79B9_7F4A_7C15,
+                clean,
+            };
+            let (mut read_count, mut separate_count) = (0, 0);
+            for _ in 0..20_000 {
+                let doc = g.args();
+                let limits = g.limits();
+                let single = read::<Args>(&doc, &limits, &shape);
+                let separate = separately::<Args>(&doc, &limits).filter(|_| walked(&doc, &limits));
+                read_count += usize::from(single.is_some());
+                separate_count += usize::from(separate.is_some());
+                if let Some(value) = single {
+                    assert_eq!(Some(value), separate, "{doc} with {limits:?}");
+                } else if clean {
+                    assert!(
+                        separate.is_none(),
+                        "the reader stopped on {doc} with {limits:?}"
+                    );
+                }
+                // Read as any JSON value, its verdict is the scan's and the
+                // shape walk's together.
+                let any = read::<Value>(&doc, &limits, &shape).is_some();
+                if any || clean {
+                    assert_eq!(
+                        any,
+                        walked(&doc, &limits),
+                        "as a value: {doc} with {limits:?}"
+                    );
+                }
+            }
+            // Neither path refuses everything, and when not clean the
+            // reader leaves some documents the separate gates accept to
+            // them (integers spelled as floats): the property is not vacuous.
+            assert!(read_count > 2_000, "the reader accepted only {read_count}");
+            if clean {
+                assert_eq!(read_count, separate_count);
+            } else {
+                assert!(
+                    separate_count > read_count + 500,
+                    "{separate_count} {read_count}"
+                );
+            }
+        }
+    }
+}

@@ -161,28 +161,55 @@ enum Guide {
         found: usize,
         /// What describes the member being read.
         child: Child,
+        /// The listed properties seen so far, by index (the first 64).
+        seen: u64,
     },
     Many(Many),
 }
 
+/// Whether a key is one of the properties a [`Guide`] lists, which it
+/// then checks for repeats itself: two keys that are the same property
+/// are the same text, and a listed key is never an unlisted one.
+enum Listed {
+    New,
+    Repeated,
+    /// Not listed (or no single subschema to list it): the reader compares
+    /// it with the object's other such keys.
+    No,
+}
+
 impl Guide {
-    fn key(&mut self, shape: &Shape, key: &[u8]) {
+    fn key(&mut self, shape: &Shape, key: &[u8]) -> Listed {
         match self {
             Guide::One {
                 id,
                 alive,
                 found,
                 child,
+                seen,
             } => {
+                // Looked up even once the subschema refused the object: its
+                // listed keys are compared here, alive or not.
+                let (index, member, required) = shape.member_at(*id, key);
                 *child = Child::Any;
                 if *alive {
-                    let (member, required) = shape.member(*id, key);
                     *found += usize::from(required);
                     *alive = member != Child::Never;
                     *child = member;
                 }
+                match index.filter(|i| *i < 64).map(|i| 1u64 << i) {
+                    Some(bit) if *seen & bit != 0 => Listed::Repeated,
+                    Some(bit) => {
+                        *seen |= bit;
+                        Listed::New
+                    }
+                    None => Listed::No,
+                }
             }
-            Guide::Many(many) => many.key(shape, key),
+            Guide::Many(many) => {
+                many.key(shape, key);
+                Listed::No
+            }
         }
     }
 
@@ -395,6 +422,7 @@ impl<'de> Reader<'de> {
                     alive: shape.takes(id, kind),
                     found: 0,
                     child: Child::Any,
+                    seen: 0,
                 }));
             }
             Expect::One(id) => SmallVec::from_elem(id, 1),
@@ -610,9 +638,8 @@ impl<'de> Reader<'de> {
         Ok(unit)
     }
 
-    /// Reads an object key whose quote is at `pos`, refusing a key the
-    /// object (whose keys start at `first`) already has.
-    fn key(&mut self, first: usize) -> Result<Key> {
+    /// Reads an object key whose quote is at `pos`.
+    fn key(&mut self) -> Result<Key> {
         let (start, end, escaped) = self.string()?;
         let key = if escaped {
             let start = self.arena.len();
@@ -629,6 +656,12 @@ impl<'de> Reader<'de> {
                 decoded: false,
             }
         };
+        Ok(key)
+    }
+
+    /// Refuses `key` if the object whose keys start at `first` already
+    /// has it, and remembers it.
+    fn remember(&mut self, first: usize, key: Key) -> Result<()> {
         let earlier = self.keys.get(first..).unwrap_or_default();
         if earlier.len() < EARLY_KEYS {
             let new = self.key_text(key);
@@ -637,7 +670,7 @@ impl<'de> Reader<'de> {
             }
         }
         self.keys.push(key);
-        Ok(key)
+        Ok(())
     }
 
     fn key_text(&self, key: Key) -> &str {
@@ -1065,17 +1098,23 @@ impl<'de> de::MapAccess<'de> for Entries<'_, 'de> {
         if reader.peek() != Some(b'"') {
             return Err(reader.stop());
         }
-        let key = reader.key(self.first)?;
+        let key = reader.key()?;
         reader.skip_ws();
         if reader.peek() != Some(b':') {
             return Err(reader.stop());
         }
         reader.pos += 1;
-        if let Some(guide) = self.guide.as_mut() {
-            guide.key(
+        let listed = match self.guide.as_mut() {
+            Some(guide) => guide.key(
                 reader.shape,
                 text_of(reader.text, &reader.arena, key).as_bytes(),
-            );
+            ),
+            None => Listed::No,
+        };
+        match listed {
+            Listed::New => {}
+            Listed::Repeated => return Err(reader.stop()),
+            Listed::No => reader.remember(self.first, key)?,
         }
         let text = if key.decoded {
             Text::Copied(reader.arena.get(key.start..key.end).unwrap_or_default())
@@ -1184,7 +1223,8 @@ impl<'de> de::EnumAccess<'de> for Variant<'_, 'de> {
         }
         let (read, key) = name(reader, seed)?;
         if let Some(guide) = self.guide.as_mut() {
-            guide.key(
+            // The only key of its object: nothing to compare it with.
+            let _ = guide.key(
                 reader.shape,
                 text_of(reader.text, &reader.scratch, key).as_bytes(),
             );
@@ -1525,6 +1565,39 @@ mod tests {
             assert!(single.is_some(), "the reader stopped on {doc}");
             assert_eq!(single, separate, "{doc}");
         }
+    }
+
+    /// A key the schema lists is compared by the schema's check, any other
+    /// by the reader: a repeat is found whichever of them saw it first,
+    /// also once the schema's check has refused the object.
+    #[test]
+    fn repeated_keys_are_found_listed_or_not() {
+        let (_, shape) = schema();
+        for doc in [
+            r#"{"name":"a","count":1,"name":"b"}"#,
+            r#"{"name":"a","bogus":1,"name":"b"}"#,
+            r#"{"bogus":1,"name":"a","bogus":2}"#,
+            r#"{"name":"a","count":1,"meta":{"x":1,"y":2,"x":3}}"#,
+            r#"{"name":"a","count":1,"window":{"days":1,"zzz":0,"days":2}}"#,
+        ] {
+            assert!(read::<Value>(doc, &limits(), &shape).is_none(), "{doc}");
+            assert!(bounded::scan(doc.as_bytes(), &limits()).is_err(), "{doc}");
+        }
+        let fine = r#"{"name":"a","count":1,"meta":{"x":1,"name":2}}"#;
+        assert!(read::<Value>(fine, &limits(), &shape).is_some());
+        // One branch refuses the inner object at `b`, the other takes it
+        // whatever it holds: the repeat of `a` is still found.
+        let union = serde_json::json!({"oneOf": [
+            {"type": "object", "properties": {"p": {
+                "type": "object",
+                "properties": {"a": {}},
+                "additionalProperties": false
+            }}},
+            {"type": "object"}
+        ]});
+        let shape = Shape::new(&union);
+        assert!(read::<Value>(r#"{"p":{"a":1,"b":2}}"#, &limits(), &shape).is_some());
+        assert!(read::<Value>(r#"{"p":{"a":1,"b":2,"a":3}}"#, &limits(), &shape).is_none());
     }
 
     #[test]

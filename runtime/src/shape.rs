@@ -1265,6 +1265,25 @@ impl Shape {
         self.node(id).member(key)
     }
 
+    /// [`Self::member`], and the index of `key` among the properties
+    /// subschema `id` lists, if it is one.
+    #[inline]
+    pub(crate) fn member_at(&self, id: Id, key: &[u8]) -> (Option<usize>, Child, bool) {
+        let node = self.node(id);
+        let listed = node
+            .properties
+            .iter()
+            .enumerate()
+            .find(|(_, (n, ..))| n.as_bytes() == key);
+        match listed {
+            Some((index, (_, child, required))) => (Some(index), *child, *required),
+            None => {
+                let (child, required) = node.member(key);
+                (None, child, required)
+            }
+        }
+    }
+
     /// What describes element `index` of an array under subschema `id`.
     pub(crate) fn item(&self, id: Id, index: usize) -> Child {
         self.node(id).item(index)

@@ -15,21 +15,23 @@ use smallvec::SmallVec;
 use crate::pointer::{self, Segment};
 use crate::{Code, Limits, Rejection};
 
-/// Argument JSON on its way through gate 1: within the byte limit and
-/// valid UTF-8, and either checked in full by [`Limits::check`] or, as a
+/// Argument JSON on its way through gate 1: within the byte limit, and
+/// either checked in full by [`Limits::check`] or, as a
 /// [`Toolbox`](crate::Toolbox) makes it, checked while gate 2 reads it
 /// (one pass over the bytes). Either way, once gate 2 has accepted the
-/// arguments, they are one object within the limits, with no duplicate
-/// keys, no lone surrogates and nothing after the closing brace.
+/// arguments, they are one object within the limits, valid UTF-8, with no
+/// duplicate keys, no lone surrogates and nothing after the closing brace.
 ///
 /// Only [`Limits::check`] and the toolbox make these; the later gates
 /// consume them.
 #[derive(Clone, Copy, Debug)]
 pub struct RawArgs<'a> {
-    json: &'a str,
+    bytes: &'a [u8],
+    /// The bytes as text, once known to be UTF-8.
+    json: Option<&'a str>,
     /// The limits gate 2 enforces as it reads, if the full scan has not
     /// run.
-    pending: Option<Limits>,
+    pending: Option<&'a Limits>,
     /// Whether the document holds an object or array inside the arguments
     /// object: where serde can be laxer than the schema (a struct read from
     /// an array, extra keys beside a unit variant's tag), so gate 2 then
@@ -42,13 +44,37 @@ pub struct RawArgs<'a> {
 }
 
 impl<'a> RawArgs<'a> {
-    /// The checked JSON text.
+    /// The JSON text. Checked in full once gate 2 has accepted it.
     pub fn as_str(&self) -> &'a str {
+        match self.json {
+            Some(json) => json,
+            // Before gate 2 reads them, a toolbox's arguments may not be
+            // known to be text: they are then read as it.
+            None => core::str::from_utf8(self.bytes).unwrap_or_default(),
+        }
+    }
+
+    pub(crate) fn as_bytes(&self) -> &'a [u8] {
+        self.bytes
+    }
+
+    /// The bytes as text, if already known to be UTF-8.
+    pub(crate) fn text(&self) -> Option<&'a str> {
         self.json
     }
 
+    /// The same arguments once gate 2 has accepted them: known to be text,
+    /// gate 1 done.
+    pub(crate) fn accepted(self) -> RawArgs<'a> {
+        RawArgs {
+            json: Some(self.as_str()),
+            pending: None,
+            ..self
+        }
+    }
+
     /// The limits left to enforce while reading, if the scan has not run.
-    pub(crate) fn pending(&self) -> Option<Limits> {
+    pub(crate) fn pending(&self) -> Option<&'a Limits> {
         self.pending
     }
 
@@ -61,23 +87,34 @@ impl<'a> RawArgs<'a> {
     }
 }
 
-/// Starts gate 1 over `input` for a toolbox: the byte limit and UTF-8
-/// now, the rest while gate 2 reads (see [`crate::reader`]). Refuses
-/// exactly as [`scan`] does.
-pub(crate) fn begin<'a>(input: &'a [u8], limits: &Limits) -> Result<RawArgs<'a>, Rejection> {
+/// Starts gate 1 over `input` for a toolbox: the byte limit now, the
+/// rest while gate 2 reads (see [`crate::reader`]). Refuses exactly as
+/// [`scan`] does.
+///
+/// A document no longer than one string may be is checked for UTF-8 at
+/// once, in one quick pass that the limits bound; a longer one string by
+/// string as it is read, so that refusing it never reads past what the
+/// limits allow.
+pub(crate) fn begin<'a>(input: &'a [u8], limits: &'a Limits) -> Result<RawArgs<'a>, Rejection> {
     if input.len() > limits.bytes() || input.len() > MAX_DOCUMENT {
         return scan(input, limits);
     }
-    match core::str::from_utf8(input) {
-        Ok(json) => Ok(RawArgs {
-            json,
-            pending: Some(*limits),
-            nested: true,
-            spelled_integers: false,
-        }),
-        // Not text: whatever the scan refuses first (a limit, or the text).
-        Err(_) => scan(input, limits),
-    }
+    let json = if input.len() <= limits.string_bytes() {
+        match core::str::from_utf8(input) {
+            Ok(json) => Some(json),
+            // Not text: whatever the scan refuses first (a limit, or the text).
+            Err(_) => return scan(input, limits),
+        }
+    } else {
+        None
+    };
+    Ok(RawArgs {
+        bytes: input,
+        json,
+        pending: Some(limits),
+        nested: true,
+        spelled_integers: false,
+    })
 }
 
 /// Runs gate 1 over `input`.
@@ -112,7 +149,8 @@ pub(crate) fn scan<'a>(input: &'a [u8], limits: &Limits) -> Result<RawArgs<'a>, 
         return Err(malformed("", "the text is not valid UTF-8"));
     };
     Ok(RawArgs {
-        json,
+        bytes: input,
+        json: Some(json),
         pending: None,
         nested: scanner.nested,
         spelled_integers: scanner.spelled_integers,

@@ -64,8 +64,12 @@ type Result<T> = core::result::Result<T, Stop>;
 
 /// Reads `json` into `A` in one pass, gate 1 enforced and the document
 /// checked against `shape` as it is read. `None` if the reader stopped.
+///
+/// `text` is `bytes` as text if already known to be UTF-8; otherwise each
+/// string is checked as it is read.
 pub(crate) fn read<'de, A: DeserializeOwned>(
-    json: &'de str,
+    bytes: &'de [u8],
+    text: Option<&'de str>,
     limits: &Limits,
     shape: &'de Shape,
 ) -> Option<A> {
@@ -76,8 +80,8 @@ pub(crate) fn read<'de, A: DeserializeOwned>(
         shape,
         expect: shape.root().map_or(Expect::Any, Expect::One),
         verdict: 0,
-        text: json,
-        bytes: json.as_bytes(),
+        text,
+        bytes,
         pos: 0,
         depth_limit: limits.depth().min(SERDE_JSON_DEPTH),
         node_limit: limits.nodes(),
@@ -126,8 +130,8 @@ struct Key {
     decoded: bool,
 }
 
-fn text_of<'s>(text: &'s str, arena: &'s str, key: Key) -> &'s str {
-    let source = if key.decoded { arena } else { text };
+fn text_of<'s>(bytes: &'s [u8], arena: &'s str, key: Key) -> &'s [u8] {
+    let source = if key.decoded { arena.as_bytes() } else { bytes };
     source.get(key.start..key.end).unwrap_or_default()
 }
 
@@ -350,7 +354,8 @@ struct Reader<'de> {
     /// The verdict on the value read last: one bit per subschema it was
     /// expected to satisfy.
     verdict: u64,
-    text: &'de str,
+    /// The document as text, if already known to be UTF-8.
+    text: Option<&'de str>,
     bytes: &'de [u8],
     pos: usize,
     depth_limit: usize,
@@ -387,6 +392,16 @@ impl<'de> Reader<'de> {
 
     fn peek(&self) -> Option<u8> {
         self.bytes.get(self.pos).copied()
+    }
+
+    /// The text between `start` and `end`, which lie next to ASCII bytes
+    /// (quotes, backslashes): a slice of the text known to be UTF-8, or
+    /// else checked now.
+    fn slice(&self, start: usize, end: usize) -> Option<&'de str> {
+        match self.text {
+            Some(text) => text.get(start..end),
+            None => core::str::from_utf8(self.bytes.get(start..end)?).ok(),
+        }
     }
 
     /// Judges the scalar of `kind` written as `raw` against what it was
@@ -559,7 +574,7 @@ impl<'de> Reader<'de> {
                     let end = self.pos;
                     self.pos += 1;
                     if escaped {
-                        let Some(tail) = self.text.get(run..end) else {
+                        let Some(tail) = self.slice(run, end) else {
                             return Err(self.stop());
                         };
                         self.scratch.push_str(tail);
@@ -571,7 +586,7 @@ impl<'de> Reader<'de> {
                         escaped = true;
                         self.scratch.clear();
                     }
-                    let Some(plain) = self.text.get(run..self.pos) else {
+                    let Some(plain) = self.slice(run, self.pos) else {
                         return Err(self.stop());
                     };
                     self.scratch.push_str(plain);
@@ -673,15 +688,15 @@ impl<'de> Reader<'de> {
         Ok(())
     }
 
-    fn key_text(&self, key: Key) -> &str {
-        text_of(self.text, &self.arena, key)
+    fn key_text(&self, key: Key) -> &[u8] {
+        text_of(self.bytes, &self.arena, key)
     }
 
     /// Closes an object whose keys start at `first`: compares a wide
     /// object's keys, then forgets them.
     fn close_object(&mut self, first: usize) -> Result<()> {
         self.close(b'}')?;
-        let (text, arena) = (self.text, self.arena.as_str());
+        let (text, arena) = (self.bytes, self.arena.as_str());
         if let Some(keys) = self.keys.get_mut(first..).filter(|k| k.len() > EARLY_KEYS) {
             keys.sort_unstable_by(|a, b| text_of(text, arena, *a).cmp(text_of(text, arena, *b)));
             let repeated = keys.windows(2).any(|pair| match pair {
@@ -794,7 +809,7 @@ impl<'de> Reader<'de> {
         let visited = if escaped {
             visitor.visit_str(&self.scratch)
         } else {
-            match self.text.get(start..end) {
+            match self.slice(start, end) {
                 Some(text) => visitor.visit_borrowed_str(text),
                 None => return Err(self.stop()),
             }
@@ -1105,10 +1120,7 @@ impl<'de> de::MapAccess<'de> for Entries<'_, 'de> {
         }
         reader.pos += 1;
         let listed = match self.guide.as_mut() {
-            Some(guide) => guide.key(
-                reader.shape,
-                text_of(reader.text, &reader.arena, key).as_bytes(),
-            ),
+            Some(guide) => guide.key(reader.shape, text_of(reader.bytes, &reader.arena, key)),
             None => Listed::No,
         };
         match listed {
@@ -1119,7 +1131,10 @@ impl<'de> de::MapAccess<'de> for Entries<'_, 'de> {
         let text = if key.decoded {
             Text::Copied(reader.arena.get(key.start..key.end).unwrap_or_default())
         } else {
-            Text::Borrowed(reader.text.get(key.start..key.end).unwrap_or_default())
+            match reader.slice(key.start, key.end) {
+                Some(text) => Text::Borrowed(text),
+                None => return Err(reader.stop()),
+            }
         };
         let mut stopped = false;
         let read = seed.deserialize(KeyReader {
@@ -1224,10 +1239,7 @@ impl<'de> de::EnumAccess<'de> for Variant<'_, 'de> {
         let (read, key) = name(reader, seed)?;
         if let Some(guide) = self.guide.as_mut() {
             // The only key of its object: nothing to compare it with.
-            let _ = guide.key(
-                reader.shape,
-                text_of(reader.text, &reader.scratch, key).as_bytes(),
-            );
+            let _ = guide.key(reader.shape, text_of(reader.bytes, &reader.scratch, key));
         }
         reader.skip_ws();
         if reader.peek() != Some(b':') {
@@ -1314,7 +1326,10 @@ fn name<'de, T: DeserializeSeed<'de>>(
     let text = if escaped {
         Text::Copied(&reader.scratch)
     } else {
-        Text::Borrowed(reader.text.get(start..end).unwrap_or_default())
+        match reader.slice(start, end) {
+            Some(text) => Text::Borrowed(text),
+            None => return Err(reader.stop()),
+        }
     };
     let mut stopped = false;
     let read = seed.deserialize(KeyReader {
@@ -1512,6 +1527,34 @@ mod tests {
         Limits::default()
     }
 
+    /// Reads `json` both ways the toolbox may: with the text known to be
+    /// UTF-8, and checking each string as it is read. Both must agree.
+    fn read<A: DeserializeOwned + PartialEq + fmt::Debug>(
+        json: &str,
+        limits: &Limits,
+        shape: &Shape,
+    ) -> Option<A> {
+        let known = super::read::<A>(json.as_bytes(), Some(json), limits, shape);
+        let checked = super::read::<A>(json.as_bytes(), None, limits, shape);
+        assert_eq!(known, checked, "{json}");
+        known
+    }
+
+    #[test]
+    fn text_that_is_not_utf8_stops_the_reader() {
+        let shape = Shape::default();
+        for doc in [
+            &b"{\"a\":\"\xff\"}"[..],
+            b"{\"\xc3\":1}",
+            b"{\"a\":\"x\\n\xed\xa0\x80\"}",
+            b"{\"a\":1}\xff",
+        ] {
+            assert!(super::read::<Value>(doc, None, &limits(), &shape).is_none());
+        }
+        let fine = "{\"caf\u{e9}\":\"\u{1f600}\\n\"}";
+        assert!(super::read::<Value>(fine.as_bytes(), None, &limits(), &shape).is_some());
+    }
+
     /// What the gates one by one make of `json`: the scan, then serde_json
     /// over the text with integers written plainly.
     fn separately<A: DeserializeOwned>(json: &str, limits: &Limits) -> Option<A> {
@@ -1676,7 +1719,7 @@ mod tests {
 
     #[test]
     fn a_caught_error_still_stops_the_reader() {
-        #[derive(Debug)]
+        #[derive(Debug, PartialEq)]
         struct Lenient;
         impl<'de> Deserialize<'de> for Lenient {
             fn deserialize<D: de::Deserializer<'de>>(d: D) -> core::result::Result<Self, D::Error> {
@@ -1686,7 +1729,7 @@ mod tests {
                 Ok(Lenient)
             }
         }
-        #[derive(Debug, Deserialize)]
+        #[derive(Debug, PartialEq, Deserialize)]
         #[allow(dead_code)]
         struct Holder {
             lenient: Lenient,

@@ -45,12 +45,11 @@ pub(crate) fn parse<A: DeserializeOwned>(
     // An untagged union is checked before serde reads it (see
     // `Shape::walks_first`): gate by gate.
     if !def.shape.walks_first()
-        && let Some(args) = reader::read::<A>(raw.as_str(), &limits, &def.shape)
+        && let Some(args) = reader::read::<A>(raw.as_bytes(), raw.text(), limits, &def.shape)
     {
         return Ok(Parsed(args));
     }
-    let raw =
-        bounded::scan(raw.as_str().as_bytes(), &limits).map_err(|r| (Gate::BoundedParse, r))?;
+    let raw = bounded::scan(raw.as_bytes(), limits).map_err(|r| (Gate::BoundedParse, r))?;
     separately(raw, def).map_err(|r| (Gate::Structure, r))
 }
 

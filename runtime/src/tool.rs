@@ -173,7 +173,7 @@ impl<'a, S> Invocation<'a, S> {
 
     /// Gates 2 and 3: serde into the closed struct, then its rules; and
     /// the rest of gate 1, read in the same pass.
-    pub fn validate<A>(&self) -> Result<Valid<A>, Outcome>
+    pub fn validate<A>(&mut self) -> Result<Valid<A>, Outcome>
     where
         A: crate::__private::Arguments,
     {
@@ -181,6 +181,7 @@ impl<'a, S> Invocation<'a, S> {
             audit::rejected(self.ctx, self.def.name(), gate, &r);
             Outcome::Rejected(r)
         })?;
+        self.raw = self.raw.accepted();
         semantic::validate(parsed, self.def).map_err(|r| {
             audit::rejected(self.ctx, self.def.name(), Gate::Rules, &r);
             Outcome::Rejected(r)

@@ -745,8 +745,8 @@ impl<S: Send + Sync + 'static> Toolbox<S> {
         bytes: &[u8],
     ) -> Option<Result<(), Rejection>> {
         let entry = self.tools.get(name)?;
-        let limits = entry.limits.unwrap_or(self.limits);
-        Some(bounded::begin(bytes, &limits).and_then(|raw| entry.tool.__check(raw)))
+        let limits = entry.limits.as_ref().unwrap_or(&self.limits);
+        Some(bounded::begin(bytes, limits).and_then(|raw| entry.tool.__check(raw)))
     }
 
     /// [`Self::check_arguments`], gate by gate: the full scan, then serde,
@@ -770,8 +770,8 @@ impl<S: Send + Sync + 'static> Toolbox<S> {
         resuming: Option<&Approval>,
     ) -> Outcome {
         let def = entry.tool.definition();
-        let limits = entry.limits.unwrap_or(self.limits);
-        let raw = match bounded::begin(bytes, &limits) {
+        let limits = entry.limits.as_ref().unwrap_or(&self.limits);
+        let raw = match bounded::begin(bytes, limits) {
             Ok(raw) => raw,
             Err(rejection) => {
                 audit::rejected(ctx, def.name(), Gate::BoundedParse, &rejection);

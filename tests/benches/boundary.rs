@@ -9,7 +9,12 @@
 //!    compiled validator on the same schema, then serde into the struct.
 //!
 //! Then hostile payloads, each at two sizes. Allocations are counted by a
-//! global allocator and printed once per case before timing.
+//! global allocator and printed once per case before timing. The last
+//! group hides each attack inside an otherwise valid `schedule_export`
+//! call under the default byte limit, so that the depth, value, string
+//! and duplicate-key checks, not the byte limit, must stop it; each is
+//! refused both as the toolbox runs it (the single-pass reader, which
+//! stops, then the gates one by one to say why) and gate by gate alone.
 //!
 //! `cargo bench -p toolgate-tests --bench boundary`
 
@@ -23,7 +28,7 @@ use std::task::{Context, Poll, Waker};
 use criterion::{BatchSize, BenchmarkId, Criterion, criterion_group, criterion_main};
 use garde::Validate;
 use serde::de::DeserializeOwned;
-use toolgate::testing::check_arguments;
+use toolgate::testing::{check_arguments, check_arguments_gate_by_gate};
 use toolgate::{Limits, ToolContext, Toolbox};
 use toolgate_examples::{export, hotel, invoice};
 
@@ -293,5 +298,82 @@ fn hostile(c: &mut Criterion) {
     }
 }
 
-criterion_group!(benches, valid_calls, hostile);
+/// `schedule_export` arguments, valid but for `attack`, which is spliced
+/// in where the columns go, and grown until the document is about `bytes`.
+fn inside_valid(attack: &str, bytes: usize) -> Vec<u8> {
+    let head = r#"{"account_ref":"acct_42","format":"jsonl","#;
+    let mut doc = head.to_owned();
+    match attack {
+        "depth" => {
+            let half = (bytes - head.len() - 16) / 2;
+            doc.push_str(r#""columns":"#);
+            doc.push_str(&"[".repeat(half));
+            doc.push_str(&"]".repeat(half));
+        }
+        "values" => {
+            doc.push_str(r#""columns":["id""#);
+            while doc.len() < bytes {
+                doc.push_str(r#","id""#);
+            }
+            doc.push(']');
+        }
+        "string" => {
+            // The account reference itself is the long string.
+            doc = r#"{"format":"jsonl","columns":["id"],"account_ref":""#.to_owned();
+            while doc.len() < bytes {
+                doc.push('x');
+            }
+            doc.push('"');
+        }
+        _ => {
+            doc.push_str(r#""columns":["id"]"#);
+            while doc.len() < bytes {
+                doc.push_str(r#","format":"jsonl""#);
+            }
+        }
+    }
+    doc.push('}');
+    doc.into_bytes()
+}
+
+fn hostile_inside_valid(c: &mut Criterion) {
+    let mut accounts = Toolbox::new(export::Accounts::demo());
+    accounts.register(export::ScheduleExport).unwrap();
+    let limit = Limits::default().bytes();
+    let mut group = c.benchmark_group("hostile inside a valid call");
+    for attack in ["depth", "values", "string", "duplicate keys"] {
+        for size in [limit / 8, limit - 64] {
+            let payload = inside_valid(attack, size);
+            let size = payload.len();
+            let one_pass = check_arguments(&accounts, "schedule_export", &payload).unwrap();
+            let gate_by_gate =
+                check_arguments_gate_by_gate(&accounts, "schedule_export", &payload).unwrap();
+            assert_eq!(one_pass, gate_by_gate);
+            let code = one_pass.unwrap_err().code();
+            for (path, check) in [
+                ("one pass", check_arguments::<export::Accounts> as Check),
+                (
+                    "gate by gate",
+                    check_arguments_gate_by_gate::<export::Accounts>,
+                ),
+            ] {
+                let (count, bytes) = allocations(|| {
+                    let _ = check(&accounts, "schedule_export", &payload);
+                });
+                println!(
+                    "refusing {attack} ({size} bytes), {path}: {code}, {count} allocations, {bytes} bytes"
+                );
+                let id = BenchmarkId::new(format!("{attack}/{path}"), size);
+                group.bench_with_input(id, &payload, |b, p| {
+                    b.iter(|| check(&accounts, "schedule_export", black_box(p)))
+                });
+            }
+        }
+    }
+    group.finish();
+}
+
+type Check = fn(&Toolbox<export::Accounts>, &str, &[u8]) -> Option<Result<(), toolgate::Rejection>>;
+
+criterion_group!(benches, valid_calls, hostile, hostile_inside_valid);
 criterion_main!(benches);

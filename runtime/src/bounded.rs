@@ -1,9 +1,14 @@
 //! Gate 1: the bounded parse.
 //!
-//! Before serde sees a byte, one pass over the input proves that it is a
-//! single JSON object within [`Limits`]: no longer than the byte limit, no
-//! deeper, no more values, no longer strings, valid UTF-8, no lone surrogate
-//! escapes, no duplicate keys at any depth, nothing after the closing brace.
+//! One pass over the input proves that it is a single JSON object within
+//! [`Limits`]: no longer than the byte limit, no deeper, no more values, no
+//! longer strings, valid UTF-8, no lone surrogate escapes, no duplicate
+//! keys at any depth, nothing after the closing brace.
+//!
+//! A toolbox enforces the same inside gate 2's reading (see
+//! [`crate::reader`]) and runs this scan before serde only when that
+//! reader stops, to say what was wrong and where; [`Limits::check`] runs
+//! it on its own.
 //!
 //! The pass allocates only a stack of open containers (at most the depth
 //! limit) and the keys of open objects (at most the node limit), so refusing

@@ -560,12 +560,10 @@ impl<'de> Reader<'de> {
         let window_end = self.bytes.len().min(max_end.saturating_add(1));
         loop {
             let window = self.bytes.get(self.pos..window_end).unwrap_or_default();
-            for &byte in window {
-                if STOPS_STRING.get(usize::from(byte)).copied().unwrap_or(true) {
-                    break;
-                }
-                self.pos += 1;
-            }
+            self.pos += window
+                .iter()
+                .position(|&b| STOPS_STRING.get(usize::from(b)).copied().unwrap_or(true))
+                .unwrap_or(window.len());
             if self.pos > max_end {
                 return Err(self.stop());
             }

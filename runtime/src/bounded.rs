@@ -165,7 +165,7 @@ pub(crate) fn scan<'a>(input: &'a [u8], limits: &Limits) -> Result<RawArgs<'a>, 
 /// Bytes that end a run of plain string content: control characters, the
 /// quote and the backslash.
 #[allow(clippy::indexing_slicing)] // evaluated at compile time, every index below 256
-pub(crate) static STOPS_STRING: [bool; 256] = {
+static STOPS_STRING: [bool; 256] = {
     let mut table = [false; 256];
     let mut b = 0;
     while b < 0x20 {
@@ -176,6 +176,17 @@ pub(crate) static STOPS_STRING: [bool; 256] = {
     table[b'\\' as usize] = true;
     table
 };
+
+/// Where the run of plain string text from `from` ends, at `to` at the
+/// latest: at a quote, a backslash or a control character.
+#[inline]
+pub(crate) fn plain_text_end(bytes: &[u8], from: usize, to: usize) -> usize {
+    let window = bytes.get(from..to).unwrap_or_default();
+    from + window
+        .iter()
+        .position(|&b| STOPS_STRING.get(usize::from(b)).copied().unwrap_or(true))
+        .unwrap_or(window.len())
+}
 
 /// New keys are compared with the object's earlier keys as they arrive
 /// while the object has at most this many; past it, the object's keys are
@@ -483,11 +494,7 @@ impl Scanner<'_, '_> {
             // Skip plain text in one tight loop; stop at a quote, a
             // backslash, a control character, or the per-string limit.
             let window_end = self.bytes.len().min(max_end.saturating_add(1));
-            let window = self.bytes.get(self.pos..window_end).unwrap_or_default();
-            self.pos += window
-                .iter()
-                .position(|&b| STOPS_STRING.get(usize::from(b)).copied().unwrap_or(true))
-                .unwrap_or(window.len());
+            self.pos = plain_text_end(self.bytes, self.pos, window_end);
             if self.pos > max_end {
                 return Err(Rejection::new(
                     Code::StringTooLong,

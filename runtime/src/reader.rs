@@ -30,7 +30,7 @@ use serde::de::{self, DeserializeOwned, DeserializeSeed, Visitor};
 use smallvec::SmallVec;
 
 use crate::Limits;
-use crate::bounded::STOPS_STRING;
+use crate::bounded::plain_text_end;
 use crate::shape::{self, Child, Id, Shape};
 
 /// serde_json refuses to nest deeper than this, whatever gate 1 allows;
@@ -559,11 +559,7 @@ impl<'de> Reader<'de> {
         let mut escaped = false;
         let window_end = self.bytes.len().min(max_end.saturating_add(1));
         loop {
-            let window = self.bytes.get(self.pos..window_end).unwrap_or_default();
-            self.pos += window
-                .iter()
-                .position(|&b| STOPS_STRING.get(usize::from(b)).copied().unwrap_or(true))
-                .unwrap_or(window.len());
+            self.pos = plain_text_end(self.bytes, self.pos, window_end);
             if self.pos > max_end {
                 return Err(self.stop());
             }
@@ -862,6 +858,24 @@ impl<'de> Reader<'de> {
     }
 }
 
+/// Each method listed reads as method `$to` does.
+macro_rules! read_as {
+    ($to:ident: $($method:ident)*) => {$(
+        fn $method<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+            self.$to(visitor)
+        }
+    )*};
+}
+
+/// Each method listed stops the reader.
+macro_rules! stop_on {
+    ($($method:ident)*) => {$(
+        fn $method<V: Visitor<'de>>(self, _: V) -> Result<V::Value> {
+            Err(self.stop())
+        }
+    )*};
+}
+
 impl<'de> de::Deserializer<'de> for &mut Reader<'de> {
     type Error = Stop;
 
@@ -883,51 +897,13 @@ impl<'de> de::Deserializer<'de> for &mut Reader<'de> {
         }
     }
 
-    fn deserialize_i8<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
-        self.deserialize_f64(visitor)
-    }
+    read_as!(deserialize_f64: deserialize_i8 deserialize_i16 deserialize_i32 deserialize_i64);
+    read_as!(deserialize_f64: deserialize_u8 deserialize_u16 deserialize_u32 deserialize_u64);
+    read_as!(deserialize_f64: deserialize_f32);
 
-    fn deserialize_i16<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
-        self.deserialize_f64(visitor)
-    }
-
-    fn deserialize_i32<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
-        self.deserialize_f64(visitor)
-    }
-
-    fn deserialize_i64<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
-        self.deserialize_f64(visitor)
-    }
-
-    fn deserialize_u8<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
-        self.deserialize_f64(visitor)
-    }
-
-    fn deserialize_u16<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
-        self.deserialize_f64(visitor)
-    }
-
-    fn deserialize_u32<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
-        self.deserialize_f64(visitor)
-    }
-
-    fn deserialize_u64<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
-        self.deserialize_f64(visitor)
-    }
-
-    fn deserialize_f32<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
-        self.deserialize_f64(visitor)
-    }
-
-    /// serde_json reads these by a path of their own: left to the
-    /// separate gates.
-    fn deserialize_i128<V: Visitor<'de>>(self, _: V) -> Result<V::Value> {
-        Err(self.stop())
-    }
-
-    fn deserialize_u128<V: Visitor<'de>>(self, _: V) -> Result<V::Value> {
-        Err(self.stop())
-    }
+    // serde_json reads these by a path of their own: left to the gates one
+    // by one.
+    stop_on!(deserialize_i128 deserialize_u128);
 
     /// Every number type: serde_json hands each number to the visitor as
     /// what it is (`u64`, `i64` or `f64`), whatever type was asked for.
@@ -953,15 +929,9 @@ impl<'de> de::Deserializer<'de> for &mut Reader<'de> {
         self.deserialize_str(visitor)
     }
 
-    /// serde_json reads bytes from a string without checking its text:
-    /// left to the separate gates.
-    fn deserialize_bytes<V: Visitor<'de>>(self, _: V) -> Result<V::Value> {
-        Err(self.stop())
-    }
-
-    fn deserialize_byte_buf<V: Visitor<'de>>(self, _: V) -> Result<V::Value> {
-        Err(self.stop())
-    }
+    // serde_json reads bytes from a string without checking its text:
+    // left to the gates one by one.
+    stop_on!(deserialize_bytes deserialize_byte_buf);
 
     fn deserialize_option<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
         self.skip_ws();
@@ -1385,65 +1355,9 @@ impl<'de> de::Deserializer<'de> for KeyReader<'_, 'de> {
         visitor.visit_newtype_struct(self)
     }
 
-    fn deserialize_bool<V: Visitor<'de>>(self, _: V) -> Result<V::Value> {
-        Err(self.stop())
-    }
-
-    fn deserialize_i8<V: Visitor<'de>>(self, _: V) -> Result<V::Value> {
-        Err(self.stop())
-    }
-
-    fn deserialize_i16<V: Visitor<'de>>(self, _: V) -> Result<V::Value> {
-        Err(self.stop())
-    }
-
-    fn deserialize_i32<V: Visitor<'de>>(self, _: V) -> Result<V::Value> {
-        Err(self.stop())
-    }
-
-    fn deserialize_i64<V: Visitor<'de>>(self, _: V) -> Result<V::Value> {
-        Err(self.stop())
-    }
-
-    fn deserialize_i128<V: Visitor<'de>>(self, _: V) -> Result<V::Value> {
-        Err(self.stop())
-    }
-
-    fn deserialize_u8<V: Visitor<'de>>(self, _: V) -> Result<V::Value> {
-        Err(self.stop())
-    }
-
-    fn deserialize_u16<V: Visitor<'de>>(self, _: V) -> Result<V::Value> {
-        Err(self.stop())
-    }
-
-    fn deserialize_u32<V: Visitor<'de>>(self, _: V) -> Result<V::Value> {
-        Err(self.stop())
-    }
-
-    fn deserialize_u64<V: Visitor<'de>>(self, _: V) -> Result<V::Value> {
-        Err(self.stop())
-    }
-
-    fn deserialize_u128<V: Visitor<'de>>(self, _: V) -> Result<V::Value> {
-        Err(self.stop())
-    }
-
-    fn deserialize_f32<V: Visitor<'de>>(self, _: V) -> Result<V::Value> {
-        Err(self.stop())
-    }
-
-    fn deserialize_f64<V: Visitor<'de>>(self, _: V) -> Result<V::Value> {
-        Err(self.stop())
-    }
-
-    fn deserialize_bytes<V: Visitor<'de>>(self, _: V) -> Result<V::Value> {
-        Err(self.stop())
-    }
-
-    fn deserialize_byte_buf<V: Visitor<'de>>(self, _: V) -> Result<V::Value> {
-        Err(self.stop())
-    }
+    stop_on!(deserialize_bool deserialize_f32 deserialize_f64 deserialize_bytes deserialize_byte_buf);
+    stop_on!(deserialize_i8 deserialize_i16 deserialize_i32 deserialize_i64 deserialize_i128);
+    stop_on!(deserialize_u8 deserialize_u16 deserialize_u32 deserialize_u64 deserialize_u128);
 
     fn deserialize_enum<V: Visitor<'de>>(
         self,

@@ -219,6 +219,39 @@ impl<T: ?Sized + Send + Sync + 'static> SharedState for T {}
 /// Emitted for the state parameter, spanned on its type.
 pub fn state_must_be_shareable<T: ?Sized + SharedState>() {}
 
+/// Passes on a tool's call future, which runs on state `S`, to be boxed.
+/// A state that is not shareable is refused once, by
+/// [`state_must_be_shareable`]; for such a state the stand-in
+/// [`Unshareable::wrap`] is chosen instead, whose future is `Send`, so
+/// that the call's future not being `Send` (it holds the state) is not a
+/// second error. With a shareable state the future itself is boxed, and
+/// refused there if its body holds something that is not `Send`.
+pub struct Boxing<S: ?Sized>(core::marker::PhantomData<fn() -> *const S>);
+
+impl<S: ?Sized> Boxing<S> {
+    #[allow(clippy::new_without_default)]
+    pub fn new() -> Self {
+        Boxing(core::marker::PhantomData)
+    }
+}
+
+impl<S: ?Sized + SharedState> Boxing<S> {
+    #[inline(always)]
+    pub fn wrap<F>(&self, future: F) -> F {
+        future
+    }
+}
+
+/// [`Boxing`]'s stand-in for a state that is not shareable: never called,
+/// since a crate that would call it does not compile.
+pub trait Unshareable {
+    fn wrap<F>(&self, _future: F) -> core::future::Pending<crate::Outcome> {
+        unreachable!("the state must be Send + Sync + 'static, which the crate was refused for")
+    }
+}
+
+impl<S: ?Sized> Unshareable for Boxing<S> {}
+
 /// Calls `model_argument_is_not_a_resource` on a probe: the trait method
 /// (fine) unless the type is a resource, when the inherent method wins and
 /// its bound fails with the message below.

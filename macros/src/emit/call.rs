@@ -26,6 +26,11 @@ pub(crate) fn emit(tool: &ToolFn) -> TokenStream {
     // A tool that takes `&App` serves every toolbox whose state provides
     // an `App` (`App` itself, `Arc<App>`, a state that holds one); the
     // call then runs on the `App` it lends.
+    // The state the call's future runs on.
+    let runs_on = match state {
+        Some(ty) => quote!(#ty),
+        None => quote!(__S),
+    };
     let (impl_generics, lend) = match state {
         Some(ty) => (
             quote!(<__S: ::toolgate::Provides<#ty> + ::core::marker::Send + ::core::marker::Sync + 'static>),
@@ -195,7 +200,9 @@ pub(crate) fn emit(tool: &ToolFn) -> TokenStream {
                 mut #invocation: ::toolgate::__private::Invocation<'__a, __S>,
             ) -> ::toolgate::BoxFuture<'__a, ::toolgate::Outcome> {
                 #lend
-                ::std::boxed::Box::pin(async move {
+                #[allow(unused_imports)]
+                use ::toolgate::__private::Unshareable as _;
+                ::std::boxed::Box::pin(::toolgate::__private::Boxing::<#runs_on>::new().wrap(async move {
                     let #context = #invocation.context();
                     let #state_ref = #invocation.state();
                     let #args_ident { #(#fields,)* } = match #invocation.validate::<#args>() {
@@ -205,7 +212,7 @@ pub(crate) fn emit(tool: &ToolFn) -> TokenStream {
                     #(#bindings)*
                     #check
                     #finish
-                })
+                }))
             }
 
             fn __check(

@@ -1297,6 +1297,11 @@ impl Shape {
     /// One bit per subschema of `set`: its verdict, from each atom's own
     /// (`local`) and its unions.
     pub(crate) fn verdicts(&self, set: &[Id], atoms: &[Id], local: u64) -> u64 {
+        // No unions among the atoms: they are the set, in its order, and
+        // their own keywords decide.
+        if atoms.len() == set.len() && atoms.iter().all(|id| self.simple(*id)) {
+            return local;
+        }
         let (mut known, mut value, mut bits) = (0u64, 0u64, 0u64);
         for (i, id) in set.iter().enumerate() {
             if quick_accepts(self, *id, atoms, local, &mut known, &mut value) {

@@ -1,14 +1,17 @@
 //! Gates 1 and 2 in one pass: a JSON reader that serde drives and that
-//! enforces gate 1 as it reads.
+//! enforces gate 1 and the schema's shape as it reads.
 //!
 //! A call's bytes are read once, straight into the tool's argument struct.
 //! As it reads, the reader counts depth, values and string bytes against
-//! the [`Limits`](crate::Limits), compares each object's keys, refuses lone
-//! surrogates, and requires nothing after the closing brace: what the
-//! bounded scan of [`bounded`](crate::bounded) proves before serde, proved
-//! while serde reads. It is stricter than serde_json where serde_json is
-//! laxer than the schema: a struct is read only from an object, an
-//! externally tagged unit variant only from its name.
+//! the [`Limits`], compares each object's keys, refuses lone
+//! surrogates and text that is not UTF-8, and requires nothing after the
+//! closing brace: what the bounded scan of [`bounded`](crate::bounded)
+//! proves before serde, proved while serde reads. It also checks each
+//! value against the schema's structural keywords, as the shape walk of
+//! [`shape`] does over the text, one value at a time (see
+//! [`Guide`]): so serde's laxities (a struct read from an array, a unit
+//! variant with other keys, a key the schema does not list) are refused
+//! in the same pass.
 //!
 //! The reader only ever accepts. Wherever it would refuse, or is unsure
 //! (a limit crossed, a duplicate key, a number written as a float that

@@ -438,18 +438,29 @@ impl Node {
     /// is a required one.
     #[inline(always)]
     fn member(&self, key: &[u8]) -> (Child, bool) {
-        if let Some((_, child, required)) =
-            self.properties.iter().find(|(n, ..)| n.as_bytes() == key)
-        {
-            return (*child, *required);
+        let (_, child, required) = self.member_at(key);
+        (child, required)
+    }
+
+    /// [`Self::member`], and the index of `key` among the properties this
+    /// subschema lists, if it is one.
+    #[inline(always)]
+    fn member_at(&self, key: &[u8]) -> (Option<usize>, Child, bool) {
+        let listed = self
+            .properties
+            .iter()
+            .enumerate()
+            .find(|(_, (n, ..))| n.as_bytes() == key);
+        if let Some((index, (_, child, required))) = listed {
+            return (Some(index), *child, *required);
         }
         let pattern = self
             .patterns
             .iter()
             .find(|(r, _)| core::str::from_utf8(key).is_ok_and(|key| r.is_match(key)));
         match pattern {
-            Some((_, child)) => (*child, false),
-            None => (self.additional, false),
+            Some((_, child)) => (None, *child, false),
+            None => (None, self.additional, false),
         }
     }
 
@@ -1269,19 +1280,7 @@ impl Shape {
     /// subschema `id` lists, if it is one.
     #[inline]
     pub(crate) fn member_at(&self, id: Id, key: &[u8]) -> (Option<usize>, Child, bool) {
-        let node = self.node(id);
-        let listed = node
-            .properties
-            .iter()
-            .enumerate()
-            .find(|(_, (n, ..))| n.as_bytes() == key);
-        match listed {
-            Some((index, (_, child, required))) => (Some(index), *child, *required),
-            None => {
-                let (child, required) = node.member(key);
-                (None, child, required)
-            }
-        }
+        self.node(id).member_at(key)
     }
 
     /// What describes element `index` of an array under subschema `id`.

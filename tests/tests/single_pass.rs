@@ -88,16 +88,13 @@ fn one_pass_and_gate_by_gate_refuse_each_attack_alike() {
 #[test]
 fn a_long_valid_call_is_accepted_both_ways() {
     let toolbox = toolbox(Limits::default());
+    // Short and padded past one string's length; one column written with
+    // an escape, so that a decoded string is read too.
     for bytes in [0, 40_000] {
-        let doc = call_with_columns(br#"["id","status","caf\u00e9"]"#, bytes);
+        let doc = call_with_columns(br#"["id","st\u0061tus"]"#, bytes);
         let one_pass = check_arguments(&toolbox, "schedule_export", &doc).unwrap();
         let gate_by_gate = check_arguments_gate_by_gate(&toolbox, "schedule_export", &doc).unwrap();
-        assert_eq!(one_pass, gate_by_gate, "{} bytes", doc.len());
+        assert_eq!(one_pass, Ok(()), "{} bytes", doc.len());
+        assert_eq!(gate_by_gate, Ok(()), "{} bytes", doc.len());
     }
-    let doc = call_with_columns(br#"["id","status"]"#, 40_000);
-    assert_eq!(
-        check_arguments(&toolbox, "schedule_export", &doc).unwrap(),
-        Ok(()),
-        "a valid call padded past one string's length"
-    );
 }

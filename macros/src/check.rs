@@ -2,7 +2,7 @@
 
 use syn::{ReturnType, Type};
 
-use crate::emit::args::adapt_garde;
+use crate::emit::args::{adapt_garde, field_rules};
 use crate::errors::Errors;
 use crate::model::{ToolFn, fn_span};
 
@@ -206,10 +206,15 @@ fn arguments(tool: &ToolFn, errors: &mut Errors) {
         } else {
             wire_names.push(wire);
         }
+        let mut rules_read = true;
         for attr in &arg.garde {
             if let Err(error) = adapt_garde(attr, &arg.ty) {
                 errors.push(error);
+                rules_read = false;
             }
+        }
+        if rules_read && let Err(error) = field_rules(&arg.garde) {
+            errors.push(error);
         }
         map_keys(&arg.ty, errors);
         if let Type::Never(never) = &*arg.ty {

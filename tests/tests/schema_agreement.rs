@@ -868,6 +868,46 @@ fn inner_on_an_optional_list_is_for_its_items() {
     }
 }
 
+/// A nickname and a rank, optional, with rules written through `inner`.
+#[tool(effect = write)]
+pub fn maybe_nickname(
+    #[garde(inner(length(min = 1, max = 3)))] nickname: Option<String>,
+    #[garde(inner(range(min = 1, max = 9)))] rank: Option<u8>,
+) -> Result<usize, ToolError> {
+    Ok(nickname.map_or(0, |n| n.len()) + usize::from(rank.unwrap_or(0)))
+}
+
+#[test]
+fn inner_on_an_optional_value_is_the_value_s_rules_and_the_schema_states_them() {
+    let schema = MaybeNickname::definition().schema();
+    let nickname = &schema["properties"]["nickname"];
+    assert_eq!(
+        (&nickname["minLength"], &nickname["maxLength"]),
+        (&json!(1), &json!(3)),
+        "{schema}"
+    );
+    let rank = &schema["properties"]["rank"];
+    assert_eq!(
+        (&rank["minimum"], &rank["maximum"]),
+        (&json!(1), &json!(9)),
+        "{schema}"
+    );
+    let mut toolbox = Toolbox::new(());
+    toolbox.register(MaybeNickname).unwrap();
+    for (args, ok) in [
+        (r#"{}"#, true),
+        (r#"{"nickname":null,"rank":null}"#, true),
+        (r#"{"nickname":"ééé","rank":9}"#, true),
+        (r#"{"nickname":"abcd"}"#, false),
+        (r#"{"nickname":""}"#, false),
+        (r#"{"rank":0}"#, false),
+        (r#"{"rank":10}"#, false),
+    ] {
+        let outcome = call(&toolbox, "maybe_nickname", args);
+        assert_eq!(outcome.value().is_some(), ok, "{args}: {outcome:?}");
+    }
+}
+
 /// Codes, optional, each a pattern.
 #[tool(effect = write)]
 pub fn maybe_codes(
@@ -951,22 +991,37 @@ fn a_custom_rule_never_borrows_a_built_in_rule_s_code() {
     assert!(!rejection.safe_message().contains('3'), "{rejection:?}");
 }
 
+/// Every rule garde has without extra features. `#[tool]` refuses on an
+/// argument those the schema cannot state; a nested type, whose attributes
+/// the macro does not see, can still hold them, and each reports its code.
+#[derive(Debug, Deserialize, JsonSchema, garde::Validate)]
+#[serde(deny_unknown_fields)]
+pub struct Unstated {
+    #[garde(contains("@"))]
+    pub has_at: Option<String>,
+    #[garde(prefix("id_"))]
+    pub prefixed: Option<String>,
+    #[garde(suffix(".txt"))]
+    pub suffixed: Option<String>,
+    #[garde(ascii)]
+    pub plain: Option<String>,
+    #[garde(alphanumeric)]
+    pub word: Option<String>,
+    #[garde(ip)]
+    pub host: Option<String>,
+    #[garde(skip)]
+    pub password: Option<String>,
+    #[garde(matches(password))]
+    pub confirm: Option<String>,
+}
+
 /// Every rule garde has without extra features, each broken on its own.
 #[tool(effect = read)]
 pub fn plain_rules(
-    #[garde(contains("@"))] has_at: Option<String>,
-    #[garde(prefix("id_"))] prefixed: Option<String>,
-    #[garde(suffix(".txt"))] suffixed: Option<String>,
-    #[garde(ascii)] plain: Option<String>,
-    #[garde(alphanumeric)] word: Option<String>,
-    #[garde(ip)] host: Option<String>,
-    #[garde(skip)] password: Option<String>,
-    #[garde(matches(password))] confirm: Option<String>,
+    rules: Option<Unstated>,
     #[garde(required)] must: Option<u8>,
 ) -> Result<(), ToolError> {
-    let _ = (
-        has_at, prefixed, suffixed, plain, word, host, password, confirm, must,
-    );
+    let _ = (rules, must);
     Ok(())
 }
 
@@ -975,7 +1030,7 @@ fn each_built_in_rule_has_its_code() {
     let mut toolbox = Toolbox::new(());
     toolbox.register(PlainRules).unwrap();
     assert!(
-        call(&toolbox, "plain_rules", r#"{"must":1}"#)
+        call(&toolbox, "plain_rules", r#"{"rules":{},"must":1}"#)
             .value()
             .is_some()
     );
@@ -987,11 +1042,11 @@ fn each_built_in_rule_has_its_code() {
         ("word", "a b", Code::PatternMismatch),
         ("host", "not an address", Code::InvalidFormat),
     ] {
-        let args = json!({ field: value, "must": 1 }).to_string();
+        let args = json!({ "rules": { field: value }, "must": 1 }).to_string();
         let outcome = call(&toolbox, "plain_rules", &args);
         assert_eq!(
             code(&outcome),
-            Some((expected, format!("/{field}"))),
+            Some((expected, format!("/rules/{field}"))),
             "{args}: {outcome:?}"
         );
     }
@@ -999,15 +1054,15 @@ fn each_built_in_rule_has_its_code() {
     let outcome = call(
         &toolbox,
         "plain_rules",
-        r#"{"password":"a","confirm":"b","must":1}"#,
+        r#"{"rules":{"password":"a","confirm":"b"},"must":1}"#,
     );
     let rejection = outcome.rejection().expect("refused");
     assert_eq!(
         (rejection.code(), rejection.path(), rejection.safe_message()),
         (
             Code::InvalidValue,
-            "/confirm",
-            "confirm must equal password"
+            "/rules/confirm",
+            "rules/confirm must equal password"
         ),
         "{rejection:?}"
     );

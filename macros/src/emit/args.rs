@@ -356,6 +356,7 @@ fn adapt_rules(
 ) -> syn::Result<Punctuated<Meta, Token![,]>> {
     let mut out = Punctuated::new();
     for rule in rules {
+        unpublished(&rule, ty)?;
         if let Some(ty) = ty {
             misapplied(&rule, ty)?;
         }
@@ -367,7 +368,7 @@ fn adapt_rules(
         let adapted = match rule {
             Meta::List(list) if list.path.is_ident("length") && ty.is_some_and(is_string) => {
                 let mut args =
-                    Punctuated::<Meta, Token![,]>::parse_terminated.parse2(list.tokens.clone())?;
+                    list.parse_args_with(Punctuated::<Meta, Token![,]>::parse_terminated)?;
                 let mode = args.iter().find_map(|m| match m {
                     Meta::Path(p) => p.get_ident().cloned(),
                     _ => None,
@@ -394,7 +395,7 @@ fn adapt_rules(
             {
                 let suffix = ty.and_then(number).unwrap_or_default();
                 let mut args =
-                    Punctuated::<Meta, Token![,]>::parse_terminated.parse2(list.tokens.clone())?;
+                    list.parse_args_with(Punctuated::<Meta, Token![,]>::parse_terminated)?;
                 for arg in &mut args {
                     if let Meta::NameValue(nv) = arg {
                         typed_literal(&mut nv.value, &suffix);
@@ -420,7 +421,7 @@ fn adapt_rules(
             }
             Meta::List(list) if list.path.is_ident("inner") => {
                 let inner =
-                    Punctuated::<Meta, Token![,]>::parse_terminated.parse2(list.tokens.clone())?;
+                    list.parse_args_with(Punctuated::<Meta, Token![,]>::parse_terminated)?;
                 let path = &list.path;
                 // On `Option<Vec<T>>`, garde's `inner` is the list itself,
                 // while the schema applies the rules to its items: the rules
@@ -429,6 +430,26 @@ fn adapt_rules(
                     Some(items) => {
                         let inner = adapt_rules(inner, Some(items))?;
                         syn::parse_quote!(#path(#path(#inner)))
+                    }
+                    // On `Option<String>` (an option of anything but a
+                    // list), garde's `inner` is the value itself, which its
+                    // rules reach without `inner` too; schemars states them
+                    // only there. The rules that read the value alike either
+                    // way move out, where the schema sees them.
+                    None if ty.is_some_and(|t| !core::ptr::eq(peel_option(t), t)) => {
+                        let (out_rules, kept): (Vec<Meta>, Vec<Meta>) =
+                            inner.into_iter().partition(|rule| {
+                                ["length", "range", "pattern", "contains", "dive"]
+                                    .iter()
+                                    .any(|name| rule.path().is_ident(name))
+                            });
+                        let hoisted = adapt_rules(out_rules.into_iter().collect(), ty)?;
+                        out.extend(hoisted);
+                        if kept.is_empty() {
+                            continue;
+                        }
+                        let kept = adapt_rules(kept.into_iter().collect(), ty.and_then(element))?;
+                        syn::parse_quote!(#path(#kept))
                     }
                     None => {
                         let inner = adapt_rules(inner, ty.and_then(element))?;
@@ -443,14 +464,221 @@ fn adapt_rules(
     Ok(out)
 }
 
+/// A garde rule the published schema cannot state, refused where it is
+/// written: the server would refuse what the schema lets a model send.
+/// Each message says what to write instead.
+fn unpublished(rule: &Meta, ty: Option<&Type>) -> syn::Result<()> {
+    let Some(name) = rule.path().get_ident() else {
+        return Ok(());
+    };
+    let written = name.to_string();
+    let literal = || match rule {
+        Meta::List(list) => syn::parse2::<syn::LitStr>(list.tokens.clone())
+            .ok()
+            .map(|lit| regex_syntax::escape(&lit.value())),
+        _ => None,
+    };
+    let message = match written.as_str() {
+        "ascii" => r#"the published schema cannot state `ascii`: write `pattern(r"^[\x00-\x7F]*$")`, which the server and the schema read alike"#.to_owned(),
+        "alphanumeric" => r#"the published schema cannot state `alphanumeric` (Unicode letters and digits, as Rust counts them): for ASCII letters and digits write `pattern(r"^[A-Za-z0-9]*$")`"#.to_owned(),
+        "prefix" => format!(
+            "the published schema cannot state `prefix`: write `pattern(r\"^{}\")`, which the server and the schema read alike",
+            literal().unwrap_or_else(|| "…".to_owned())
+        ),
+        "suffix" => format!(
+            "the published schema cannot state `suffix`: write `pattern(r\"{}$\")`, which the server and the schema read alike",
+            literal().unwrap_or_else(|| "…".to_owned())
+        ),
+        "email" | "url" | "ip" | "ipv4" | "ipv6" | "credit_card" | "phone_number" => format!(
+            "the published schema can state `{written}` only as a `format`, which validators and providers treat as a hint, so the server would refuse what the schema allows: check it with `pattern(…)`, or parse the value in the body and reject it with a `DomainCode`"
+        ),
+        "matches" => "`matches` compares two arguments, which a JSON Schema cannot state: compare them in the body and reject with a `DomainCode`".to_owned(),
+        "if" => "a conditional rule cannot be stated in the published schema: check the condition in the body and reject with a `DomainCode`".to_owned(),
+        "rename" => "a tool argument's name on the wire is set with `#[serde(rename = \"…\")]`, which the schema, the server and every message use".to_owned(),
+        "code" | "adapt" => format!(
+            "`{written}` is not available on a tool argument: toolgate chooses each refusal's code and reads rules as written"
+        ),
+        "required" if ty.is_some_and(|t| core::ptr::eq(peel_option(t), t)) => {
+            "`required` applies to an `Option`: a model argument of any other type must always be sent already".to_owned()
+        }
+        _ => return Ok(()),
+    };
+    Err(syn::Error::new(name.span(), message))
+}
+
+/// Every rule garde's derive reads on a field.
+const GARDE_RULES: [&str; 25] = [
+    "skip",
+    "adapt",
+    "rename",
+    "code",
+    "dive",
+    "required",
+    "ascii",
+    "alphanumeric",
+    "email",
+    "url",
+    "ip",
+    "ipv4",
+    "ipv6",
+    "credit_card",
+    "phone_number",
+    "length",
+    "matches",
+    "range",
+    "contains",
+    "prefix",
+    "suffix",
+    "pattern",
+    "custom",
+    "inner",
+    "if",
+];
+
+/// The rules a tool argument takes: each the server enforces and the
+/// published schema states (`custom` aside: the server's own check).
+const ARGUMENT_RULES: [&str; 9] = [
+    "length", "range", "pattern", "contains", "required", "inner", "dive", "skip", "custom",
+];
+
+/// The rules of one field, all its `#[garde]` attributes together, checked
+/// as garde's derive would check them, so that a mistake is one error on
+/// the user's token rather than garde's error followed by a missing
+/// `Validate`: each rule known, none twice, `skip` alone, one pattern.
+pub(crate) fn field_rules(garde: &[Attribute]) -> syn::Result<()> {
+    let mut all = Vec::new();
+    for attr in garde {
+        let Meta::List(list) = &attr.meta else {
+            return Err(syn::Error::new_spanned(
+                attr,
+                "write the rules inside the attribute: `#[garde(length(max = 80))]`",
+            ));
+        };
+        all.extend(list.parse_args_with(Punctuated::<Meta, Token![,]>::parse_terminated)?);
+    }
+    one_level(&all)
+}
+
+fn one_level(rules: &[Meta]) -> syn::Result<()> {
+    for (at, rule) in rules.iter().enumerate() {
+        let path = rule.path();
+        let Some(name) = path.get_ident() else {
+            return Err(syn::Error::new_spanned(
+                path,
+                "a garde rule is one name, like `length(max = 80)`",
+            ));
+        };
+        let written = name.to_string();
+        if !GARDE_RULES.contains(&written.as_str()) {
+            let hint = match nearest(&written) {
+                Some(near) => format!("did you mean `{near}`?"),
+                None if written == "regex" => "write `pattern(r\"…\")`".to_owned(),
+                None => format!("a tool argument takes {}", ARGUMENT_RULES.join(", ")),
+            };
+            return Err(syn::Error::new(
+                name.span(),
+                format_args!("unknown garde rule `{written}`: {hint}"),
+            ));
+        }
+        if rules.iter().take(at).any(|r| r.path().is_ident(name)) {
+            return Err(syn::Error::new(
+                name.span(),
+                format_args!(
+                    "`{written}` is on this argument twice: write it once, with all its bounds"
+                ),
+            ));
+        }
+        if written == "skip" && rules.len() > 1 {
+            return Err(syn::Error::new(
+                name.span(),
+                "`skip` turns off this argument's rules, and it has others: remove `skip`, or them",
+            ));
+        }
+        if written == "inner"
+            && let Meta::List(list) = rule
+        {
+            let inner = list.parse_args_with(Punctuated::<Meta, Token![,]>::parse_terminated)?;
+            one_level(&inner.into_iter().collect::<Vec<_>>())?;
+        }
+    }
+    one_pattern(rules)
+}
+
+/// The garde rule a misspelt one was meant to be: within two edits.
+fn nearest(written: &str) -> Option<&'static str> {
+    GARDE_RULES
+        .into_iter()
+        .map(|rule| (edits(written, rule), rule))
+        .filter(|&(distance, _)| distance <= 2)
+        .min_by_key(|&(distance, _)| distance)
+        .map(|(_, rule)| rule)
+}
+
+/// Levenshtein distance, by characters.
+fn edits(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut diagonal = row.first().copied().unwrap_or(i);
+        if let Some(first) = row.first_mut() {
+            *first = i + 1;
+        }
+        for (j, cb) in b.iter().enumerate() {
+            let above = row.get(j + 1).copied().unwrap_or(usize::MAX);
+            let left = row.get(j).copied().unwrap_or(usize::MAX);
+            let next = (diagonal + usize::from(ca != *cb))
+                .min(above.saturating_add(1))
+                .min(left.saturating_add(1));
+            diagonal = above;
+            if let Some(cell) = row.get_mut(j + 1) {
+                *cell = next;
+            }
+        }
+    }
+    row.last().copied().unwrap_or(0)
+}
+
+/// `pattern` and `contains` both become the schema's one `pattern`: two of
+/// them on one value would publish one and enforce both.
+fn one_pattern(rules: &[Meta]) -> syn::Result<()> {
+    let mut patterns = rules
+        .iter()
+        .filter(|rule| rule.path().is_ident("pattern") || rule.path().is_ident("contains"));
+    if let (Some(first), Some(second)) = (patterns.next(), patterns.next()) {
+        let first = first.path().get_ident().map(ToString::to_string);
+        return Err(syn::Error::new_spanned(
+            second.path(),
+            format_args!(
+                "the published schema holds one pattern per value, and this one already has `{}`: fold both into one `pattern(…)`",
+                first.unwrap_or_default()
+            ),
+        ));
+    }
+    Ok(())
+}
+
 /// A `length` or `range` whose literal `min` is above its `max`: no value
 /// meets it, so every call would be refused.
 fn unmeetable(list: &syn::MetaList) -> syn::Result<()> {
-    let Ok(args) = Punctuated::<Meta, Token![,]>::parse_terminated.parse2(list.tokens.clone())
-    else {
-        // garde reports its own syntax errors.
-        return Ok(());
-    };
+    let args = list.parse_args_with(Punctuated::<Meta, Token![,]>::parse_terminated)?;
+    for arg in &args {
+        if let Meta::NameValue(nv) = arg
+            && let syn::Expr::Lit(syn::ExprLit { lit, .. }) = &nv.value
+            && !matches!(lit, syn::Lit::Int(_) | syn::Lit::Float(_))
+        {
+            let number = match lit {
+                syn::Lit::Str(text) => text.value(),
+                _ => "1".to_owned(),
+            };
+            return Err(syn::Error::new_spanned(
+                lit,
+                format_args!(
+                    "a bound is a number, written without quotes: `{} = {number}`",
+                    quote::ToTokens::to_token_stream(&nv.path)
+                ),
+            ));
+        }
+    }
     let bound = |name: &str| {
         args.iter().find_map(|arg| match arg {
             Meta::NameValue(nv) if nv.path.is_ident(name) => {

@@ -41,8 +41,11 @@ pub fn nested(
     #[serde(rename = "noteText")]
     #[garde(length(min = 0, max = 5))]
     note: Option<String>,
+    // `inner` on an option of a value: the value's own rules.
+    #[garde(inner(length(min = 1, max = 3)))] nickname: Option<String>,
+    #[garde(inner(range(min = 1, max = 9)))] rank: Option<u8>,
 ) -> Result<(), ToolError> {
-    let _ = (origin, target, labels, note);
+    let _ = (origin, target, labels, note, nickname, rank);
     Ok(())
 }
 

@@ -398,6 +398,19 @@ pub trait Arguments: serde::de::DeserializeOwned + garde::Validate<Context = ()>
     fn validate_nested(&self, report: &mut garde::Report);
 }
 
+/// `#[garde(dive)]` on a model argument: its type must have rules to dive
+/// into. The rules run whether or not the field says `dive`.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` has no garde rules to dive into",
+    label = "`dive` needs a type that derives `garde::Validate`",
+    note = "derive `garde::Validate` on the type (its rules then run whether or not the field says `dive`), or remove `dive`"
+)]
+pub trait Dives {}
+
+impl<T: garde::Validate<Context = ()> + ?Sized> Dives for T {}
+
+pub fn dives<T: Dives + ?Sized>() {}
+
 /// `Nested(&field).validate_into(…)`: the inherent method (the type's own
 /// rules) when the field's type implements `garde::Validate`, the trait
 /// method (nothing to check) otherwise. `Option`, `Vec`, maps, arrays,

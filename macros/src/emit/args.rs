@@ -42,7 +42,9 @@ pub(crate) fn emit(tool: &ToolFn) -> TokenStream {
                 let garde: Vec<Attribute> = arg
                     .garde
                     .iter()
-                    .map(|attr| adapt_garde(attr, &ty).unwrap_or_else(|_| attr.clone()))
+                    .filter_map(|attr| {
+                        adapt_garde(attr, &ty).unwrap_or_else(|_| Some(attr.clone()))
+                    })
                     .collect();
                 let entries = map_entries(&arg.garde, &ty);
                 let items = optional_items(&garde, &ty);
@@ -101,14 +103,22 @@ pub(crate) fn emit(tool: &ToolFn) -> TokenStream {
     // A model argument whose type has rules of its own is validated whether
     // or not it says `dive`: the schema states those rules, so the server
     // must apply them.
+    // A `dive` the user wrote is not handed to garde, whose error for a
+    // type without rules names no fix: it says here, on the `dive`, that
+    // the type must have rules, and the field is validated as any other.
     let nested = tool
         .model_args()
         .filter(|arg| !mentions_dive_or_skip(&arg.garde))
         .map(|arg| {
             let name = &arg.ident;
             let rust = syn::ext::IdentExt::unraw(name).to_string();
+            let dives = written_dive(&arg.garde).map(|span| {
+                let ty = &arg.ty;
+                quote::quote_spanned!(span=> let _ = ::toolgate::__private::dives::<#ty>;)
+            });
             quote! {
                 {
+                    #dives
                     #[allow(unused_imports)]
                     use ::toolgate::__private::NotNested as _;
                     ::toolgate::__private::Nested(&self.#name).validate_into(#rust, report);
@@ -313,8 +323,9 @@ fn optional_items(garde: &[Attribute], ty: &Type) -> Option<TokenStream> {
     (!rules.is_empty()).then(|| quote!(#[schemars(inner(#(#rules),*))]))
 }
 
-/// Whether the field's own rules already reach into its type (`dive`), or
-/// say to leave it alone (`skip`).
+/// Whether the field's rules, as handed to garde, reach into its type
+/// (`inner(dive)`), or say to leave it alone (`skip`). A `dive` of the
+/// field's own is not handed to garde (see [`written_dive`]).
 fn mentions_dive_or_skip(garde: &[Attribute]) -> bool {
     fn walk(tokens: proc_macro2::TokenStream) -> bool {
         tokens.into_iter().any(|tt| match tt {
@@ -324,8 +335,38 @@ fn mentions_dive_or_skip(garde: &[Attribute]) -> bool {
         })
     }
     garde.iter().any(|attr| match &attr.meta {
-        Meta::List(list) => walk(list.tokens.clone()),
+        Meta::List(list) => {
+            match list.parse_args_with(Punctuated::<Meta, Token![,]>::parse_terminated) {
+                Ok(rules) => rules
+                    .iter()
+                    .filter(|rule| !is_dive(rule))
+                    .any(|rule| walk(quote::ToTokens::to_token_stream(rule))),
+                Err(_) => walk(list.tokens.clone()),
+            }
+        }
         _ => false,
+    })
+}
+
+fn is_dive(rule: &Meta) -> bool {
+    matches!(rule, Meta::Path(path) if path.is_ident("dive"))
+}
+
+/// Where the field says `dive` itself: the nested type's rules run anyway
+/// (the runtime's `Arguments::validate_nested`), so the word asks only that the type
+/// have rules, which the wrapper checks there.
+fn written_dive(garde: &[Attribute]) -> Option<proc_macro2::Span> {
+    garde.iter().find_map(|attr| {
+        let Meta::List(list) = &attr.meta else {
+            return None;
+        };
+        let rules = list
+            .parse_args_with(Punctuated::<Meta, Token![,]>::parse_terminated)
+            .ok()?;
+        rules
+            .iter()
+            .find(|rule| is_dive(rule))
+            .map(|rule| syn::spanned::Spanned::span(rule.path()))
     })
 }
 
@@ -335,19 +376,28 @@ fn mentions_dive_or_skip(garde: &[Attribute]) -> bool {
 /// other mode on a string is an error. A `pattern` literal is rewritten so
 /// that Rust's regex and ECMA-262 read it alike ([`crate::pattern`]), or is
 /// an error.
-pub(crate) fn adapt_garde(attr: &Attribute, ty: &Type) -> syn::Result<Attribute> {
+///
+/// The field's own `dive` is left out (see [`written_dive`]), and with it
+/// an attribute that held nothing else.
+pub(crate) fn adapt_garde(attr: &Attribute, ty: &Type) -> syn::Result<Option<Attribute>> {
     let Meta::List(list) = &attr.meta else {
-        return Ok(attr.clone());
+        return Ok(Some(attr.clone()));
     };
     let Ok(rules) = list.parse_args_with(Punctuated::<Meta, Token![,]>::parse_terminated) else {
-        // garde reports its own syntax errors.
-        return Ok(attr.clone());
+        // `field_rules` reports the syntax error.
+        return Ok(Some(attr.clone()));
     };
-    let rules = adapt_rules(rules, Some(ty))?;
+    let rules: Punctuated<Meta, Token![,]> = adapt_rules(rules, Some(ty))?
+        .into_iter()
+        .filter(|rule| !is_dive(rule))
+        .collect();
+    if rules.is_empty() {
+        return Ok(None);
+    }
     let mut adapted = attr.clone();
     let path = &list.path;
     adapted.meta = syn::parse_quote!(#path(#rules));
-    Ok(adapted)
+    Ok(Some(adapted))
 }
 
 fn adapt_rules(
@@ -364,6 +414,7 @@ fn adapt_rules(
             && (list.path.is_ident("length") || list.path.is_ident("range"))
         {
             unmeetable(list)?;
+            bounds_fit(list, ty)?;
         }
         let adapted = match rule {
             Meta::List(list) if list.path.is_ident("length") && ty.is_some_and(is_string) => {
@@ -655,6 +706,101 @@ fn one_pattern(rules: &[Meta]) -> syn::Result<()> {
         ));
     }
     Ok(())
+}
+
+/// A literal bound the field's type cannot hold: a fraction or a
+/// negative number for a length or a whole-number field, or a number past
+/// the type's range (which would not compile, twice over, in rustc's words).
+fn bounds_fit(list: &syn::MetaList, ty: Option<&Type>) -> syn::Result<()> {
+    let range = list.path.is_ident("range");
+    let number = ty.and_then(number);
+    let kind = match (&number, range) {
+        (_, false) => "usize".to_owned(),
+        (Some(number), true) => number.clone(),
+        (None, true) => return Ok(()),
+    };
+    let args = list.parse_args_with(Punctuated::<Meta, Token![,]>::parse_terminated)?;
+    for arg in &args {
+        let Meta::NameValue(nv) = arg else { continue };
+        let Some((negative, literal)) = signed_literal(&nv.value) else {
+            continue;
+        };
+        let bound = quote::ToTokens::to_token_stream(&nv.path).to_string();
+        let what = if range {
+            format!("`{kind}`")
+        } else {
+            "a length".to_owned()
+        };
+        let message = match literal {
+            syn::Lit::Float(_) if !kind.starts_with('f') => {
+                format!("{what} is a whole number: write a whole `{bound}`")
+            }
+            syn::Lit::Int(_) if negative && (kind.starts_with('u') || !range) => {
+                format!("{what} is never negative: write `{bound} = 0`, or leave `{bound}` out")
+            }
+            syn::Lit::Int(int) if !kind.starts_with('f') => {
+                let Some((low, high)) = integer_range(&kind) else {
+                    continue;
+                };
+                let digits: u128 = int
+                    .base10_digits()
+                    .trim_start_matches('-')
+                    .parse()
+                    .unwrap_or(u128::MAX);
+                let past = if negative {
+                    i128::try_from(digits).map_or(true, |d| -d < low)
+                } else {
+                    digits > high
+                };
+                if !past {
+                    continue;
+                }
+                format!(
+                    "`{bound} = {}{digits}` is past what `{kind}` holds ({low} to {high}): leave it out, or take a wider type",
+                    if negative { "-" } else { "" }
+                )
+            }
+            _ => continue,
+        };
+        return Err(syn::Error::new_spanned(&nv.value, message));
+    }
+    Ok(())
+}
+
+/// A number literal, and whether it is negated: `3`, `-2`, `1.5`.
+fn signed_literal(expr: &syn::Expr) -> Option<(bool, &syn::Lit)> {
+    match expr {
+        // syn reads `min = -1` in an attribute as one negative literal.
+        syn::Expr::Lit(syn::ExprLit { lit, .. }) => match lit {
+            syn::Lit::Int(int) => Some((int.base10_digits().starts_with('-'), lit)),
+            syn::Lit::Float(float) => Some((float.base10_digits().starts_with('-'), lit)),
+            _ => None,
+        },
+        syn::Expr::Unary(syn::ExprUnary {
+            op: syn::UnOp::Neg(_),
+            expr,
+            ..
+        }) => signed_literal(expr).map(|(negative, lit)| (!negative, lit)),
+        _ => None,
+    }
+}
+
+/// The smallest and largest value of a primitive integer type.
+fn integer_range(name: &str) -> Option<(i128, u128)> {
+    let bits: u32 = match name {
+        "usize" | "isize" => usize::BITS,
+        _ => name.get(1..)?.parse().ok()?,
+    };
+    if name.starts_with('u') {
+        Some((0, u128::MAX >> (128 - bits)))
+    } else {
+        let low = if bits == 128 {
+            i128::MIN
+        } else {
+            -(1i128 << (bits - 1))
+        };
+        Some((low, (1u128 << (bits - 1)) - 1))
+    }
 }
 
 /// A `length` or `range` whose literal `min` is above its `max`: no value

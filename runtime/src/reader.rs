@@ -1558,6 +1558,33 @@ mod tests {
         assert!(read::<Value>(r#"{"p":{"a":1,"b":2,"a":3}}"#, &limits(), &shape).is_none());
     }
 
+    /// Listed properties are told apart by one bit each, for the first 64;
+    /// the rest are compared as text, as unlisted keys are.
+    #[test]
+    fn repeated_keys_past_the_sixty_fourth_property_are_found() {
+        let properties: serde_json::Map<String, Value> = (0..70)
+            .map(|i| (format!("p{i}"), serde_json::json!({"type": "integer"})))
+            .collect();
+        let schema = serde_json::json!({
+            "type": "object",
+            "properties": properties,
+            "additionalProperties": false
+        });
+        let shape = Shape::new(&schema);
+        for i in [0, 1, 62, 63, 64, 65, 69] {
+            let once = format!(r#"{{"p{i}":1,"p7":2}}"#);
+            assert!(read::<Value>(&once, &limits(), &shape).is_some(), "{once}");
+            let twice = format!(r#"{{"p{i}":1,"p7":2,"p{i}":3}}"#);
+            assert!(
+                read::<Value>(&twice, &limits(), &shape).is_none(),
+                "{twice}"
+            );
+        }
+        let all: Vec<String> = (0..70).map(|i| format!(r#""p{i}":{i}"#)).collect();
+        let all = format!("{{{}}}", all.join(","));
+        assert!(read::<Value>(&all, &limits(), &shape).is_some());
+    }
+
     #[test]
     fn stops_where_the_schema_refuses_what_serde_reads() {
         for doc in [

@@ -23,8 +23,8 @@ pub(crate) struct ToolAttrs {
     /// A `bool` expression over the parameters, run after `check`: whether
     /// this call needs a person's approval (`approval = amount_cents > 10_000`).
     pub(crate) approval: Option<Expr>,
-    /// An `Option` of a string over the parameters: the one actor who may
-    /// approve (`approver = reason.approver()`).
+    /// A string, or an `Option` of one over the parameters: the one actor
+    /// who may approve (`approver = reason.approver()`).
     pub(crate) approver: Option<Expr>,
     /// A scope the approver must hold.
     pub(crate) approver_scope: Option<LitStr>,
@@ -33,6 +33,9 @@ pub(crate) struct ToolAttrs {
     /// Field names that look like trusted context but are the tool's own
     /// business data: `business_fields = ["user_id"]` for an admin tool.
     pub(crate) business_fields: Vec<LitStr>,
+    /// `business_fields` was written but could not be read: it has had its
+    /// error, and every name counts as allowed, so none is reported again.
+    pub(crate) business_fields_unread: bool,
     /// The attribute's arguments, for errors about a missing key.
     pub(crate) span: Option<Span>,
     /// Every key written, valid value or not: a key given with a wrong value
@@ -149,15 +152,19 @@ pub(crate) fn parse(tokens: TokenStream, errors: &mut Errors) -> ToolAttrs {
             "business_fields" => match value {
                 Expr::Array(array) => {
                     for element in &array.elems {
-                        if let Some(lit) = string(element, "business_fields", errors) {
-                            attrs.business_fields.push(lit);
+                        match string(element, "business_fields", errors) {
+                            Some(lit) => attrs.business_fields.push(lit),
+                            None => attrs.business_fields_unread = true,
                         }
                     }
                 }
-                other => errors.at(
-                    other,
-                    "`business_fields` is a list of field names, like `business_fields = [\"user_id\"]`",
-                ),
+                other => {
+                    attrs.business_fields_unread = true;
+                    errors.at(
+                        other,
+                        "`business_fields` is a list of field names, like `business_fields = [\"user_id\"]`",
+                    );
+                }
             },
             _ => errors.at(
                 meta.path(),

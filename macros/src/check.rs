@@ -170,10 +170,12 @@ fn arguments(tool: &ToolFn, errors: &mut Errors) {
         let wire = arg.wire_name();
         let field = syn::ext::IdentExt::unraw(&arg.ident).to_string();
         let allowed = |name: &str| {
-            tool.attrs
-                .business_fields
-                .iter()
-                .any(|b| normalized(&b.value()) == normalized(name))
+            tool.attrs.business_fields_unread
+                || tool
+                    .attrs
+                    .business_fields
+                    .iter()
+                    .any(|b| normalized(&b.value()) == normalized(name))
         };
         if let Some(trusted) = [&wire, &field]
             .into_iter()

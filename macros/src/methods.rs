@@ -88,6 +88,12 @@ pub(crate) fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
             None => emit::emit(&tool),
         });
     }
+    if used.is_none() {
+        errors.at(
+            &self_ty,
+            "`#[tools]` registers the `#[tool]` methods of this impl, and it has none: put `#[tool(effect = …)]` on a method, or remove `#[tools]`",
+        );
+    }
     let errors = errors.finish().map(|e| e.to_compile_error());
     let block = block.into_token_stream();
     quote! {

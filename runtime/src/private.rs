@@ -90,10 +90,43 @@ pub fn approval_is_a_bool(needed: bool) -> bool {
     needed
 }
 
-/// `#[tool(approver = …)]` names the one actor who may approve: an
-/// `Option` of a string.
-pub fn approver_is_named<A: AsRef<str>>(approver: Option<A>) -> Option<String> {
-    approver.map(|a| a.as_ref().to_owned())
+/// `#[tool(approver = …)]` names the one actor who may approve: a string,
+/// or an `Option` of one (`None`: anyone allowed may).
+pub fn approver_is_named<A: Approver>(approver: A) -> Option<String> {
+    approver.named()
+}
+
+#[diagnostic::on_unimplemented(
+    message = "`approver` names the one actor who may approve: a string, or an `Option` of one, not `{Self}`",
+    label = "not a string or an `Option` of one",
+    note = "`approver = \"alice\"`, or an expression over the parameters such as `approver = order.owner()`; `None` lets anyone allowed approve"
+)]
+pub trait Approver {
+    fn named(self) -> Option<String>;
+}
+
+impl<A: AsRef<str>> Approver for Option<A> {
+    fn named(self) -> Option<String> {
+        self.map(|a| a.as_ref().to_owned())
+    }
+}
+
+impl Approver for &str {
+    fn named(self) -> Option<String> {
+        Some(self.to_owned())
+    }
+}
+
+impl Approver for String {
+    fn named(self) -> Option<String> {
+        Some(self)
+    }
+}
+
+impl Approver for &String {
+    fn named(self) -> Option<String> {
+        Some(self.clone())
+    }
 }
 
 /// A model argument's type must be readable from the model's JSON.

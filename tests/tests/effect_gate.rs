@@ -1058,6 +1058,35 @@ fn a_goodwill_refund_waits_for_the_person_it_names() {
     assert_eq!(outcome.approval().map(|a| a.approver.clone()), Some(None));
 }
 
+/// Close the books: only the controller may approve it.
+#[toolgate::tool(effect = irreversible, approver = "usr_controller")]
+fn close_books(
+    #[garde(range(min = 2000, max = 2100))] year: u16,
+) -> Result<u16, toolgate::ToolError> {
+    Ok(year)
+}
+
+#[test]
+fn an_approver_written_as_a_string_is_the_only_one_who_may_approve() {
+    let mut toolbox = Toolbox::new(());
+    toolbox.register(CloseBooks).unwrap();
+    let agent = ToolContext::new("agent_1", "tenant_a", "req_1").allow_tools(["close_books"]);
+    let outcome = block_on(toolbox.call(&agent, "close_books", r#"{"year":2026}"#));
+    let approval = outcome.approval().expect("approval required").clone();
+    assert_eq!(approval.approver.as_deref(), Some("usr_controller"));
+    let someone_else = ToolContext::new("usr_max", "tenant_a", "r");
+    assert_eq!(
+        block_on(toolbox.approve(&someone_else, &approval.id)),
+        Err(ApprovalError::NotTheNamedApprover(
+            "usr_controller".to_owned()
+        ))
+    );
+    let controller = ToolContext::new("usr_controller", "tenant_a", "r");
+    block_on(toolbox.approve(&controller, &approval.id)).unwrap();
+    let done = block_on(toolbox.resume(&agent, &approval.id));
+    assert!(matches!(done, Outcome::Done(_)), "{done:?}");
+}
+
 #[test]
 fn the_approval_harness_holds_for_the_refund_tool() {
     let (toolbox, clock) = shop();

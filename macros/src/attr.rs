@@ -90,6 +90,15 @@ pub(crate) fn parse(tokens: TokenStream, errors: &mut Errors) -> ToolAttrs {
                     | "business_fields" => {
                         errors.at(&meta, format_args!("`{key}` needs a value: `{key} = …`"))
                     }
+                    // `#[tool(read)]`: the effect, without its key. It has
+                    // had its error, and is not reported again as missing.
+                    "read" | "write" | "irreversible" if !attrs.gave("effect") => {
+                        attrs.given.push("effect".to_owned());
+                        errors.at(
+                            meta.path(),
+                            format_args!("write the effect as `effect = {key}`"),
+                        );
+                    }
                     _ => errors.at(
                         meta.path(),
                         format_args!("unknown #[tool] key `{key}`; expected one of: {KEYS}"),

@@ -56,7 +56,10 @@ pub(crate) fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
         let tool_attr = method.attrs.remove(at);
         if used.is_none() {
             let path = tool_attr.path();
-            used = Some(quote!(#[allow(unused_imports)] use #path as _;));
+            // Spanned on the method's `#[tool]`: if `tool` was never
+            // imported, that is where the error belongs.
+            let span = syn::spanned::Spanned::span(path);
+            used = Some(quote::quote_spanned!(span=> #[allow(unused_imports)] use #path as _;));
         }
         let keys = match &tool_attr.meta {
             syn::Meta::List(list) => list.tokens.clone(),

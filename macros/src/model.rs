@@ -437,7 +437,27 @@ fn classify(
                         errors.at(ty, RESOLVED_PARAMETER);
                         Param::Invalid
                     }
-                    None => Param::Model(arg),
+                    None => {
+                        if let Some(at) = find_ident(ty, &["Authorized", "Resolved"]) {
+                            errors.at_span(
+                                at.span(),
+                                format_args!(
+                                    "`{at}<R>` is a parameter of its own, `name: Authorized<R>` or `name: Option<Authorized<R>>`: the server resolves and authorizes one reference per parameter, and cannot inside a list or another type"
+                                ),
+                            );
+                            return Param::Invalid;
+                        }
+                        if let Some(lifetime) = borrowed_lifetime(ty) {
+                            errors.at(
+                                &lifetime,
+                                format_args!(
+                                    "a model argument is owned: it is read from the model's JSON and lives past it, so it cannot borrow for `{lifetime}`; take an owned type (`String` for `Cow<{lifetime}, str>`)"
+                                ),
+                            );
+                            return Param::Invalid;
+                        }
+                        Param::Model(arg)
+                    }
                 }
             }
             other => {
@@ -449,6 +469,50 @@ fn classify(
             }
         },
     }
+}
+
+/// The first of `names` written anywhere in `ty`.
+fn find_ident(ty: &Type, names: &[&str]) -> Option<Ident> {
+    fn walk(tokens: proc_macro2::TokenStream, names: &[&str]) -> Option<Ident> {
+        tokens.into_iter().find_map(|tree| match tree {
+            proc_macro2::TokenTree::Ident(ident) if names.iter().any(|n| ident == n) => Some(ident),
+            proc_macro2::TokenTree::Group(group) => walk(group.stream(), names),
+            _ => None,
+        })
+    }
+    walk(quote::ToTokens::to_token_stream(ty), names)
+}
+
+/// A lifetime other than `'static` written in `ty`: `Cow<'a, str>`.
+fn borrowed_lifetime(ty: &Type) -> Option<syn::Lifetime> {
+    fn walk(tokens: proc_macro2::TokenStream) -> Option<syn::Lifetime> {
+        let mut trees = tokens.into_iter().peekable();
+        while let Some(tree) = trees.next() {
+            match tree {
+                proc_macro2::TokenTree::Punct(p) if p.as_char() == '\'' => {
+                    if let Some(proc_macro2::TokenTree::Ident(name)) = trees.peek()
+                        && name != "static"
+                    {
+                        return syn::parse_str::<syn::Lifetime>(&format!("'{name}"))
+                            .ok()
+                            .map(|mut l| {
+                                l.apostrophe = p.span();
+                                l.ident.set_span(name.span());
+                                l
+                            });
+                    }
+                }
+                proc_macro2::TokenTree::Group(group) => {
+                    if let Some(found) = walk(group.stream()) {
+                        return Some(found);
+                    }
+                }
+                _ => {}
+            }
+        }
+        None
+    }
+    walk(quote::ToTokens::to_token_stream(ty))
 }
 
 const RESOLVED_PARAMETER: &str = "a tool body never receives `Resolved<R>`: a resolved object is not yet authorized; take `Authorized<R>`, and toolgate resolves and then authorizes it";

@@ -431,6 +431,42 @@ pub trait Arguments: serde::de::DeserializeOwned + garde::Validate<Context = ()>
     fn validate_nested(&self, report: &mut garde::Report);
 }
 
+/// `#[garde(custom(rule))]` on a model argument: `rule` is a function of
+/// the value (or what it dereferences to, `&str` for a `String`) and
+/// garde's context, `()`.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a custom rule for a `{T}`",
+    label = "a custom rule is a function `fn(value: &{T}, context: &()) -> garde::Result`",
+    note = "write `fn rule(value: &{T}, _: &()) -> garde::Result` (for a `String`, `value: &str` works too), and return `Err(garde::Error::new(\"…\"))` to refuse"
+)]
+pub trait CustomRule<T: ?Sized, M> {
+    fn check(&self, value: &T) -> garde::Result;
+}
+
+/// The rule takes the value's own type.
+pub enum Itself {}
+
+/// The rule takes what the value dereferences to.
+pub enum Dereferenced {}
+
+impl<T: ?Sized, F: Fn(&T, &()) -> garde::Result> CustomRule<T, Itself> for F {
+    fn check(&self, value: &T) -> garde::Result {
+        self(value, &())
+    }
+}
+
+impl<T: ?Sized + core::ops::Deref, F: Fn(&T::Target, &()) -> garde::Result>
+    CustomRule<T, Dereferenced> for F
+{
+    fn check(&self, value: &T) -> garde::Result {
+        self(value, &())
+    }
+}
+
+pub fn custom_rule<T: ?Sized, M, F: CustomRule<T, M>>(rule: &F, value: &T) -> garde::Result {
+    rule.check(value)
+}
+
 /// `#[garde(dive)]` on a model argument: its type must have rules to dive
 /// into. The rules run whether or not the field says `dive`.
 #[diagnostic::on_unimplemented(

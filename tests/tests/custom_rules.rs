@@ -37,6 +37,35 @@ mod tools {
     ) -> Result<String, ToolError> {
         Ok(format!("{nights} nights in {city} {note}"))
     }
+
+    /// Each item of a list, and an optional value, by the same rule.
+    #[tool(effect = read)]
+    pub fn plan_tour(
+        #[garde(inner(custom(known_city)))] cities: Vec<String>,
+        #[garde(inner(custom(known_city)))] start: Option<String>,
+    ) -> Result<usize, ToolError> {
+        Ok(cities.len() + usize::from(start.is_some()))
+    }
+}
+
+#[test]
+fn a_custom_rule_checks_each_item_and_an_optional_value() {
+    let mut toolbox = Toolbox::new(());
+    toolbox.register(tools::PlanTour).unwrap();
+    let ctx = ToolContext::new("u", "t", "r").allow_all_tools();
+    let call = |args: &str| block_on(toolbox.call(&ctx, "plan_tour", args));
+    assert!(
+        call(r#"{"cities":["Paris","Paris"],"start":"Paris"}"#)
+            .value()
+            .is_some()
+    );
+    assert!(call(r#"{"cities":[]}"#).value().is_some());
+    let r = call(r#"{"cities":["Paris","Lyon"]}"#);
+    let r = r.rejection().expect("refused");
+    assert_rejects(r, Code::InvalidValue, "/cities/1", "cities/1 is not valid");
+    let r = call(r#"{"cities":[],"start":"Lyon"}"#);
+    let r = r.rejection().expect("refused");
+    assert_rejects(r, Code::InvalidValue, "/start", "start is not valid");
 }
 
 fn plan(note: &str, nights: u8, city: &str) -> Rejection {

@@ -470,6 +470,22 @@ fn adapt_rules(
                     Err(_) => Meta::List(list),
                 }
             }
+            // A custom rule goes through a bound that says, when the
+            // function does not fit, what signature it needs. A closure
+            // is left to garde, which infers its parameters from the call.
+            Meta::List(list) if list.path.is_ident("custom") && ty.is_some() => {
+                match (list.parse_args::<syn::Expr>(), ty) {
+                    (Ok(rule), Some(ty)) if !matches!(rule, syn::Expr::Closure(_)) => {
+                        let path = &list.path;
+                        let span = syn::spanned::Spanned::span(&rule);
+                        let call = quote::quote_spanned! {span=>
+                            ::toolgate::__private::custom_rule::<#ty, _, _>(&(#rule), __value)
+                        };
+                        syn::parse_quote!(#path(|__value: &#ty, _: &_| #call))
+                    }
+                    _ => Meta::List(list),
+                }
+            }
             Meta::List(list) if list.path.is_ident("inner") => {
                 let inner =
                     list.parse_args_with(Punctuated::<Meta, Token![,]>::parse_terminated)?;

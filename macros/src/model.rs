@@ -248,7 +248,13 @@ fn take_attrs(attrs: &mut Vec<Attribute>, errors: &mut Errors) -> ParamAttrs {
                     Ok(())
                 } else if meta.path.is_ident("default") {
                     let value = if meta.input.peek(syn::Token![=]) {
-                        let path: LitStr = meta.value()?.parse()?;
+                        let value = meta.value()?;
+                        if !value.peek(LitStr) {
+                            return Err(value.error(
+                                "`default = \"…\"` names, in quotes, a function that makes the value: `default = \"default_nights\"` with `fn default_nights() -> u8 { 2 }`",
+                            ));
+                        }
+                        let path: LitStr = value.parse()?;
                         let parsed = path.parse::<syn::ExprPath>().map_err(|_| {
                             syn::Error::new(
                                 path.span(),
@@ -272,6 +278,17 @@ fn take_attrs(attrs: &mut Vec<Attribute>, errors: &mut Errors) -> ParamAttrs {
             if let Err(error) = parsed {
                 errors.push(error);
             }
+        } else if path.is_ident("validate") || path.is_ident("schemars") {
+            // Habits from other crates: the validator crate's rules, and
+            // schemars' own, which would state a rule the server does not
+            // apply.
+            errors.at(
+                path,
+                format_args!(
+                    "a tool parameter's rules are garde's, which the server applies and the schema states: write `#[garde(…)]`, like `#[garde(length(min = 1, max = 80))]`, not `#[{}(…)]`",
+                    quote::ToTokens::to_token_stream(path)
+                ),
+            );
         } else {
             return true;
         }

@@ -30,7 +30,15 @@ use serde_json::value::RawValue;
 /// ```
 #[derive(Clone, Debug)]
 pub struct Arguments<'a> {
-    bytes: Cow<'a, [u8]>,
+    repr: Repr<'a>,
+}
+
+/// Text is kept as text: it is UTF-8 already, which gate 1 then need not
+/// check again.
+#[derive(Clone, Debug)]
+enum Repr<'a> {
+    Bytes(Cow<'a, [u8]>),
+    Text(Cow<'a, str>),
 }
 
 impl Arguments<'_> {
@@ -42,20 +50,31 @@ impl Arguments<'_> {
     /// Depth, node and string limits still apply.
     pub fn from_value(value: &serde_json::Value) -> Arguments<'static> {
         Arguments {
-            bytes: Cow::Owned(serde_json::to_vec(value).unwrap_or_default()),
+            repr: Repr::Text(Cow::Owned(value.to_string())),
         }
     }
 
     /// The raw JSON.
     pub fn as_bytes(&self) -> &[u8] {
-        &self.bytes
+        match &self.repr {
+            Repr::Bytes(bytes) => bytes,
+            Repr::Text(text) => text.as_bytes(),
+        }
+    }
+
+    /// The JSON as text, when it arrived as text.
+    pub(crate) fn as_text(&self) -> Option<&str> {
+        match &self.repr {
+            Repr::Bytes(_) => None,
+            Repr::Text(text) => Some(text),
+        }
     }
 }
 
 impl<'a> From<&'a [u8]> for Arguments<'a> {
     fn from(bytes: &'a [u8]) -> Self {
         Arguments {
-            bytes: Cow::Borrowed(bytes),
+            repr: Repr::Bytes(Cow::Borrowed(bytes)),
         }
     }
 }
@@ -63,7 +82,7 @@ impl<'a> From<&'a [u8]> for Arguments<'a> {
 impl<'a, const N: usize> From<&'a [u8; N]> for Arguments<'a> {
     fn from(bytes: &'a [u8; N]) -> Self {
         Arguments {
-            bytes: Cow::Borrowed(bytes),
+            repr: Repr::Bytes(Cow::Borrowed(bytes)),
         }
     }
 }
@@ -71,7 +90,7 @@ impl<'a, const N: usize> From<&'a [u8; N]> for Arguments<'a> {
 impl<'a> From<&'a Vec<u8>> for Arguments<'a> {
     fn from(bytes: &'a Vec<u8>) -> Self {
         Arguments {
-            bytes: Cow::Borrowed(bytes),
+            repr: Repr::Bytes(Cow::Borrowed(bytes)),
         }
     }
 }
@@ -79,7 +98,7 @@ impl<'a> From<&'a Vec<u8>> for Arguments<'a> {
 impl<'a> From<&'a str> for Arguments<'a> {
     fn from(text: &'a str) -> Self {
         Arguments {
-            bytes: Cow::Borrowed(text.as_bytes()),
+            repr: Repr::Text(Cow::Borrowed(text)),
         }
     }
 }
@@ -87,7 +106,7 @@ impl<'a> From<&'a str> for Arguments<'a> {
 impl<'a> From<&'a String> for Arguments<'a> {
     fn from(text: &'a String) -> Self {
         Arguments {
-            bytes: Cow::Borrowed(text.as_bytes()),
+            repr: Repr::Text(Cow::Borrowed(text)),
         }
     }
 }
@@ -95,7 +114,7 @@ impl<'a> From<&'a String> for Arguments<'a> {
 impl<'a> From<&'a RawValue> for Arguments<'a> {
     fn from(raw: &'a RawValue) -> Self {
         Arguments {
-            bytes: Cow::Borrowed(raw.get().as_bytes()),
+            repr: Repr::Text(Cow::Borrowed(raw.get())),
         }
     }
 }

@@ -99,12 +99,20 @@ impl<'a> RawArgs<'a> {
 /// A document no longer than one string may be is checked for UTF-8 at
 /// once, in one quick pass that the limits bound; a longer one string by
 /// string as it is read, so that refusing it never reads past what the
-/// limits allow.
-pub(crate) fn begin<'a>(input: &'a [u8], limits: &'a Limits) -> Result<RawArgs<'a>, Rejection> {
+/// limits allow. `text` is `input` itself when the arguments arrived as
+/// text: UTF-8 already, whatever their length.
+pub(crate) fn begin<'a>(
+    input: &'a [u8],
+    text: Option<&'a str>,
+    limits: &'a Limits,
+) -> Result<RawArgs<'a>, Rejection> {
     if input.len() > limits.bytes() || input.len() > MAX_DOCUMENT {
         return scan(input, limits);
     }
-    let json = if input.len() <= limits.string_bytes() {
+    debug_assert!(text.is_none_or(|text| text.as_bytes() == input));
+    let json = if text.is_some() {
+        text
+    } else if input.len() <= limits.string_bytes() {
         match core::str::from_utf8(input) {
             Ok(json) => Some(json),
             // Not text: whatever the scan refuses first (a limit, or the text).

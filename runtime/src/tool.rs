@@ -282,7 +282,10 @@ impl<'a, S> Invocation<'a, S> {
                 Ok(outcome) | Err(outcome) => outcome,
             };
         }
-        crate::effect::gate(self, needs, approver, body).await
+        // Boxed: the effect gate's state (store calls, approvals) would
+        // otherwise size every call's future, read calls' included, and
+        // be copied with it.
+        Box::pin(crate::effect::gate(self, needs, approver, body)).await
     }
 }
 

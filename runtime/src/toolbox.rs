@@ -420,7 +420,7 @@ impl<S: Send + Sync + 'static> Toolbox<S> {
         let outcome = match self.admit(ctx, name) {
             Ok(entry) => match self.rate_limited(ctx, name).await {
                 Some(rejection) => Outcome::Rejected(rejection),
-                None => self.run(ctx, entry, bytes, None).await,
+                None => self.run(ctx, entry, bytes, arguments.as_text(), None).await,
             },
             Err(rejection) => Outcome::Rejected(rejection),
         };
@@ -530,7 +530,8 @@ impl<S: Send + Sync + 'static> Toolbox<S> {
         ) {
             return refused;
         }
-        self.run(ctx, entry, call.arguments.get().as_bytes(), None)
+        let text = call.arguments.get();
+        self.run(ctx, entry, text.as_bytes(), Some(text), None)
             .await
     }
 
@@ -697,14 +698,14 @@ impl<S: Send + Sync + 'static> Toolbox<S> {
         }
         let bytes = crate::effect::canonical(&approval.arguments);
         let outcome = self
-            .run(ctx, entry, bytes.as_bytes(), Some(&approval))
+            .run(ctx, entry, bytes.as_bytes(), Some(&bytes), Some(&approval))
             .await;
         if outcome.rejection().map(Rejection::code) == Some(Code::Stale) {
             // The body's compare-and-set lost: the object moved on after
             // gate 6 compared versions. Running the gates again finds its
             // new version and asks for a fresh approval; nothing runs.
             return self
-                .run(ctx, entry, bytes.as_bytes(), Some(&approval))
+                .run(ctx, entry, bytes.as_bytes(), Some(&bytes), Some(&approval))
                 .await;
         }
         outcome
@@ -746,7 +747,7 @@ impl<S: Send + Sync + 'static> Toolbox<S> {
     ) -> Option<Result<(), Rejection>> {
         let entry = self.tools.get(name)?;
         let limits = entry.limits.as_ref().unwrap_or(&self.limits);
-        Some(bounded::begin(bytes, limits).and_then(|raw| entry.tool.__check(raw)))
+        Some(bounded::begin(bytes, None, limits).and_then(|raw| entry.tool.__check(raw)))
     }
 
     /// [`Self::check_arguments`], gate by gate: the full scan, then serde,
@@ -767,11 +768,12 @@ impl<S: Send + Sync + 'static> Toolbox<S> {
         ctx: &ToolContext,
         entry: &Entry<S>,
         bytes: &[u8],
+        text: Option<&str>,
         resuming: Option<&Approval>,
     ) -> Outcome {
         let def = entry.tool.definition();
         let limits = entry.limits.as_ref().unwrap_or(&self.limits);
-        let raw = match bounded::begin(bytes, limits) {
+        let raw = match bounded::begin(bytes, text, limits) {
             Ok(raw) => raw,
             Err(rejection) => {
                 audit::rejected(ctx, def.name(), Gate::BoundedParse, &rejection);

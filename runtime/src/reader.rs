@@ -1558,6 +1558,94 @@ mod tests {
         assert!(read::<Value>(r#"{"p":{"a":1,"b":2,"a":3}}"#, &limits(), &shape).is_none());
     }
 
+    /// A value under a union (`Option<T>` of a named type: `anyOf` of a
+    /// reference and `null`) is checked against each branch, member by
+    /// member and element by element.
+    #[test]
+    fn members_and_elements_under_a_union_are_checked_per_branch() {
+        let schema = serde_json::json!({
+            "type": "object",
+            "properties": {
+                "window": {"anyOf": [{"$ref": "#/$defs/Window"}, {"type": "null"}]},
+                "tags": {"anyOf": [{"$ref": "#/$defs/Tags"}, {"type": "null"}]},
+                "pair": {"anyOf": [{"$ref": "#/$defs/Pair"}, {"type": "null"}]}
+            },
+            "additionalProperties": false,
+            "$defs": {
+                "Window": {
+                    "type": "object",
+                    "properties": {"days": {"type": "integer"}},
+                    "required": ["days"],
+                    "additionalProperties": false
+                },
+                "Tags": {"type": "array", "items": {"type": "string"}},
+                "Pair": {
+                    "type": "array",
+                    "prefixItems": [{"type": "string"}, {"type": "integer"}],
+                    "items": false
+                }
+            }
+        });
+        let shape = Shape::new(&schema);
+        for fine in [
+            r#"{"window":{"days":3},"tags":["a","b"],"pair":["x",1]}"#,
+            r#"{"window":null,"tags":null,"pair":null}"#,
+            r#"{"tags":[]}"#,
+        ] {
+            assert!(read::<Value>(fine, &limits(), &shape).is_some(), "{fine}");
+        }
+        for refused in [
+            r#"{"window":{"days":3,"hours":1}}"#,
+            r#"{"window":{}}"#,
+            r#"{"window":{"days":"3"}}"#,
+            r#"{"tags":["a",1]}"#,
+            r#"{"tags":[1]}"#,
+            r#"{"pair":[1,"x"]}"#,
+            r#"{"pair":["x","y"]}"#,
+            r#"{"pair":["x",1,2]}"#,
+        ] {
+            assert!(
+                read::<Value>(refused, &limits(), &shape).is_none(),
+                "{refused}"
+            );
+        }
+    }
+
+    /// Two branches read one member with different subschemas; once one
+    /// of those has refused, the other alone still checks what follows.
+    #[test]
+    fn the_last_branch_alive_still_checks_each_member_and_element() {
+        let schema = serde_json::json!({
+            "anyOf": [{"$ref": "#/$defs/A"}, {"$ref": "#/$defs/B"}],
+            "$defs": {
+                "A": {"type": "object", "properties": {
+                    "o": {"$ref": "#/$defs/OA"}, "l": {"$ref": "#/$defs/LA"}
+                }},
+                "B": {"type": "object", "properties": {
+                    "o": {"$ref": "#/$defs/OB"}, "l": {"$ref": "#/$defs/LB"}
+                }},
+                "OA": {"type": "object", "properties": {"a": {}}, "additionalProperties": false},
+                "OB": {"type": "object", "properties": {"b": {"type": "integer"}}},
+                "LA": {"type": "array", "prefixItems": [{}], "items": false},
+                "LB": {"type": "array", "items": {"type": "integer"}}
+            }
+        });
+        let shape = Shape::new(&schema);
+        for fine in [
+            r#"{"o":{"c":1,"b":2}}"#,
+            r#"{"l":[1,2,3]}"#,
+            r#"{"l":["x"]}"#,
+        ] {
+            assert!(read::<Value>(fine, &limits(), &shape).is_some(), "{fine}");
+        }
+        for refused in [r#"{"o":{"c":1,"b":"x"}}"#, r#"{"l":[1,2,"x"]}"#] {
+            assert!(
+                read::<Value>(refused, &limits(), &shape).is_none(),
+                "{refused}"
+            );
+        }
+    }
+
     /// Listed properties are told apart by one bit each, for the first 64;
     /// the rest are compared as text, as unlisted keys are.
     #[test]

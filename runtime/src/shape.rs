@@ -173,9 +173,9 @@ impl Shape {
     }
 
     /// Checks a document that serde accepted. `nested`: whether it holds an
-    /// object or array below the arguments object (gate 1 knows); without
-    /// one, every value is a scalar of the closed arguments object, where
-    /// serde's verdict is the schema's.
+    /// object or array below the arguments object (gate 1 knows), or a
+    /// `null`; without either, every value is a scalar of the closed
+    /// arguments object, where serde's verdict is the schema's.
     pub(crate) fn check(&self, json: &str, nested: bool, schema: &Value) -> Result<(), Rejection> {
         if !nested {
             return Ok(());

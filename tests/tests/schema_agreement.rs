@@ -1066,12 +1066,31 @@ fn each_built_in_rule_has_its_code() {
         ),
         "{rejection:?}"
     );
-    let outcome = call(&toolbox, "plain_rules", r#"{"must":null}"#);
+    let outcome = call(&toolbox, "plain_rules", r#"{}"#);
     assert_eq!(
         code(&outcome),
         Some((Code::MissingField, "/must".to_owned())),
         "{outcome:?}"
     );
+}
+
+#[test]
+fn null_for_a_required_option_is_refused_alike_whatever_else_the_call_holds() {
+    let mut toolbox = Toolbox::new(());
+    toolbox.register(PlainRules).unwrap();
+    for args in [
+        r#"{"must":null}"#,
+        r#"{"must":null,"rules":null}"#,
+        r#"{"rules":{},"must":null}"#,
+        r#"{"must":null,"rules":{"plain":"a"}}"#,
+    ] {
+        let outcome = call(&toolbox, "plain_rules", args);
+        assert_eq!(
+            code(&outcome),
+            Some((Code::WrongType, "/must".to_owned())),
+            "{args}: {outcome:?}"
+        );
+    }
 }
 
 // Map keys that a nested type parses: two spellings, one entry.

@@ -37,11 +37,12 @@ pub struct RawArgs<'a> {
     /// The limits gate 2 enforces as it reads, if the full scan has not
     /// run.
     pending: Option<&'a Limits>,
-    /// Whether the document holds an object or array inside the arguments
-    /// object: where serde can be laxer than the schema (a struct read from
-    /// an array, extra keys beside a unit variant's tag), so gate 2 then
-    /// checks the shape against the schema.
-    nested: bool,
+    /// Whether the document holds what serde can read more laxly than the
+    /// schema: an object or array inside the arguments object (a struct
+    /// read from an array, extra keys beside a unit variant's tag), or a
+    /// `null` (`None` for an `Option` a `required` rule makes the schema
+    /// refuse null for). Gate 2 then checks the shape against the schema.
+    lax: bool,
     /// Whether the document holds a number that is an integer by value
     /// without being written as one (`2.0`, `1e2`, `-0`): JSON Schema reads
     /// it as an integer, serde_json as a float.
@@ -83,8 +84,8 @@ impl<'a> RawArgs<'a> {
         self.pending
     }
 
-    pub(crate) fn has_nested(&self) -> bool {
-        self.nested
+    pub(crate) fn is_lax(&self) -> bool {
+        self.lax
     }
 
     pub(crate) fn has_spelled_integers(&self) -> bool {
@@ -125,7 +126,7 @@ pub(crate) fn begin<'a>(
         bytes: input,
         json,
         pending: Some(limits),
-        nested: true,
+        lax: true,
         spelled_integers: false,
     })
 }
@@ -152,7 +153,7 @@ pub(crate) fn scan<'a>(input: &'a [u8], limits: &Limits) -> Result<RawArgs<'a>, 
         // is the most keys the document can hold.
         max_keys: limits.nodes().min(input.len() / 4),
         arena: Vec::new(),
-        nested: false,
+        lax: false,
         spelled_integers: false,
     };
     scanner.document()?;
@@ -165,7 +166,7 @@ pub(crate) fn scan<'a>(input: &'a [u8], limits: &Limits) -> Result<RawArgs<'a>, 
         bytes: input,
         json: Some(json),
         pending: None,
-        nested: scanner.nested,
+        lax: scanner.lax,
         spelled_integers: scanner.spelled_integers,
     })
 }
@@ -259,7 +260,7 @@ struct Scanner<'a, 'l> {
     /// so a wide object costs one allocation, not a doubling series.
     max_keys: usize,
     arena: Vec<u8>,
-    nested: bool,
+    lax: bool,
     spelled_integers: bool,
 }
 
@@ -328,7 +329,10 @@ impl Scanner<'_, '_> {
                 Some(b'-' | b'0'..=b'9') => self.number()?,
                 Some(b't') => self.literal(b"true")?,
                 Some(b'f') => self.literal(b"false")?,
-                Some(b'n') => self.literal(b"null")?,
+                Some(b'n') => {
+                    self.lax = true;
+                    self.literal(b"null")?;
+                }
                 Some(_) => return Err(malformed(self.pointer(), "a value is expected here")),
                 None => return Err(malformed(self.pointer(), "the text ends too early")),
             }
@@ -382,7 +386,7 @@ impl Scanner<'_, '_> {
             .at(self.pointer()));
         }
         self.pos += 1;
-        self.nested |= !self.frames.is_empty();
+        self.lax |= !self.frames.is_empty();
         self.frames.push(Frame {
             kind,
             keys_start: self.keys.len(),

@@ -172,12 +172,12 @@ impl Shape {
         self.first
     }
 
-    /// Checks a document that serde accepted. `nested`: whether it holds an
-    /// object or array below the arguments object (gate 1 knows), or a
-    /// `null`; without either, every value is a scalar of the closed
+    /// Checks a document that serde accepted. `lax`: whether it holds an
+    /// object or array below the arguments object, or a `null` (gate 1
+    /// knows); without either, every value is a scalar of the closed
     /// arguments object, where serde's verdict is the schema's.
-    pub(crate) fn check(&self, json: &str, nested: bool, schema: &Value) -> Result<(), Rejection> {
-        if !nested {
+    pub(crate) fn check(&self, json: &str, lax: bool, schema: &Value) -> Result<(), Rejection> {
+        if !lax {
             return Ok(());
         }
         self.walk(json, schema, false)

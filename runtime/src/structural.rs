@@ -72,11 +72,7 @@ fn separately<A: DeserializeOwned>(
     if let Ok(args) = serde_json::from_str::<A>(&text) {
         // serde accepts shapes the schema refuses (an array read as a
         // struct, extra keys beside a unit variant's tag): the schema rules.
-        // A flat document's scalars read alike by serde and the schema,
-        // but for `null`: serde reads it as `None` where a `required`
-        // rule made the schema refuse it.
-        def.shape
-            .check(&text, raw.has_nested() || text.contains("null"), schema)?;
+        def.shape.check(&text, raw.is_lax(), schema)?;
         return Ok(Parsed(args));
     }
     // Refused. Where the schema's structure refuses too, its answer names

@@ -3,11 +3,16 @@
 use proc_macro2::Ident;
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
-use syn::parse::Parser;
 use syn::punctuated::Punctuated;
 use syn::{Attribute, GenericArgument, Meta, PathArguments, Token, Type};
 
 use crate::model::{NUMBERS, Param, ToolFn};
+
+/// The rules of a garde attribute, or the arguments of one rule:
+/// `length(min = 1), pattern("…")`.
+fn listed(list: &syn::MetaList) -> syn::Result<Punctuated<Meta, Token![,]>> {
+    list.parse_args_with(Punctuated::<Meta, Token![,]>::parse_terminated)
+}
 
 pub(crate) fn emit(tool: &ToolFn) -> TokenStream {
     let vis = &tool.func.vis;
@@ -102,10 +107,9 @@ pub(crate) fn emit(tool: &ToolFn) -> TokenStream {
     );
     // A model argument whose type has rules of its own is validated whether
     // or not it says `dive`: the schema states those rules, so the server
-    // must apply them.
-    // A `dive` the user wrote is not handed to garde, whose error for a
-    // type without rules names no fix: it says here, on the `dive`, that
-    // the type must have rules, and the field is validated as any other.
+    // must apply them. A `dive` the user wrote is not handed to garde, whose
+    // error for a type without rules names no fix: the check that the type
+    // has rules is spanned on the `dive` instead.
     let nested = tool
         .model_args()
         .filter(|arg| !mentions_dive_or_skip(&arg.garde))
@@ -238,8 +242,7 @@ fn map_entries(garde: &[Attribute], ty: &Type) -> Option<TokenStream> {
         let Meta::List(list) = &attr.meta else {
             continue;
         };
-        let Ok(rules) = list.parse_args_with(Punctuated::<Meta, Token![,]>::parse_terminated)
-        else {
+        let Ok(rules) = listed(list) else {
             continue;
         };
         for rule in rules {
@@ -247,9 +250,7 @@ fn map_entries(garde: &[Attribute], ty: &Type) -> Option<TokenStream> {
             if !length.path.is_ident("length") {
                 continue;
             }
-            let Ok(args) =
-                Punctuated::<Meta, Token![,]>::parse_terminated.parse2(length.tokens.clone())
-            else {
+            let Ok(args) = listed(&length) else {
                 continue;
             };
             for arg in args {
@@ -279,8 +280,7 @@ fn optional_items(garde: &[Attribute], ty: &Type) -> Option<TokenStream> {
         let Meta::List(list) = &attr.meta else {
             continue;
         };
-        let Ok(metas) = list.parse_args_with(Punctuated::<Meta, Token![,]>::parse_terminated)
-        else {
+        let Ok(metas) = listed(list) else {
             continue;
         };
         for meta in metas {
@@ -288,25 +288,20 @@ fn optional_items(garde: &[Attribute], ty: &Type) -> Option<TokenStream> {
             if !inner.path.is_ident("inner") {
                 continue;
             }
-            let Ok(mut items) =
-                Punctuated::<Meta, Token![,]>::parse_terminated.parse2(inner.tokens.clone())
-            else {
+            let Ok(mut items) = listed(&inner) else {
                 continue;
             };
             // The adapted rule is `inner(inner(...))`: the items' rules.
             if let (1, Some(Meta::List(deeper))) = (items.len(), items.first())
                 && deeper.path.is_ident("inner")
-                && let Ok(deeper) =
-                    Punctuated::<Meta, Token![,]>::parse_terminated.parse2(deeper.tokens.clone())
+                && let Ok(deeper) = listed(deeper)
             {
                 items = deeper;
             }
             for rule in items {
                 match &rule {
                     Meta::List(l) if l.path.is_ident("length") || l.path.is_ident("range") => {
-                        let Ok(args) = Punctuated::<Meta, Token![,]>::parse_terminated
-                            .parse2(l.tokens.clone())
-                        else {
+                        let Ok(args) = listed(l) else {
                             continue;
                         };
                         // Modes (`chars`, `bytes`) are garde's alone.
@@ -335,15 +330,13 @@ fn mentions_dive_or_skip(garde: &[Attribute]) -> bool {
         })
     }
     garde.iter().any(|attr| match &attr.meta {
-        Meta::List(list) => {
-            match list.parse_args_with(Punctuated::<Meta, Token![,]>::parse_terminated) {
-                Ok(rules) => rules
-                    .iter()
-                    .filter(|rule| !is_dive(rule))
-                    .any(|rule| walk(quote::ToTokens::to_token_stream(rule))),
-                Err(_) => walk(list.tokens.clone()),
-            }
-        }
+        Meta::List(list) => match listed(list) {
+            Ok(rules) => rules
+                .iter()
+                .filter(|rule| !is_dive(rule))
+                .any(|rule| walk(quote::ToTokens::to_token_stream(rule))),
+            Err(_) => walk(list.tokens.clone()),
+        },
         _ => false,
     })
 }
@@ -360,9 +353,7 @@ fn written_dive(garde: &[Attribute]) -> Option<proc_macro2::Span> {
         let Meta::List(list) = &attr.meta else {
             return None;
         };
-        let rules = list
-            .parse_args_with(Punctuated::<Meta, Token![,]>::parse_terminated)
-            .ok()?;
+        let rules = listed(list).ok()?;
         rules
             .iter()
             .find(|rule| is_dive(rule))
@@ -383,7 +374,7 @@ pub(crate) fn adapt_garde(attr: &Attribute, ty: &Type) -> syn::Result<Option<Att
     let Meta::List(list) = &attr.meta else {
         return Ok(Some(attr.clone()));
     };
-    let Ok(rules) = list.parse_args_with(Punctuated::<Meta, Token![,]>::parse_terminated) else {
+    let Ok(rules) = listed(list) else {
         // `field_rules` reports the syntax error.
         return Ok(Some(attr.clone()));
     };
@@ -418,8 +409,7 @@ fn adapt_rules(
         }
         let adapted = match rule {
             Meta::List(list) if list.path.is_ident("length") && ty.is_some_and(is_string) => {
-                let mut args =
-                    list.parse_args_with(Punctuated::<Meta, Token![,]>::parse_terminated)?;
+                let mut args = listed(&list)?;
                 let mode = args.iter().find_map(|m| match m {
                     Meta::Path(p) => p.get_ident().cloned(),
                     _ => None,
@@ -445,8 +435,7 @@ fn adapt_rules(
                 if list.path.is_ident("range") && ty.is_some_and(|t| number(t).is_some()) =>
             {
                 let suffix = ty.and_then(number).unwrap_or_default();
-                let mut args =
-                    list.parse_args_with(Punctuated::<Meta, Token![,]>::parse_terminated)?;
+                let mut args = listed(&list)?;
                 for arg in &mut args {
                     if let Meta::NameValue(nv) = arg {
                         typed_literal(&mut nv.value, &suffix);
@@ -487,8 +476,7 @@ fn adapt_rules(
                 }
             }
             Meta::List(list) if list.path.is_ident("inner") => {
-                let inner =
-                    list.parse_args_with(Punctuated::<Meta, Token![,]>::parse_terminated)?;
+                let inner = listed(&list)?;
                 let path = &list.path;
                 // On `Option<Vec<T>>`, garde's `inner` is the list itself,
                 // while the schema applies the rules to its items: the rules
@@ -621,7 +609,7 @@ pub(crate) fn field_rules(garde: &[Attribute]) -> syn::Result<()> {
                 "write the rules inside the attribute: `#[garde(length(max = 80))]`",
             ));
         };
-        all.extend(list.parse_args_with(Punctuated::<Meta, Token![,]>::parse_terminated)?);
+        all.extend(listed(list)?);
     }
     one_level(&all)
 }
@@ -664,7 +652,7 @@ fn one_level(rules: &[Meta]) -> syn::Result<()> {
         if written == "inner"
             && let Meta::List(list) = rule
         {
-            let inner = list.parse_args_with(Punctuated::<Meta, Token![,]>::parse_terminated)?;
+            let inner = listed(list)?;
             one_level(&inner.into_iter().collect::<Vec<_>>())?;
         }
     }
@@ -735,7 +723,7 @@ fn bounds_fit(list: &syn::MetaList, ty: Option<&Type>) -> syn::Result<()> {
         (Some(number), true) => number.clone(),
         (None, true) => return Ok(()),
     };
-    let args = list.parse_args_with(Punctuated::<Meta, Token![,]>::parse_terminated)?;
+    let args = listed(list)?;
     for arg in &args {
         let Meta::NameValue(nv) = arg else { continue };
         let Some((negative, literal)) = signed_literal(&nv.value) else {
@@ -822,7 +810,7 @@ fn integer_range(name: &str) -> Option<(i128, u128)> {
 /// A `length` or `range` whose literal `min` is above its `max`: no value
 /// meets it, so every call would be refused.
 fn unmeetable(list: &syn::MetaList) -> syn::Result<()> {
-    let args = list.parse_args_with(Punctuated::<Meta, Token![,]>::parse_terminated)?;
+    let args = listed(list)?;
     for arg in &args {
         if let Meta::NameValue(nv) = arg
             && let syn::Expr::Lit(syn::ExprLit { lit, .. }) = &nv.value

@@ -38,7 +38,12 @@ pub type FieldDefault = (&'static str, fn() -> Option<serde_json::Value>);
 
 /// Builds a tool's definition from its argument type.
 pub fn define<A: schemars::JsonSchema>(meta: Meta) -> ToolDef {
-    let mut schema = schema::canonical::<A>();
+    defined(meta, schema::canonical::<A>())
+}
+
+/// The definition of a tool whose arguments have `schema`: compiled once,
+/// not once for each tool.
+fn defined(meta: Meta, mut schema: serde_json::Value) -> ToolDef {
     schema::state_defaults(&mut schema, meta.defaults);
     let fingerprint = schema::fingerprint(&schema);
     let shape = crate::shape::Shape::new(&schema);

@@ -76,37 +76,17 @@ pub(crate) fn read<'de, A: DeserializeOwned>(
     limits: &Limits,
     shape: &'de Shape,
 ) -> Option<A> {
+    // Only serde's part is generic: the rest is compiled once, not once
+    // for each tool.
     if !numbers_are_plain() {
         return None;
     }
-    let mut reader = Reader {
-        shape,
-        expect: shape.root().map_or(Expect::Any, Expect::One),
-        verdict: 0,
-        text,
-        bytes,
-        pos: 0,
-        depth_limit: limits.depth().min(SERDE_JSON_DEPTH),
-        node_limit: limits.nodes(),
-        string_limit: limits.string_bytes(),
-        depth: 0,
-        nodes: 0,
-        stopped: false,
-        keys: SmallVec::new(),
-        arena: String::new(),
-        scratch: String::new(),
-    };
-    reader.skip_ws();
-    if reader.peek() != Some(b'{') {
+    let mut reader = Reader::new(bytes, text, limits, shape);
+    if !reader.at_object() {
         return None;
     }
-    let value = A::deserialize(&mut reader);
-    reader.skip_ws();
-    let shaped = shape.root().is_none() || reader.verdict & 1 != 0;
-    match value {
-        Ok(value) if shaped && !reader.stopped && reader.pos == reader.bytes.len() => Some(value),
-        _ => None,
-    }
+    let value = A::deserialize(&mut reader).ok()?;
+    reader.finished().then_some(value)
 }
 
 /// Whether serde_json reads numbers as numbers. A crate graph that
@@ -380,6 +360,41 @@ struct Reader<'de> {
 }
 
 impl<'de> Reader<'de> {
+    /// A reader at the start of `bytes`.
+    fn new(bytes: &'de [u8], text: Option<&'de str>, limits: &Limits, shape: &'de Shape) -> Self {
+        Reader {
+            shape,
+            expect: shape.root().map_or(Expect::Any, Expect::One),
+            verdict: 0,
+            text,
+            bytes,
+            pos: 0,
+            depth_limit: limits.depth().min(SERDE_JSON_DEPTH),
+            node_limit: limits.nodes(),
+            string_limit: limits.string_bytes(),
+            depth: 0,
+            nodes: 0,
+            stopped: false,
+            keys: SmallVec::new(),
+            arena: String::new(),
+            scratch: String::new(),
+        }
+    }
+
+    /// Whether the document is an object: the only one the reader reads.
+    fn at_object(&mut self) -> bool {
+        self.skip_ws();
+        self.peek() == Some(b'{')
+    }
+
+    /// Whether the document serde read is accepted: the schema's verdict,
+    /// no stop, nothing after the value.
+    fn finished(&mut self) -> bool {
+        self.skip_ws();
+        let shaped = self.shape.root().is_none() || self.verdict & 1 != 0;
+        shaped && !self.stopped && self.pos == self.bytes.len()
+    }
+
     #[cold]
     fn stop(&mut self) -> Stop {
         self.stopped = true;

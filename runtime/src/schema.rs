@@ -11,7 +11,11 @@ use crate::pointer;
 /// The draft 2020-12 schema of `A`, as the model should see it.
 pub(crate) fn canonical<A: JsonSchema>() -> Value {
     let generator = SchemaSettings::draft2020_12().into_generator();
-    let mut value = generator.into_root_schema_for::<A>().to_value();
+    canonical_of(generator.into_root_schema_for::<A>().to_value())
+}
+
+/// [`canonical`] once schemars has written the schema.
+fn canonical_of(mut value: Value) -> Value {
     if let Value::Object(root) = &mut value {
         // The generated struct's name and doc mean nothing to a model; the
         // tool's description travels next to the schema.

@@ -186,7 +186,7 @@ where
     A: crate::__private::Arguments,
 {
     let args = parsed.into_inner();
-    let all_rules = |args: &A| {
+    let all_rules = || {
         let mut report = match args.validate() {
             Ok(()) => garde::Report::new(),
             Err(report) => report,
@@ -195,23 +195,27 @@ where
         report
     };
     // Valid arguments need no codes: the coded messages are asked for only
-    // to explain a failure.
-    if all_rules(&args).is_empty() {
+    // to explain a failure, in code compiled once, not once for each tool.
+    if all_rules().is_empty() {
         return Ok(Valid(args));
     }
+    explain(&all_rules, def)?;
+    Ok(Valid(args))
+}
+
+/// The rejection for the first rule `all_rules` reports as failed, run
+/// again with the coded messages.
+fn explain(all_rules: &dyn Fn() -> Report, def: &ToolDef) -> Result<(), Rejection> {
     let key = Key::new();
     let failed = RefCell::new(Vec::new());
     let coded = Coded {
         key,
         failed: &failed,
     };
-    let report = garde::i18n::with_i18n(coded, || all_rules(&args));
-    if report.is_empty() {
-        return Ok(Valid(args));
-    }
+    let report = garde::i18n::with_i18n(coded, all_rules);
     let failed = failed.into_inner();
     let Some((path, error)) = report.iter().next() else {
-        return Ok(Valid(args));
+        return Ok(());
     };
     // garde's path serializes as [[kind, component], …] from the root.
     let components: Vec<(String, String)> = serde_json::to_value(path)

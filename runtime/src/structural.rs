@@ -35,29 +35,54 @@ impl<A> Parsed<A> {
 /// Runs gate 2, and gate 1 too if it is pending: in one pass if the
 /// single-pass reader accepts, else gate by gate, each refusal from the
 /// gate that makes it.
+///
+/// Generic over the arguments only where serde must be: the rest is
+/// compiled once, not once for each tool.
 pub(crate) fn parse<A: DeserializeOwned>(
     raw: RawArgs<'_>,
     def: &ToolDef,
 ) -> Result<Parsed<A>, (Gate, Rejection)> {
-    let Some(limits) = raw.pending() else {
-        return separately(raw, def).map_err(|r| (Gate::Structure, r));
-    };
     // An untagged union is checked before serde reads it (see
     // `Shape::walks_first`): gate by gate.
-    if !def.shape.walks_first()
+    if let Some(limits) = raw.pending()
+        && !def.shape.walks_first()
         && let Some(args) = reader::read::<A>(raw.as_bytes(), raw.text(), limits, &def.shape)
     {
         return Ok(Parsed(args));
     }
-    let raw = bounded::scan(raw.as_bytes(), limits).map_err(|r| (Gate::BoundedParse, r))?;
-    separately(raw, def).map_err(|r| (Gate::Structure, r))
+    let mut args = None;
+    gate_by_gate(raw, def, &mut |de| {
+        serde_path_to_error::deserialize(de).map(|read| args = Some(read))
+    })?;
+    match args {
+        Some(args) => Ok(Parsed(args)),
+        None => unreachable!("gate 2 passes only arguments serde read"),
+    }
+}
+
+/// serde into the arguments, reading from the deserializer it is given.
+type Serde<'r> = dyn for<'t> FnMut(
+        &mut serde_json::Deserializer<serde_json::de::StrRead<'t>>,
+    ) -> Result<(), serde_path_to_error::Error<serde_json::Error>>
+    + 'r;
+
+/// Gates 1 (if pending) and 2, one after the other.
+fn gate_by_gate(
+    raw: RawArgs<'_>,
+    def: &ToolDef,
+    serde: &mut Serde<'_>,
+) -> Result<(), (Gate, Rejection)> {
+    let raw = match raw.pending() {
+        Some(limits) => {
+            bounded::scan(raw.as_bytes(), limits).map_err(|r| (Gate::BoundedParse, r))?
+        }
+        None => raw,
+    };
+    separately(raw, def, serde).map_err(|r| (Gate::Structure, r))
 }
 
 /// Gate 2 over arguments that passed gate 1's scan.
-fn separately<A: DeserializeOwned>(
-    raw: RawArgs<'_>,
-    def: &ToolDef,
-) -> Result<Parsed<A>, Rejection> {
+fn separately(raw: RawArgs<'_>, def: &ToolDef, serde: &mut Serde<'_>) -> Result<(), Rejection> {
     let schema = def.schema();
     let text = if raw.has_spelled_integers() {
         crate::number::with_plain_integers(raw.as_str())
@@ -67,34 +92,29 @@ fn separately<A: DeserializeOwned>(
     if def.shape.walks_first() {
         def.shape.explain(&text, schema)?;
     }
-    // The common case pays only for serde. Tracking the path costs an
-    // allocation per key, so it runs again only to explain a failure.
-    if let Ok(args) = serde_json::from_str::<A>(&text) {
+    // One deserializer for the fallback and its explanation, so that each
+    // argument type's `Deserialize` is compiled for it once, not once more
+    // for plain serde_json. Tracking the path costs an allocation per key,
+    // paid only where the single-pass reader stopped.
+    let Err(error) = serde(&mut serde_json::Deserializer::from_str(&text)) else {
         // serde accepts shapes the schema refuses (an array read as a
         // struct, extra keys beside a unit variant's tag): the schema rules.
-        def.shape.check(&text, raw.is_lax(), schema)?;
-        return Ok(Parsed(args));
-    }
+        return def.shape.check(&text, raw.is_lax(), schema);
+    };
     // Refused. Where the schema's structure refuses too, its answer names
     // the place exactly; serde's path stops at the first enum it buffered.
     def.shape.explain(&text, schema)?;
-    let mut de = serde_json::Deserializer::from_str(&text);
-    match serde_path_to_error::deserialize::<_, A>(&mut de) {
-        Ok(args) => Ok(Parsed(args)),
-        Err(error) => {
-            let segments: Vec<Segment<'_>> = error
-                .path()
-                .iter()
-                .map_while(|segment| match segment {
-                    serde_path_to_error::Segment::Seq { index } => Some(Segment::Index(*index)),
-                    serde_path_to_error::Segment::Map { key } => Some(Segment::Key(key)),
-                    serde_path_to_error::Segment::Enum { variant } => Some(Segment::Key(variant)),
-                    serde_path_to_error::Segment::Unknown => None,
-                })
-                .collect();
-            Err(reject(&segments, &error.inner().to_string(), schema))
-        }
-    }
+    let segments: Vec<Segment<'_>> = error
+        .path()
+        .iter()
+        .map_while(|segment| match segment {
+            serde_path_to_error::Segment::Seq { index } => Some(Segment::Index(*index)),
+            serde_path_to_error::Segment::Map { key } => Some(Segment::Key(key)),
+            serde_path_to_error::Segment::Enum { variant } => Some(Segment::Key(variant)),
+            serde_path_to_error::Segment::Unknown => None,
+        })
+        .collect();
+    Err(reject(&segments, &error.inner().to_string(), schema))
 }
 
 /// Turns serde's error into a rejection. serde's messages are a stable part

@@ -123,6 +123,12 @@ where
     semantic::validate(parsed, def).map(drop)
 }
 
+/// A gate's refusal, logged.
+fn refused(ctx: &ToolContext, def: &ToolDef, gate: Gate, rejection: crate::Rejection) -> Outcome {
+    audit::rejected(ctx, def.name(), gate, &rejection);
+    Outcome::Rejected(rejection)
+}
+
 /// One admitted call, handed to a tool's generated wrapper.
 #[doc(hidden)]
 pub struct Invocation<'a, S> {
@@ -177,15 +183,11 @@ impl<'a, S> Invocation<'a, S> {
     where
         A: crate::__private::Arguments,
     {
-        let parsed = structural::parse::<A>(self.raw, self.def).map_err(|(gate, r)| {
-            audit::rejected(self.ctx, self.def.name(), gate, &r);
-            Outcome::Rejected(r)
-        })?;
+        let parsed = structural::parse::<A>(self.raw, self.def)
+            .map_err(|(gate, r)| refused(self.ctx, self.def, gate, r))?;
         self.raw = self.raw.accepted();
-        semantic::validate(parsed, self.def).map_err(|r| {
-            audit::rejected(self.ctx, self.def.name(), Gate::Rules, &r);
-            Outcome::Rejected(r)
-        })
+        semantic::validate(parsed, self.def)
+            .map_err(|r| refused(self.ctx, self.def, Gate::Rules, r))
     }
 
     /// Gates 4 and 5 for the reference in field `field`: resolve it within

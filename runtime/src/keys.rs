@@ -6,8 +6,8 @@
 //! `"::1"` and `"0:0:0:0:0:0:0:1"`, last wins, after gate 1 saw two keys.
 //! `#[tool]` refuses such key types on a tool's own parameters; a nested
 //! type's fields are out of its sight, so registration asks the arguments
-//! type itself. An instance of the tool's schema is deserialized through a
-//! deserializer that watches what each map key's type asks for:
+//! type itself. An instance of the tool's schema is read by the
+//! single-pass reader, which watches what each map key's type asks for:
 //!
 //! - a string (`String`, `Box<str>`, `Cow<str>`: serde's `deserialize_string`),
 //!   a variant name the schema enumerates, an integer (the schema's key
@@ -17,14 +17,10 @@
 //!
 //! Keys that serde buffers first (untagged and internally tagged enums,
 //! `flatten`) reach their type from serde's buffer, out of this probe's
-//! sight; they are left undecided, never refused.
+//! sight; they are left undecided, never refused. The reader is the
+//! deserializer every tool's arguments are compiled for already: the probe
+//! adds none.
 
-use core::cell::RefCell;
-use core::fmt;
-
-use serde::de::{
-    self, DeserializeSeed, Deserializer, EnumAccess, MapAccess, SeqAccess, VariantAccess, Visitor,
-};
 use serde_json::Value;
 
 use crate::pointer::{self, Step};
@@ -42,515 +38,74 @@ pub struct ParsedKey {
 /// The first map in `instance` whose key type parses its key, if any.
 #[doc(hidden)]
 pub fn parsed_key<A: serde::de::DeserializeOwned>(instance: &Value) -> Option<ParsedKey> {
-    let log = Log::default();
-    // The instance need not deserialize: the probe records the key type's
-    // request before the key is read, and a failure later says nothing.
-    let _ = A::deserialize(Probe {
-        inner: instance,
-        log: &log,
-    });
-    log.found.into_inner()
+    let text = instance.to_string();
+    let (end, reads) = crate::reader::key_parse::<A>(&text)?;
+    Some(ParsedKey {
+        at: object_at(&text, end)?,
+        reads,
+    })
 }
 
-#[derive(Default)]
-struct Log {
-    path: RefCell<Vec<Step>>,
-    /// The text of the key last read, for the path of its value.
-    key: RefCell<Option<String>>,
-    found: RefCell<Option<ParsedKey>>,
-}
-
-impl Log {
-    fn parsed(&self, reads: &'static str) {
-        let mut found = self.found.borrow_mut();
-        if found.is_none() {
-            *found = Some(ParsedKey {
-                at: pointer::of_steps(&self.path.borrow()),
-                reads,
-            });
-        }
-    }
-
-    fn within<T>(&self, step: Option<Step>, f: impl FnOnce() -> T) -> T {
-        let pushed = step.map(|s| self.path.borrow_mut().push(s)).is_some();
-        let out = f();
-        if pushed {
-            self.path.borrow_mut().pop();
-        }
-        out
-    }
-}
-
-/// A deserializer that watches the maps inside the value it reads.
-struct Probe<'l, D> {
-    inner: D,
-    log: &'l Log,
-}
-
-/// The visitor of a value read by a [`Probe`]: what it is handed (maps,
-/// sequences, variants, options) is watched in turn.
-struct Watch<'l, V> {
-    inner: V,
-    log: &'l Log,
-}
-
-/// A map key: records what its type asks for.
-struct Key<'l, D> {
-    inner: D,
-    log: &'l Log,
-}
-
-/// The visitor of a map key: keeps the key's text for its value's path.
-struct KeyText<'l, V> {
-    inner: V,
-    log: &'l Log,
-}
-
-struct Seed<'l, T> {
-    inner: T,
-    log: &'l Log,
-    step: Option<Step>,
-}
-
-struct KeySeed<'l, T> {
-    inner: T,
-    log: &'l Log,
-}
-
-struct Entries<'l, M> {
-    inner: M,
-    log: &'l Log,
-}
-
-struct Items<'l, S> {
-    inner: S,
-    log: &'l Log,
-    index: usize,
-}
-
-struct Variant<'l, E> {
-    inner: E,
-    log: &'l Log,
-}
-
-/// Forwards each `deserialize_*` method to `inner` with `$wrap`'s visitor.
-macro_rules! forward {
-    ($wrap:ident, $($method:ident($($arg:ident: $ty:ty),*);)*) => {$(
-        fn $method<V: Visitor<'de>>(self, $($arg: $ty,)* visitor: V) -> Result<V::Value, D::Error> {
-            self.inner.$method($($arg,)* $wrap { inner: visitor, log: self.log })
-        }
-    )*};
-}
-
-impl<'de, D: Deserializer<'de>> Deserializer<'de> for Probe<'_, D> {
-    type Error = D::Error;
-
-    forward! {
-        Watch,
-        deserialize_any(); deserialize_bool(); deserialize_i8(); deserialize_i16();
-        deserialize_i32(); deserialize_i64(); deserialize_i128(); deserialize_u8();
-        deserialize_u16(); deserialize_u32(); deserialize_u64(); deserialize_u128();
-        deserialize_f32(); deserialize_f64(); deserialize_char(); deserialize_str();
-        deserialize_string(); deserialize_bytes(); deserialize_byte_buf();
-        deserialize_option(); deserialize_unit();
-        deserialize_unit_struct(name: &'static str);
-        deserialize_newtype_struct(name: &'static str);
-        deserialize_seq(); deserialize_tuple(len: usize);
-        deserialize_tuple_struct(name: &'static str, len: usize);
-        deserialize_map();
-        deserialize_struct(name: &'static str, fields: &'static [&'static str]);
-        deserialize_enum(name: &'static str, variants: &'static [&'static str]);
-        deserialize_identifier(); deserialize_ignored_any();
-    }
-
-    fn is_human_readable(&self) -> bool {
-        self.inner.is_human_readable()
-    }
-}
-
-/// The key deserializer: each method records whether it parses, then
-/// forwards. `$method => $parses` says whether a key type that asks for it
-/// may fold two spellings into one.
-macro_rules! key_methods {
-    ($($method:ident($($arg:ident: $ty:ty),*) => $parses:literal;)*) => {$(
-        fn $method<V: Visitor<'de>>(self, $($arg: $ty,)* visitor: V) -> Result<V::Value, D::Error> {
-            if $parses {
-                self.log.parsed(stringify!($method));
+/// The JSON Pointer of the innermost object open at byte `end` of `json`
+/// (compact, as serde_json writes it), whose key ends there.
+fn object_at(json: &str, end: usize) -> Option<String> {
+    let bytes = json.as_bytes();
+    // Each open container: the step to the value being read inside it.
+    let mut open: Vec<Option<Step>> = Vec::new();
+    let mut pos = 0;
+    while pos < end {
+        match bytes.get(pos)? {
+            b'{' => open.push(None),
+            b'[' => open.push(Some(Step::Index(0))),
+            b'}' | b']' => {
+                open.pop();
             }
-            self.inner.$method($($arg,)* KeyText { inner: visitor, log: self.log })
+            b',' => {
+                if let Some(Some(Step::Index(i))) = open.last_mut() {
+                    *i += 1;
+                }
+            }
+            b'"' => {
+                let close = string_end(bytes, pos)?;
+                // A string is a key where a `:` follows it.
+                if bytes.get(close + 1) == Some(&b':') {
+                    let key: String = serde_json::from_str(json.get(pos..=close)?).ok()?;
+                    *open.last_mut()? = Some(Step::Key(key));
+                }
+                pos = close;
+            }
+            _ => {}
         }
-    )*};
+        pos += 1;
+    }
+    // The object whose key ends at `end` is the last one open; the steps
+    // of the containers around it lead to it.
+    open.pop();
+    let steps: Vec<Step> = open.into_iter().collect::<Option<_>>()?;
+    Some(pointer::of_steps(&steps))
 }
 
-impl<'de, D: Deserializer<'de>> Deserializer<'de> for Key<'_, D> {
-    type Error = D::Error;
-
-    key_methods! {
-        // What serde buffers (untagged and internally tagged enums,
-        // `flatten`) asks for anything: undecided, not refused.
-        deserialize_any() => false;
-        deserialize_bool() => false;
-        deserialize_i8() => false;
-        deserialize_i16() => false;
-        deserialize_i32() => false;
-        deserialize_i64() => false;
-        deserialize_i128() => false;
-        deserialize_u8() => false;
-        deserialize_u16() => false;
-        deserialize_u32() => false;
-        deserialize_u64() => false;
-        deserialize_u128() => false;
-        deserialize_f32() => true;
-        deserialize_f64() => true;
-        deserialize_char() => false;
-        deserialize_str() => true;
-        deserialize_string() => false;
-        deserialize_bytes() => true;
-        deserialize_byte_buf() => true;
-        deserialize_option() => true;
-        deserialize_unit() => true;
-        deserialize_unit_struct(name: &'static str) => true;
-        deserialize_seq() => true;
-        deserialize_tuple(len: usize) => true;
-        deserialize_tuple_struct(name: &'static str, len: usize) => true;
-        deserialize_map() => true;
-        deserialize_struct(name: &'static str, fields: &'static [&'static str]) => true;
-        deserialize_enum(name: &'static str, variants: &'static [&'static str]) => false;
-        deserialize_identifier() => false;
-        deserialize_ignored_any() => false;
-    }
-
-    // A newtype around a key reads the key as its inner type does.
-    fn deserialize_newtype_struct<V: Visitor<'de>>(
-        self,
-        name: &'static str,
-        visitor: V,
-    ) -> Result<V::Value, D::Error> {
-        self.inner.deserialize_newtype_struct(
-            name,
-            KeyText {
-                inner: visitor,
-                log: self.log,
-            },
-        )
-    }
-
-    fn is_human_readable(&self) -> bool {
-        self.inner.is_human_readable()
-    }
-}
-
-/// Forwards the scalar `visit_*` methods unchanged.
-macro_rules! visit_scalars {
-    () => {
-        fn visit_bool<E: de::Error>(self, v: bool) -> Result<Self::Value, E> {
-            self.inner.visit_bool(v)
+/// The index of the quote that closes the string opening at `open`.
+fn string_end(bytes: &[u8], open: usize) -> Option<usize> {
+    let mut pos = open + 1;
+    loop {
+        match bytes.get(pos)? {
+            b'"' => return Some(pos),
+            b'\\' => pos += 2,
+            _ => pos += 1,
         }
-        fn visit_i8<E: de::Error>(self, v: i8) -> Result<Self::Value, E> {
-            self.inner.visit_i8(v)
-        }
-        fn visit_i16<E: de::Error>(self, v: i16) -> Result<Self::Value, E> {
-            self.inner.visit_i16(v)
-        }
-        fn visit_i32<E: de::Error>(self, v: i32) -> Result<Self::Value, E> {
-            self.inner.visit_i32(v)
-        }
-        fn visit_i64<E: de::Error>(self, v: i64) -> Result<Self::Value, E> {
-            self.inner.visit_i64(v)
-        }
-        fn visit_i128<E: de::Error>(self, v: i128) -> Result<Self::Value, E> {
-            self.inner.visit_i128(v)
-        }
-        fn visit_u8<E: de::Error>(self, v: u8) -> Result<Self::Value, E> {
-            self.inner.visit_u8(v)
-        }
-        fn visit_u16<E: de::Error>(self, v: u16) -> Result<Self::Value, E> {
-            self.inner.visit_u16(v)
-        }
-        fn visit_u32<E: de::Error>(self, v: u32) -> Result<Self::Value, E> {
-            self.inner.visit_u32(v)
-        }
-        fn visit_u64<E: de::Error>(self, v: u64) -> Result<Self::Value, E> {
-            self.inner.visit_u64(v)
-        }
-        fn visit_u128<E: de::Error>(self, v: u128) -> Result<Self::Value, E> {
-            self.inner.visit_u128(v)
-        }
-        fn visit_f32<E: de::Error>(self, v: f32) -> Result<Self::Value, E> {
-            self.inner.visit_f32(v)
-        }
-        fn visit_f64<E: de::Error>(self, v: f64) -> Result<Self::Value, E> {
-            self.inner.visit_f64(v)
-        }
-        fn visit_char<E: de::Error>(self, v: char) -> Result<Self::Value, E> {
-            self.inner.visit_char(v)
-        }
-        fn visit_bytes<E: de::Error>(self, v: &[u8]) -> Result<Self::Value, E> {
-            self.inner.visit_bytes(v)
-        }
-        fn visit_borrowed_bytes<E: de::Error>(self, v: &'de [u8]) -> Result<Self::Value, E> {
-            self.inner.visit_borrowed_bytes(v)
-        }
-        fn visit_byte_buf<E: de::Error>(self, v: Vec<u8>) -> Result<Self::Value, E> {
-            self.inner.visit_byte_buf(v)
-        }
-        fn visit_none<E: de::Error>(self) -> Result<Self::Value, E> {
-            self.inner.visit_none()
-        }
-        fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
-            self.inner.visit_unit()
-        }
-    };
-}
-
-impl<'de, V: Visitor<'de>> Visitor<'de> for Watch<'_, V> {
-    type Value = V::Value;
-
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        self.inner.expecting(f)
-    }
-
-    visit_scalars!();
-
-    fn visit_str<E: de::Error>(self, v: &str) -> Result<Self::Value, E> {
-        self.inner.visit_str(v)
-    }
-    fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<Self::Value, E> {
-        self.inner.visit_borrowed_str(v)
-    }
-    fn visit_string<E: de::Error>(self, v: String) -> Result<Self::Value, E> {
-        self.inner.visit_string(v)
-    }
-
-    fn visit_some<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
-        self.inner.visit_some(Probe {
-            inner: d,
-            log: self.log,
-        })
-    }
-
-    fn visit_newtype_struct<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
-        self.inner.visit_newtype_struct(Probe {
-            inner: d,
-            log: self.log,
-        })
-    }
-
-    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Self::Value, A::Error> {
-        self.inner.visit_seq(Items {
-            inner: seq,
-            log: self.log,
-            index: 0,
-        })
-    }
-
-    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
-        self.inner.visit_map(Entries {
-            inner: map,
-            log: self.log,
-        })
-    }
-
-    fn visit_enum<A: EnumAccess<'de>>(self, data: A) -> Result<Self::Value, A::Error> {
-        self.inner.visit_enum(Variant {
-            inner: data,
-            log: self.log,
-        })
-    }
-}
-
-impl<'de, V: Visitor<'de>> Visitor<'de> for KeyText<'_, V> {
-    type Value = V::Value;
-
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        self.inner.expecting(f)
-    }
-
-    visit_scalars!();
-
-    fn visit_str<E: de::Error>(self, v: &str) -> Result<Self::Value, E> {
-        *self.log.key.borrow_mut() = Some(v.to_owned());
-        self.inner.visit_str(v)
-    }
-    fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<Self::Value, E> {
-        *self.log.key.borrow_mut() = Some(v.to_owned());
-        self.inner.visit_borrowed_str(v)
-    }
-    fn visit_string<E: de::Error>(self, v: String) -> Result<Self::Value, E> {
-        *self.log.key.borrow_mut() = Some(v.clone());
-        self.inner.visit_string(v)
-    }
-
-    fn visit_newtype_struct<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
-        self.inner.visit_newtype_struct(Key {
-            inner: d,
-            log: self.log,
-        })
-    }
-
-    fn visit_enum<A: EnumAccess<'de>>(self, data: A) -> Result<Self::Value, A::Error> {
-        self.inner.visit_enum(data)
-    }
-}
-
-impl<'de, T: DeserializeSeed<'de>> DeserializeSeed<'de> for Seed<'_, T> {
-    type Value = T::Value;
-
-    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
-        let log = self.log;
-        log.within(self.step, || {
-            self.inner.deserialize(Probe { inner: d, log })
-        })
-    }
-}
-
-impl<'de, T: DeserializeSeed<'de>> DeserializeSeed<'de> for KeySeed<'_, T> {
-    type Value = T::Value;
-
-    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
-        self.inner.deserialize(Key {
-            inner: d,
-            log: self.log,
-        })
-    }
-}
-
-impl<'de, M: MapAccess<'de>> MapAccess<'de> for Entries<'_, M> {
-    type Error = M::Error;
-
-    fn next_key_seed<K: DeserializeSeed<'de>>(
-        &mut self,
-        seed: K,
-    ) -> Result<Option<K::Value>, M::Error> {
-        *self.log.key.borrow_mut() = None;
-        self.inner.next_key_seed(KeySeed {
-            inner: seed,
-            log: self.log,
-        })
-    }
-
-    fn next_value_seed<T: DeserializeSeed<'de>>(&mut self, seed: T) -> Result<T::Value, M::Error> {
-        let step = self.log.key.borrow_mut().take().map(Step::Key);
-        self.inner.next_value_seed(Seed {
-            inner: seed,
-            log: self.log,
-            step,
-        })
-    }
-
-    fn size_hint(&self) -> Option<usize> {
-        self.inner.size_hint()
-    }
-}
-
-impl<'de, S: SeqAccess<'de>> SeqAccess<'de> for Items<'_, S> {
-    type Error = S::Error;
-
-    fn next_element_seed<T: DeserializeSeed<'de>>(
-        &mut self,
-        seed: T,
-    ) -> Result<Option<T::Value>, S::Error> {
-        let step = Some(Step::Index(self.index));
-        self.index += 1;
-        self.inner.next_element_seed(Seed {
-            inner: seed,
-            log: self.log,
-            step,
-        })
-    }
-
-    fn size_hint(&self) -> Option<usize> {
-        self.inner.size_hint()
-    }
-}
-
-impl<'l, 'de, E: EnumAccess<'de>> EnumAccess<'de> for Variant<'l, E> {
-    type Error = E::Error;
-    type Variant = Contents<'l, E::Variant>;
-
-    fn variant_seed<T: DeserializeSeed<'de>>(
-        self,
-        seed: T,
-    ) -> Result<(T::Value, Self::Variant), E::Error> {
-        *self.log.key.borrow_mut() = None;
-        let (value, inner) = self.inner.variant_seed(KeySeed {
-            inner: seed,
-            log: self.log,
-        })?;
-        let step = self.log.key.borrow_mut().take().map(Step::Key);
-        Ok((
-            value,
-            Contents {
-                inner,
-                log: self.log,
-                step,
-            },
-        ))
-    }
-}
-
-/// A variant's contents, under the variant's name in the path.
-struct Contents<'l, V> {
-    inner: V,
-    log: &'l Log,
-    step: Option<Step>,
-}
-
-impl<'de, V: VariantAccess<'de>> VariantAccess<'de> for Contents<'_, V> {
-    type Error = V::Error;
-
-    fn unit_variant(self) -> Result<(), V::Error> {
-        self.inner.unit_variant()
-    }
-
-    fn newtype_variant_seed<T: DeserializeSeed<'de>>(self, seed: T) -> Result<T::Value, V::Error> {
-        self.inner.newtype_variant_seed(Seed {
-            inner: seed,
-            log: self.log,
-            step: self.step,
-        })
-    }
-
-    fn tuple_variant<W: Visitor<'de>>(self, len: usize, visitor: W) -> Result<W::Value, V::Error> {
-        let (inner, log) = (self.inner, self.log);
-        log.within(self.step, || {
-            inner.tuple_variant(
-                len,
-                Watch {
-                    inner: visitor,
-                    log,
-                },
-            )
-        })
-    }
-
-    fn struct_variant<W: Visitor<'de>>(
-        self,
-        fields: &'static [&'static str],
-        visitor: W,
-    ) -> Result<W::Value, V::Error> {
-        let (inner, log) = (self.inner, self.log);
-        log.within(self.step, || {
-            inner.struct_variant(
-                fields,
-                Watch {
-                    inner: visitor,
-                    log,
-                },
-            )
-        })
     }
 }
 
 #[cfg(test)]
 mod tests {
-    use std::collections::HashMap;
+    use std::collections::{BTreeMap, HashMap};
     use std::net::IpAddr;
 
     use serde::Deserialize;
     use serde_json::json;
 
-    use super::parsed_key;
+    use super::{object_at, parsed_key};
 
     #[derive(Deserialize)]
     #[allow(dead_code)]
@@ -565,6 +120,64 @@ mod tests {
     #[allow(dead_code)]
     struct Group {
         weights: HashMap<IpAddr, u8>,
+    }
+
+    #[derive(Deserialize, PartialEq, Eq, Hash, PartialOrd, Ord)]
+    #[serde(rename_all = "snake_case")]
+    enum Colour {
+        Red,
+    }
+
+    #[derive(Deserialize)]
+    #[allow(dead_code)]
+    struct Kept {
+        a_numbers: BTreeMap<u32, u8>,
+        b_signed: BTreeMap<i8, u8>,
+        c_colours: HashMap<Colour, u8>,
+        d_flags: BTreeMap<bool, u8>,
+        e_letters: BTreeMap<char, u8>,
+        f_names: HashMap<Box<str>, u8>,
+        z_hosts: HashMap<IpAddr, u8>,
+    }
+
+    #[test]
+    fn the_probe_reads_past_keys_that_keep_their_spelling() {
+        // Integers, variant names, booleans, characters and strings keep
+        // the key: the probe reads past each, to the map whose keys parse.
+        let instance = json!({
+            "a_numbers": {"7": 1},
+            "b_signed": {"-3": 1},
+            "c_colours": {"red": 1},
+            "d_flags": {"true": 1},
+            "e_letters": {"x": 1},
+            "f_names": {"a\"b": 1},
+            "z_hosts": {"::1": 1}
+        });
+        let found = parsed_key::<Kept>(&instance).expect("the hosts' map");
+        assert_eq!(found.at, "/z_hosts");
+        assert_eq!(found.reads, "deserialize_str");
+        // Without it, nothing is found.
+        let mut kept = instance.clone();
+        kept["z_hosts"] = json!({});
+        assert_eq!(parsed_key::<Kept>(&kept), None);
+    }
+
+    #[test]
+    fn the_map_is_named_by_the_keys_and_indexes_that_lead_to_it() {
+        // Strings that hold quotes, brackets and commas, keys with escapes,
+        // and lists before the map do not move the pointer.
+        let instance = json!({
+            "gateway": "10.0.0.1",
+            "groups": [
+                {"weights": {}},
+                {"weights": {"1.2.3.4": 1, "::1": 2}}
+            ]
+        });
+        let found = parsed_key::<Hosts>(&instance).expect("a map whose keys parse");
+        assert_eq!(found.at, "/groups/1/weights");
+        let text = r#"{"s":"x\"]},[","a\u002e":["x,]}",{"b":[1,2]},{"m-1":{"k":1}}]}"#;
+        let end = text.find(r#""k":"#).map(|k| k + 4).expect("the key");
+        assert_eq!(object_at(text, end).as_deref(), Some("/a./2/m-1"));
     }
 
     #[test]

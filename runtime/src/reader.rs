@@ -26,6 +26,7 @@
 //! Stopping costs what the limits allow: the reader stops at the first
 //! limit crossed, and the separate gates then stop there too.
 
+use core::cell::Cell;
 use core::fmt;
 use std::sync::OnceLock;
 
@@ -87,6 +88,26 @@ pub(crate) fn read<'de, A: DeserializeOwned>(
     }
     let value = A::deserialize(&mut reader).ok()?;
     reader.finished().then_some(value)
+}
+
+/// Where a map key's type asked for a parse: the byte offset just past
+/// the key, and the `deserialize_*` method it asked for.
+pub(crate) type KeyParse = (usize, &'static str);
+
+/// Reads `json` into `A` as registration's probe of map keys (see
+/// [`crate::keys`]): the first map key whose type asks to parse its text,
+/// if the reader gets that far. No schema is checked.
+pub(crate) fn key_parse<A: DeserializeOwned>(json: &str) -> Option<KeyParse> {
+    let found = Cell::new(None);
+    let shape = Shape::default();
+    let mut reader = Reader::new(json.as_bytes(), Some(json), &Limits::default(), &shape);
+    reader.probe = Some(&found);
+    if reader.at_object() {
+        // Only what the key types asked for matters, not whether the
+        // instance deserializes.
+        let _ = A::deserialize(&mut reader);
+    }
+    found.get()
 }
 
 /// Whether serde_json reads numbers as numbers. A crate graph that
@@ -357,6 +378,9 @@ struct Reader<'de> {
     arena: String,
     /// The decoded text of the last string value that had escapes.
     scratch: String,
+    /// Set when probing map keys: where a key's type first asked for a
+    /// parse.
+    probe: Option<&'de Cell<Option<KeyParse>>>,
 }
 
 impl<'de> Reader<'de> {
@@ -378,6 +402,7 @@ impl<'de> Reader<'de> {
             keys: SmallVec::new(),
             arena: String::new(),
             scratch: String::new(),
+            probe: None,
         }
     }
 
@@ -1126,6 +1151,7 @@ impl<'de> de::MapAccess<'de> for Entries<'_, 'de> {
         let read = seed.deserialize(KeyReader {
             text,
             stopped: &mut stopped,
+            probe: reader.probe.map(|found| (found, reader.pos)),
         });
         reader.stopped |= stopped;
         reader.watch(read).map(Some)
@@ -1321,12 +1347,14 @@ fn name<'de, T: DeserializeSeed<'de>>(
     let read = seed.deserialize(KeyReader {
         text,
         stopped: &mut stopped,
+        probe: None,
     });
     reader.stopped |= stopped;
     reader.watch(read).map(|read| (read, key))
 }
 
 /// A key's text: borrowed from the input, or decoded.
+#[derive(Clone, Copy)]
 enum Text<'a, 'de> {
     Borrowed(&'de str),
     Copied(&'a str),
@@ -1336,16 +1364,69 @@ enum Text<'a, 'de> {
 /// serde_json reads them: as a string, whatever is asked for. A key that
 /// serde_json would parse as a number or a boolean is left to the separate
 /// gates.
+///
+/// Probing map keys (`probe`), it records the first key whose type asks
+/// for anything that parses its text, and reads numbers, booleans and
+/// variant names as serde_json does, so that the probe goes on past them.
 struct KeyReader<'a, 'de> {
     text: Text<'a, 'de>,
     stopped: &'a mut bool,
+    probe: Option<(&'a Cell<Option<KeyParse>>, usize)>,
 }
 
-impl KeyReader<'_, '_> {
+impl<'a, 'de: 'a> KeyReader<'a, 'de> {
     fn stop(self) -> Stop {
         *self.stopped = true;
         Stop
     }
+
+    /// The key's type asked for `reads`, which may parse the key's text:
+    /// a stop when probing, after the first is recorded.
+    fn parses(self, reads: &'static str) -> core::result::Result<Self, Stop> {
+        match self.probe {
+            Some((found, at)) => {
+                if found.get().is_none() {
+                    found.set(Some((at, reads)));
+                }
+                Err(self.stop())
+            }
+            None => Ok(self),
+        }
+    }
+
+    /// The key's text, when probing: a key that keeps its spelling.
+    fn probed(self) -> core::result::Result<&'a str, Stop> {
+        match (self.probe, self.text) {
+            (Some(_), Text::Borrowed(text)) => Ok(text),
+            (Some(_), Text::Copied(text)) => Ok(text),
+            (None, _) => Err(self.stop()),
+        }
+    }
+}
+
+/// Methods whose request may parse the key: recorded when probing, then
+/// read as before.
+macro_rules! parses {
+    ($($method:ident($($arg:ident: $ty:ty),*) => $read:ident;)*) => {$(
+        fn $method<V: Visitor<'de>>(self, $($arg: $ty,)* visitor: V) -> Result<V::Value> {
+            let key = self.parses(stringify!($method))?;
+            key.$read(visitor)
+        }
+    )*};
+}
+
+/// Methods for integer keys: read as serde_json reads them when probing,
+/// else left to the separate gates.
+macro_rules! integer_keys {
+    ($($method:ident => $ty:ty, $visit:ident;)*) => {$(
+        fn $method<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+            let text = self.probed()?;
+            match text.parse::<$ty>() {
+                Ok(n) => visitor.$visit(n),
+                Err(_) => Err(Stop),
+            }
+        }
+    )*};
 }
 
 impl<'de> de::Deserializer<'de> for KeyReader<'_, 'de> {
@@ -1359,7 +1440,8 @@ impl<'de> de::Deserializer<'de> for KeyReader<'_, 'de> {
     }
 
     fn deserialize_option<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
-        visitor.visit_some(self)
+        let key = self.parses("deserialize_option")?;
+        visitor.visit_some(key)
     }
 
     fn deserialize_newtype_struct<V: Visitor<'de>>(
@@ -1373,22 +1455,61 @@ impl<'de> de::Deserializer<'de> for KeyReader<'_, 'de> {
         visitor.visit_newtype_struct(self)
     }
 
-    stop_on!(deserialize_bool deserialize_f32 deserialize_f64 deserialize_bytes deserialize_byte_buf);
-    stop_on!(deserialize_i8 deserialize_i16 deserialize_i32 deserialize_i64 deserialize_i128);
-    stop_on!(deserialize_u8 deserialize_u16 deserialize_u32 deserialize_u64 deserialize_u128);
+    fn deserialize_bool<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        match self.probed()? {
+            "true" => visitor.visit_bool(true),
+            "false" => visitor.visit_bool(false),
+            _ => Err(Stop),
+        }
+    }
+
+    integer_keys! {
+        deserialize_i8 => i64, visit_i64;
+        deserialize_i16 => i64, visit_i64;
+        deserialize_i32 => i64, visit_i64;
+        deserialize_i64 => i64, visit_i64;
+        deserialize_i128 => i128, visit_i128;
+        deserialize_u8 => u64, visit_u64;
+        deserialize_u16 => u64, visit_u64;
+        deserialize_u32 => u64, visit_u64;
+        deserialize_u64 => u64, visit_u64;
+        deserialize_u128 => u128, visit_u128;
+    }
 
     fn deserialize_enum<V: Visitor<'de>>(
         self,
         _: &'static str,
         _: &'static [&'static str],
-        _: V,
+        visitor: V,
     ) -> Result<V::Value> {
-        Err(self.stop())
+        let text = self.probed()?;
+        visitor.visit_enum(de::value::StrDeserializer::<Stop>::new(text))
+    }
+
+    parses! {
+        deserialize_f32() => stop_read;
+        deserialize_f64() => stop_read;
+        deserialize_bytes() => stop_read;
+        deserialize_byte_buf() => stop_read;
+        deserialize_str() => deserialize_any;
+        deserialize_unit() => deserialize_any;
+        deserialize_unit_struct(_name: &'static str) => deserialize_any;
+        deserialize_seq() => deserialize_any;
+        deserialize_tuple(_len: usize) => deserialize_any;
+        deserialize_tuple_struct(_name: &'static str, _len: usize) => deserialize_any;
+        deserialize_map() => deserialize_any;
+        deserialize_struct(_name: &'static str, _fields: &'static [&'static str]) => deserialize_any;
     }
 
     serde::forward_to_deserialize_any! {
-        char str string unit unit_struct seq tuple tuple_struct map struct
-        identifier ignored_any
+        char string identifier ignored_any
+    }
+}
+
+impl<'de> KeyReader<'_, 'de> {
+    /// A request the reader leaves to the separate gates.
+    fn stop_read<V: Visitor<'de>>(self, _: V) -> Result<V::Value> {
+        Err(self.stop())
     }
 }
 

@@ -24,6 +24,7 @@
 use serde_json::Value;
 
 use crate::pointer::{self, Step};
+use crate::reader::KeyParse;
 
 /// A map whose key type reads its key in a way that may normalize it.
 #[doc(hidden)]
@@ -38,8 +39,14 @@ pub struct ParsedKey {
 /// The first map in `instance` whose key type parses its key, if any.
 #[doc(hidden)]
 pub fn parsed_key<A: serde::de::DeserializeOwned>(instance: &Value) -> Option<ParsedKey> {
+    probe(instance, crate::reader::key_parse::<A>)
+}
+
+/// [`parsed_key`], with the reader's probe for the arguments type: compiled
+/// once, not once for each tool.
+fn probe(instance: &Value, key_parse: fn(&str) -> Option<KeyParse>) -> Option<ParsedKey> {
     let text = instance.to_string();
-    let (end, reads) = crate::reader::key_parse::<A>(&text)?;
+    let (end, reads) = key_parse(&text)?;
     Some(ParsedKey {
         at: object_at(&text, end)?,
         reads,

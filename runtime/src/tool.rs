@@ -119,8 +119,19 @@ pub fn check<A>(raw: RawArgs<'_>, def: &ToolDef) -> Result<(), crate::Rejection>
 where
     A: crate::__private::Arguments,
 {
-    let parsed = structural::parse::<A>(raw, def).map_err(|(_, rejection)| rejection)?;
-    semantic::validate(parsed, def).map(drop)
+    gates::<A>(raw, def)
+        .map(drop)
+        .map_err(|(_, rejection)| rejection)
+}
+
+/// Gates 2 and 3, and the rest of gate 1 if it is pending: one copy for
+/// each tool, shared by the call and the check.
+fn gates<A>(raw: RawArgs<'_>, def: &ToolDef) -> Result<Valid<A>, (Gate, crate::Rejection)>
+where
+    A: crate::__private::Arguments,
+{
+    let parsed = structural::parse::<A>(raw, def)?;
+    semantic::validate(parsed, def).map_err(|r| (Gate::Rules, r))
 }
 
 /// A gate's refusal, logged.
@@ -183,11 +194,10 @@ impl<'a, S> Invocation<'a, S> {
     where
         A: crate::__private::Arguments,
     {
-        let parsed = structural::parse::<A>(self.raw, self.def)
+        let valid = gates::<A>(self.raw, self.def)
             .map_err(|(gate, r)| refused(self.ctx, self.def, gate, r))?;
         self.raw = self.raw.accepted();
-        semantic::validate(parsed, self.def)
-            .map_err(|r| refused(self.ctx, self.def, Gate::Rules, r))
+        Ok(valid)
     }
 
     /// Gates 4 and 5 for the reference in field `field`: resolve it within

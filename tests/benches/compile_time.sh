@@ -12,8 +12,11 @@
 #
 # For each crate it reports: a cold build (dependencies included), a build
 # of the crate alone (dependencies already built), an incremental rebuild
-# after editing one tool's body (the median of three), and, where a nightly toolchain is
-# installed, the size of the macro-expanded code per tool.
+# after editing one tool's body (the median of three), where a nightly toolchain is
+# installed, the size of the macro-expanded code per tool, and the lines of
+# LLVM IR the crate hands the back end (a count, not a time: the same on
+# every run). Run it twice with TOOLS=10 and TOOLS=20 and subtract for the
+# IR that each further tool adds.
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
@@ -164,8 +167,16 @@ measure() {
       bytes=$(cargo +nightly rustc --offline --profile=check -q -- -Zunpretty=expanded 2> /dev/null | wc -c)
       expanded=$((bytes / TOOLS))
     fi
-    printf '%-14s cold %6.1f s   crate alone %6.1f s   one tool edited %6.1f s   expanded %s bytes/tool\n' \
-      "$name" "$cold" "$alone" "$incremental" "$expanded"
+    # What the compiler's back end is handed, which times on a shared
+    # machine only approximate: the crate's LLVM IR (one codegen unit),
+    # counted in lines inside function bodies. Deterministic for a given
+    # compiler and source.
+    local ir
+    rm -f target/debug/deps/*.ll
+    cargo +"$TOOLCHAIN" rustc --offline -q -- --emit=llvm-ir -C codegen-units=1 > /dev/null 2>&1
+    ir=$(awk '/^define /{f=1;next} /^}/{f=0} f{n++} END{print n}' target/debug/deps/*.ll)
+    printf '%-14s cold %6.1f s   crate alone %6.1f s   one tool edited %6.1f s   expanded %s bytes/tool   LLVM IR %s lines (%s/tool)\n' \
+      "$name" "$cold" "$alone" "$incremental" "$expanded" "$ir" "$((ir / TOOLS))"
   )
 }
 

@@ -1592,6 +1592,72 @@ mod tests {
     }
 
     #[test]
+    fn a_misspelt_or_cut_literal_stops_the_reader() {
+        let shape = Shape::default();
+        for doc in [
+            r#"{"a":trux}"#,
+            r#"{"a":fals}"#,
+            r#"{"a":nulL}"#,
+            r#"{"a":tru"#,
+        ] {
+            assert_eq!(read::<Value>(doc, &limits(), &shape), None, "{doc}");
+        }
+        let doc = r#"{"a":true,"b":false,"c":null}"#;
+        let expected = serde_json::json!({"a": true, "b": false, "c": null});
+        assert_eq!(read::<Value>(doc, &limits(), &shape), Some(expected));
+    }
+
+    #[test]
+    fn every_escape_is_read_as_serde_json_reads_it() {
+        // A document with escapes is read in one pass, not left to the
+        // separate gates, and decoded alike.
+        let shape = Shape::default();
+        let doc = r#"{"a":"\\ \" \/ \b \f \n \r \t \u00e9 \ud83d\ude00","b\tc":1}"#;
+        let expected: Value = serde_json::from_str(doc).unwrap();
+        assert_eq!(read::<Value>(doc, &limits(), &shape), Some(expected));
+    }
+
+    #[test]
+    fn a_union_past_64_subschemas_stops_the_reader() {
+        // A union and each of its branches take a bit of a 64-bit verdict:
+        // with 63 branches the reader decides, with 64 it leaves the
+        // document to the separate gates, scalars and containers alike.
+        for (branches, read_whole) in [(63, true), (64, false)] {
+            // Branches that are not lists of constants, which the schema's
+            // compilation would merge into one.
+            let branch = |n: usize, kinds: Value| {
+                let key = format!("k{n}");
+                serde_json::json!({
+                    "type": kinds,
+                    "properties": {(key.clone()): {"type": "integer"}},
+                    "required": [key],
+                    "additionalProperties": false
+                })
+            };
+            let scalars: Vec<Value> = (0..branches)
+                .map(|n| branch(n, serde_json::json!(["integer", "object"])))
+                .collect();
+            let objects: Vec<Value> = (0..branches)
+                .map(|n| branch(n, serde_json::json!("object")))
+                .collect();
+            let schema = serde_json::json!({
+                "type": "object",
+                "properties": {"s": {"anyOf": scalars}, "o": {"anyOf": objects}},
+                "additionalProperties": false
+            });
+            let shape = Shape::new(&schema);
+            let last = branches - 1;
+            for doc in [
+                format!(r#"{{"s":{last}}}"#),
+                format!(r#"{{"o":{{"k{last}":1}}}}"#),
+            ] {
+                let read = read::<Value>(&doc, &limits(), &shape);
+                assert_eq!(read.is_some(), read_whole, "{branches} branches: {doc}");
+            }
+        }
+    }
+
+    #[test]
     fn text_that_is_not_utf8_stops_the_reader() {
         let shape = Shape::default();
         for doc in [

@@ -1592,6 +1592,112 @@ mod tests {
     }
 
     #[test]
+    fn a_comma_out_of_place_stops_the_reader() {
+        let shape = Shape::default();
+        for doc in [
+            r#"{,"a":1}"#,
+            r#"{"a":1 "b":2}"#,
+            r#"{"a":[,1]}"#,
+            r#"{"a":[1 2]}"#,
+        ] {
+            assert_eq!(read::<Value>(doc, &limits(), &shape), None, "{doc}");
+        }
+        let doc = r#"{"a":[1,2],"b":{}}"#;
+        let expected = serde_json::json!({"a": [1, 2], "b": {}});
+        assert_eq!(read::<Value>(doc, &limits(), &shape), Some(expected));
+    }
+
+    #[test]
+    fn booleans_and_units_asked_for_by_name_are_read_in_one_pass() {
+        #[derive(Debug, PartialEq, Deserialize)]
+        struct Flags {
+            on: bool,
+            off: bool,
+            nothing: (),
+        }
+        let doc = r#"{"on":true,"off":false,"nothing":null}"#;
+        let expected = Flags {
+            on: true,
+            off: false,
+            nothing: (),
+        };
+        assert_eq!(
+            read::<Flags>(doc, &limits(), &Shape::default()),
+            Some(expected)
+        );
+    }
+
+    #[test]
+    fn a_key_type_that_swallows_the_readers_stop_still_stops_it() {
+        // A key the reader leaves to the separate gates (an integer), read
+        // by a type that catches the error: the reader must not accept the
+        // value it made of it, which is not serde_json's.
+        #[derive(Debug, PartialEq, Eq, Hash)]
+        struct Lenient(Option<u32>);
+        impl<'de> Deserialize<'de> for Lenient {
+            fn deserialize<D: serde::Deserializer<'de>>(
+                d: D,
+            ) -> core::result::Result<Self, D::Error> {
+                Ok(Lenient(u32::deserialize(d).ok()))
+            }
+        }
+        #[derive(Debug, PartialEq, Deserialize)]
+        struct Counts {
+            by: std::collections::HashMap<Lenient, u8>,
+        }
+        let doc = r#"{"by":{"7":1}}"#;
+        assert_eq!(read::<Counts>(doc, &limits(), &Shape::default()), None);
+        let gates: Counts = serde_json::from_str(doc).unwrap();
+        assert_eq!(gates.by.get(&Lenient(Some(7))), Some(&1));
+    }
+
+    #[test]
+    fn a_variant_name_type_that_swallows_the_readers_stop_still_stops_it() {
+        // The same for a variant's name, in the object form, where
+        // serde_json reads an integer name as the integer.
+        #[derive(Debug, PartialEq)]
+        struct Picked(Option<u32>, u8);
+        impl<'de> Deserialize<'de> for Picked {
+            fn deserialize<D: serde::Deserializer<'de>>(
+                d: D,
+            ) -> core::result::Result<Self, D::Error> {
+                struct Name(Option<u32>);
+                impl<'de> Deserialize<'de> for Name {
+                    fn deserialize<D: serde::Deserializer<'de>>(
+                        d: D,
+                    ) -> core::result::Result<Self, D::Error> {
+                        Ok(Name(u32::deserialize(d).ok()))
+                    }
+                }
+                struct Picker;
+                impl<'de> Visitor<'de> for Picker {
+                    type Value = Picked;
+                    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                        f.write_str("a numbered variant")
+                    }
+                    fn visit_enum<E: de::EnumAccess<'de>>(
+                        self,
+                        data: E,
+                    ) -> core::result::Result<Picked, E::Error> {
+                        use de::VariantAccess as _;
+                        let (Name(name), variant) = data.variant::<Name>()?;
+                        Ok(Picked(name, variant.newtype_variant::<u8>()?))
+                    }
+                }
+                d.deserialize_enum("Picked", &["7"], Picker)
+            }
+        }
+        #[derive(Debug, PartialEq, Deserialize)]
+        struct Choice {
+            p: Picked,
+        }
+        let doc = r#"{"p":{"7":1}}"#;
+        assert_eq!(read::<Choice>(doc, &limits(), &Shape::default()), None);
+        let gates: Choice = serde_json::from_str(doc).unwrap();
+        assert_eq!(gates.p, Picked(Some(7), 1));
+    }
+
+    #[test]
     fn a_misspelt_or_cut_literal_stops_the_reader() {
         let shape = Shape::default();
         for doc in [
@@ -1654,6 +1760,14 @@ mod tests {
                 let read = read::<Value>(&doc, &limits(), &shape);
                 assert_eq!(read.is_some(), read_whole, "{branches} branches: {doc}");
             }
+            // A string, which no branch takes, is refused by the union
+            // whose own keywords say nothing.
+            let doc = r#"{"s":"x"}"#;
+            assert_eq!(
+                read::<Value>(doc, &limits(), &shape),
+                None,
+                "{branches} branches"
+            );
         }
     }
 

@@ -185,6 +185,12 @@ mod tests {
         let text = r#"{"s":"x\"]},[","a\u002e":["x,]}",{"b":[1,2]},{"m-1":{"k":1}}]}"#;
         let end = text.find(r#""k":"#).map(|k| k + 4).expect("the key");
         assert_eq!(object_at(text, end).as_deref(), Some("/a./2/m-1"));
+        // Whatever the key's value: the map is the object the key is in.
+        for value in ["[1]", r#"{"x":1}"#, r#""s""#, "7"] {
+            let text = format!(r#"{{"a":{{"k":{value}}}}}"#);
+            let end = text.find(r#""k":"#).map(|k| k + 4).expect("the key");
+            assert_eq!(object_at(&text, end).as_deref(), Some("/a"), "{text}");
+        }
     }
 
     #[test]

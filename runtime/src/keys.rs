@@ -155,7 +155,7 @@ mod tests {
             "a_numbers": {"7": 1},
             "b_signed": {"-3": 1},
             "c_colours": {"red": 1},
-            "d_flags": {"true": 1},
+            "d_flags": {"true": 1, "false": 0},
             "e_letters": {"x": 1},
             "f_names": {"a\"b": 1},
             "z_hosts": {"::1": 1}

@@ -1397,8 +1397,7 @@ impl<'a, 'de: 'a> KeyReader<'a, 'de> {
     /// The key's text, when probing: a key that keeps its spelling.
     fn probed(self) -> core::result::Result<&'a str, Stop> {
         match (self.probe, self.text) {
-            (Some(_), Text::Borrowed(text)) => Ok(text),
-            (Some(_), Text::Copied(text)) => Ok(text),
+            (Some(_), Text::Borrowed(text) | Text::Copied(text)) => Ok(text),
             (None, _) => Err(self.stop()),
         }
     }
@@ -1627,20 +1626,21 @@ mod tests {
         );
     }
 
+    /// An integer read by a type that catches the error, as `None`.
+    #[derive(Debug, PartialEq, Eq, Hash)]
+    struct Lenient(Option<u32>);
+
+    impl<'de> Deserialize<'de> for Lenient {
+        fn deserialize<D: serde::Deserializer<'de>>(d: D) -> core::result::Result<Self, D::Error> {
+            Ok(Lenient(u32::deserialize(d).ok()))
+        }
+    }
+
     #[test]
     fn a_key_type_that_swallows_the_readers_stop_still_stops_it() {
         // A key the reader leaves to the separate gates (an integer), read
         // by a type that catches the error: the reader must not accept the
         // value it made of it, which is not serde_json's.
-        #[derive(Debug, PartialEq, Eq, Hash)]
-        struct Lenient(Option<u32>);
-        impl<'de> Deserialize<'de> for Lenient {
-            fn deserialize<D: serde::Deserializer<'de>>(
-                d: D,
-            ) -> core::result::Result<Self, D::Error> {
-                Ok(Lenient(u32::deserialize(d).ok()))
-            }
-        }
         #[derive(Debug, PartialEq, Deserialize)]
         struct Counts {
             by: std::collections::HashMap<Lenient, u8>,
@@ -1661,14 +1661,6 @@ mod tests {
             fn deserialize<D: serde::Deserializer<'de>>(
                 d: D,
             ) -> core::result::Result<Self, D::Error> {
-                struct Name(Option<u32>);
-                impl<'de> Deserialize<'de> for Name {
-                    fn deserialize<D: serde::Deserializer<'de>>(
-                        d: D,
-                    ) -> core::result::Result<Self, D::Error> {
-                        Ok(Name(u32::deserialize(d).ok()))
-                    }
-                }
                 struct Picker;
                 impl<'de> Visitor<'de> for Picker {
                     type Value = Picked;
@@ -1680,7 +1672,7 @@ mod tests {
                         data: E,
                     ) -> core::result::Result<Picked, E::Error> {
                         use de::VariantAccess as _;
-                        let (Name(name), variant) = data.variant::<Name>()?;
+                        let (Lenient(name), variant) = data.variant::<Lenient>()?;
                         Ok(Picked(name, variant.newtype_variant::<u8>()?))
                     }
                 }

@@ -85,6 +85,7 @@ mod structural;
 pub mod testing;
 mod tool;
 mod toolbox;
+mod wire;
 
 #[doc(hidden)]
 #[path = "private.rs"]

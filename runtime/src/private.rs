@@ -8,7 +8,10 @@ pub use serde_json;
 pub use std::sync::OnceLock;
 
 pub use crate::keys::{ParsedKey, parsed_key};
-pub use crate::tool::{BoxFuture, IntoOutcome, Invocation, check, into_outcome};
+pub use crate::tool::{
+    Admission, Admitted, BoxFuture, Finished, IntoOutcome, Invocation, check, into_outcome,
+};
+pub use crate::wire::{Fields, missing};
 
 use crate::{Effect, ToolDef, schema};
 

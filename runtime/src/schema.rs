@@ -2,7 +2,8 @@
 //! into it for rejection messages.
 
 use schemars::JsonSchema;
-use schemars::generate::SchemaSettings;
+use schemars::Schema;
+use schemars::generate::{SchemaGenerator, SchemaSettings};
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 
@@ -10,8 +11,33 @@ use crate::pointer;
 
 /// The draft 2020-12 schema of `A`, as the model should see it.
 pub(crate) fn canonical<A: JsonSchema>() -> Value {
-    let generator = SchemaSettings::draft2020_12().into_generator();
-    canonical_of(generator.into_root_schema_for::<A>().to_value())
+    root(A::json_schema)
+}
+
+/// What schemars' `into_root_schema_for` writes, for a type that none of
+/// its parts refers back to (a tool's generated argument struct): compiled
+/// once, where `into_root_schema_for` is compiled once for each tool.
+fn root(schema_of: fn(&mut SchemaGenerator) -> Schema) -> Value {
+    let mut generator = SchemaSettings::draft2020_12().into_generator();
+    let mut value = schema_of(&mut generator).to_value();
+    let meta_schema = generator.settings().meta_schema.clone();
+    let mut definitions = generator.take_definitions(false);
+    if let Value::Object(root) = &mut value {
+        if let Some(meta_schema) = meta_schema {
+            root.insert(
+                "$schema".to_owned(),
+                Value::String(meta_schema.into_owned()),
+            );
+        }
+        if !definitions.is_empty()
+            && let Value::Object(defs) = root
+                .entry("$defs")
+                .or_insert_with(|| Value::Object(serde_json::Map::new()))
+        {
+            defs.append(&mut definitions);
+        }
+    }
+    canonical_of(value)
 }
 
 /// [`canonical`] once schemars has written the schema.

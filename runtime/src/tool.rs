@@ -271,34 +271,113 @@ impl<'a, S> Invocation<'a, S> {
         }
     }
 
-    /// Gate 6, then the body: `approval` is what the tool's `approval = …`
+    /// Gate 6 before the body: `approval` is what the tool's `approval = …`
     /// expression said (`None` without one), `approver` the actor its
-    /// `approver = …` expression named; `body` runs only if the gate
-    /// lets it, and its outcome is recorded for replay.
-    pub async fn execute<F>(
+    /// `approver = …` expression named.
+    ///
+    /// A `read` call that needs no approval is let through at once, with no
+    /// store call and no future to await. Any other goes through the effect
+    /// gate, boxed, so that its state (store calls, approvals) does not
+    /// size every call's future and is not copied with it; it ends in the
+    /// outcome instead if the body does not run now (an approval asked
+    /// for, a replay, a refusal). Compiled once, not once for each tool:
+    /// the body is not part of it.
+    pub fn admit(
         self,
         approval: Option<bool>,
         approver: Option<String>,
-        body: F,
-    ) -> Outcome
-    where
-        F: Future<Output = Outcome>,
-    {
+    ) -> Admission<
+        Admitted<'a, S>,
+        impl Future<Output = Result<Admitted<'a, S>, Outcome>> + use<'a, S>,
+    > {
         let needs = self.asked
             || self
                 .effects
                 .policy
                 .needs_approval(self.def.effect(), approval);
-        if !needs && self.resuming.is_none() && self.def.effect() == crate::Effect::Read {
-            return match crate::effect::timed(self.effects, self.ctx, self.def, body).await {
-                Ok(outcome) | Err(outcome) => outcome,
-            };
+        let gated = needs || self.resuming.is_some() || self.def.effect() != crate::Effect::Read;
+        if !gated {
+            return Admission::Now(Admitted {
+                invocation: self,
+                run: None,
+            });
         }
-        // Boxed: the effect gate's state (store calls, approvals) would
-        // otherwise size every call's future, read calls' included, and
-        // be copied with it.
-        Box::pin(crate::effect::gate(self, needs, approver, body)).await
+        Admission::Later(Box::pin(async move {
+            let run = crate::effect::before(&self, needs, approver).await?;
+            Ok(Admitted {
+                invocation: self,
+                run: Some(run),
+            })
+        }))
     }
+}
+
+/// What [`Invocation::admit`] decided: the call runs now, or once the
+/// effect gate, awaited, lets it.
+#[doc(hidden)]
+pub enum Admission<A, G> {
+    Now(A),
+    Later(Pin<Box<G>>),
+}
+
+/// A call that gate 6 let through: its body runs next, and
+/// [`finish`](Admitted::finish) keeps what it returned.
+#[doc(hidden)]
+pub struct Admitted<'a, S> {
+    invocation: Invocation<'a, S>,
+    /// The effect gate's hold on the call, for a call it gates.
+    run: Option<crate::effect::Run>,
+}
+
+impl<'a, S> Admitted<'a, S> {
+    /// The body, pinned by the call's future, within the tool's time limit
+    /// (or the toolbox's).
+    pub fn run<'b, F: Future<Output = Outcome>>(
+        &self,
+        body: Pin<&'b mut F>,
+    ) -> crate::effect::Timed<'b, F> {
+        let limit = self
+            .invocation
+            .def
+            .timeout()
+            .or(self.invocation.effects.policy.timeout);
+        crate::effect::Timed::new(body, limit)
+    }
+
+    /// Gate 6 after the body: records its outcome for replay, if the gate
+    /// holds the call. A body stopped at its time limit may have taken
+    /// effect before it was stopped, so its idempotency key stays held
+    /// until the lease runs out.
+    pub fn finish(
+        self,
+        ran: Result<Outcome, core::time::Duration>,
+    ) -> Finished<impl Future<Output = Outcome> + use<'a, S>> {
+        let Admitted { invocation, run } = self;
+        let outcome = match ran {
+            Ok(outcome) => outcome,
+            Err(limit) => {
+                return Finished::Now(crate::effect::timed_out(
+                    invocation.ctx,
+                    invocation.def,
+                    limit,
+                ));
+            }
+        };
+        match run {
+            None => Finished::Now(outcome),
+            Some(run) => Finished::Later(Box::pin(async move {
+                crate::effect::after(&invocation, run, outcome).await
+            })),
+        }
+    }
+}
+
+/// What [`Admitted::finish`] left to do: nothing (the outcome is final),
+/// or record it, awaited.
+#[doc(hidden)]
+pub enum Finished<R> {
+    Now(Outcome),
+    Later(Pin<Box<R>>),
 }
 
 /// What the body returned, as the outcome the model sees.

@@ -1,6 +1,6 @@
 //! Gate 6 on one call that passed gates 0–5 and the tool's checks.
 
-use core::future::Future;
+use core::time::Duration;
 
 use serde_json::Value;
 
@@ -108,34 +108,36 @@ fn unavailable(ctx: &crate::ToolContext, tool: &str, error: &StoreError) -> Outc
     Outcome::Rejected(rejection)
 }
 
-pub(crate) async fn gate<S, F>(
-    invocation: Invocation<'_, S>,
+/// A call the gate lets run: its action, and the idempotency key it holds.
+pub(crate) struct Run {
+    action: Action,
+    key: String,
+    now: std::time::SystemTime,
+}
+
+/// Everything gate 6 does before the body runs: `Err` with the outcome if
+/// it does not run.
+pub(crate) async fn before<S>(
+    invocation: &Invocation<'_, S>,
     needs: bool,
     approver: Option<String>,
-    body: F,
-) -> Outcome
-where
-    F: Future<Output = Outcome>,
-{
+) -> Result<Run, Outcome> {
     let ctx = invocation.ctx;
     let def = invocation.def;
     let effects = invocation.effects;
     let store = &*effects.store;
     let now = effects.clock.now();
-    let action = match Action::of(&invocation) {
-        Ok(action) => action,
-        Err(outcome) => return outcome,
-    };
+    let action = Action::of(invocation)?;
     match invocation.resuming {
         Some(approval) => {
-            if let Some(refused) = bound(approval, &action, &invocation) {
-                return refused;
+            if let Some(refused) = bound(approval, &action, invocation) {
+                return Err(refused);
             }
         }
         None if needs => {
             // This action already ran on an approval in this conversation:
             // the repeat replays it, and nobody is asked again.
-            let (plain, claimed_with) = action.plain_key(&invocation);
+            let (plain, claimed_with) = action.plain_key(invocation);
             let policy = &effects.policy;
             match store
                 .claim(&plain, &claimed_with, now, policy.lease, policy.retain)
@@ -143,19 +145,19 @@ where
             {
                 Ok(Claim::Finished(stored)) => {
                     audit::effect(ctx, def.name(), "replayed", "");
-                    return Outcome::Replayed(stored);
+                    return Err(Outcome::Replayed(stored));
                 }
                 Ok(Claim::Claimed) => {
                     let _ = store.release(&plain).await;
                 }
                 Ok(_) | Err(_) => {}
             }
-            let seen = action.seen(&invocation);
-            return request(&invocation, action, seen, approver, now).await;
+            let seen = action.seen(invocation);
+            return Err(request(invocation, action, seen, approver, now).await);
         }
         None => {}
     }
-    let (key, claimed_with) = action.key(&invocation);
+    let (key, claimed_with) = action.key(invocation);
     if !effects.unrecorded.is_empty() {
         if let Err(error) = effects.unrecorded.retry(store).await {
             audit::failed(ctx, def.name(), &error);
@@ -164,7 +166,7 @@ where
         // would have.
         if let Some(stored) = effects.unrecorded.get(&key) {
             audit::effect(ctx, def.name(), "replayed", "");
-            return Outcome::Replayed(stored);
+            return Err(Outcome::Replayed(stored));
         }
     }
     let policy = &effects.policy;
@@ -175,23 +177,23 @@ where
         Ok(Claim::Claimed) => {}
         Ok(Claim::Finished(stored)) => {
             audit::effect(ctx, def.name(), "replayed", "");
-            return Outcome::Replayed(stored);
+            return Err(Outcome::Replayed(stored));
         }
         Ok(Claim::InFlight) => {
             audit::effect(ctx, def.name(), "in_progress", "");
-            return Outcome::Rejected(Rejection::new(
+            return Err(Outcome::Rejected(Rejection::new(
                 Code::InProgress,
                 "An identical call is running now. Wait for it, then ask again for its result.",
-            ));
+            )));
         }
         Ok(Claim::Conflict) => {
             audit::effect(ctx, def.name(), "idempotency_conflict", "");
-            return Outcome::Rejected(Rejection::new(
+            return Err(Outcome::Rejected(Rejection::new(
                 Code::IdempotencyConflict,
                 "This call's id was already used for a call with other arguments.",
-            ));
+            )));
         }
-        Err(error) => return unavailable(ctx, def.name(), &error),
+        Err(error) => return Err(unavailable(ctx, def.name(), &error)),
     }
     if let Some(approval) = invocation.resuming {
         // Used, and its run's outcome no longer kept: it never runs again.
@@ -199,12 +201,12 @@ where
             let _ = store.release(&key).await;
             let rejection = used();
             audit::rejected(ctx, def.name(), Gate::Effect, &rejection);
-            return Outcome::Rejected(rejection);
+            return Err(Outcome::Rejected(rejection));
         }
         // The objects changed since the person saw them: ask again, with
         // what they are now. (After the claim: a finished run of this
         // approval, which changed them itself, replays above.)
-        let seen = action.seen(&invocation);
+        let seen = action.seen(invocation);
         let changed = approval
             .resources
             .iter()
@@ -213,7 +215,7 @@ where
         if changed {
             let _ = store.release(&key).await;
             audit::effect(ctx, def.name(), "stale", &approval.id);
-            return request(&invocation, action, seen, approver, now).await;
+            return Err(request(invocation, action, seen, approver, now).await);
         }
         let refusal = match store.consume(&approval.id, now).await {
             Ok(Consumed::Done) => None,
@@ -224,22 +226,30 @@ where
             Ok(Consumed::Used) => Some(used()),
             Err(error) => {
                 let _ = store.release(&key).await;
-                return unavailable(ctx, def.name(), &error);
+                return Err(unavailable(ctx, def.name(), &error));
             }
         };
         if let Some(rejection) = refusal {
             let _ = store.release(&key).await;
             audit::rejected(ctx, def.name(), Gate::Effect, &rejection);
-            return Outcome::Rejected(rejection);
+            return Err(Outcome::Rejected(rejection));
         }
         audit::effect(ctx, def.name(), "approval_used", &approval.id);
     }
-    // Timed out: the body may have committed before it was stopped, so its
-    // key stays held until the lease runs out.
-    let outcome = match timed(effects, ctx, def, body).await {
-        Ok(outcome) => outcome,
-        Err(timed_out) => return timed_out,
-    };
+    Ok(Run { action, key, now })
+}
+
+/// Everything gate 6 does once the body has run: keeps its outcome.
+pub(crate) async fn after<S>(
+    invocation: &Invocation<'_, S>,
+    run: Run,
+    outcome: Outcome,
+) -> Outcome {
+    let ctx = invocation.ctx;
+    let def = invocation.def;
+    let effects = invocation.effects;
+    let store = &*effects.store;
+    let Run { action, key, now } = run;
     if outcome.rejection().map(Rejection::code) == Some(Code::Stale) {
         // The body lost a race and changed nothing: no outcome to keep.
         audit::effect(
@@ -261,7 +271,7 @@ where
     }
     if invocation.resuming.is_some() {
         // Also under the model's own key, for its repeat to replay.
-        let (plain, claimed_with) = action.plain_key(&invocation);
+        let (plain, claimed_with) = action.plain_key(invocation);
         let policy = &effects.policy;
         if let Ok(Claim::Claimed) = store
             .claim(&plain, &claimed_with, now, policy.lease, policy.retain)
@@ -333,35 +343,22 @@ async fn request<S>(
     Outcome::ApprovalRequired(Box::new(approval))
 }
 
-/// The body, within the tool's time limit (or the toolbox's); `Err` with
-/// the `TIMEOUT` outcome if it ran past it, its future dropped.
-pub(crate) async fn timed<F>(
-    effects: &super::Effects,
+/// The body was stopped at its time limit.
+pub(crate) fn timed_out(
     ctx: &crate::ToolContext,
     def: &crate::ToolDef,
-    body: F,
-) -> Result<Outcome, Outcome>
-where
-    F: Future<Output = Outcome>,
-{
-    let Some(limit) = def.timeout().or(effects.policy.timeout) else {
-        return Ok(body.await);
-    };
-    match super::within(limit, body).await {
-        Some(outcome) => Ok(outcome),
-        None => {
-            audit::effect(ctx, def.name(), "timed_out", "");
-            let rejection = Rejection::new(
-                Code::Timeout,
-                format!(
-                    "{} took longer than its limit of {} ms and was stopped; it may or may not have taken effect.",
-                    def.name(),
-                    limit.as_millis()
-                ),
-            );
-            Err(Outcome::Rejected(rejection))
-        }
-    }
+    limit: Duration,
+) -> Outcome {
+    audit::effect(ctx, def.name(), "timed_out", "");
+    let rejection = Rejection::new(
+        Code::Timeout,
+        format!(
+            "{} took longer than its limit of {} ms and was stopped; it may or may not have taken effect.",
+            def.name(),
+            limit.as_millis()
+        ),
+    );
+    Outcome::Rejected(rejection)
 }
 
 pub(crate) fn stale() -> Rejection {

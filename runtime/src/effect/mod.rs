@@ -21,8 +21,8 @@ mod timer;
 
 #[cfg(feature = "testing")]
 pub(crate) use approval::new_id;
-pub(crate) use gate::{denied, expired, gate, pending, stale, timed};
-pub(crate) use timer::within;
+pub(crate) use gate::{Run, after, before, denied, expired, pending, stale, timed_out};
+pub use timer::Timed;
 
 use std::sync::Arc;
 use std::time::{Duration, SystemTime};

@@ -12,26 +12,52 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Condvar, Mutex, OnceLock, PoisonError};
 use std::time::{Duration, Instant};
 
-/// `future`, or `None` if it has not finished within `limit`.
-pub(crate) async fn within<F: Future>(limit: Duration, future: F) -> Option<F::Output> {
-    let mut deadline = Deadline {
-        at: Instant::now() + limit,
-        entry: None,
-    };
-    let mut future = core::pin::pin!(future);
-    core::future::poll_fn(move |cx| {
-        if let Poll::Ready(output) = future.as_mut().poll(cx) {
-            return Poll::Ready(Some(output));
-        }
-        match Pin::new(&mut deadline).poll(cx) {
-            Poll::Ready(()) => Poll::Ready(None),
-            Poll::Pending => Poll::Pending,
-        }
-    })
-    .await
+/// A tool's body, within its time limit if it has one: `Err` with the
+/// limit if the body had not finished by then.
+///
+/// The body is pinned by the call's own future, which owns it: `Timed`
+/// holds only the pinned reference, so that it is generic over the body
+/// in its `poll` alone, and nothing else is compiled once for each tool.
+#[doc(hidden)]
+pub struct Timed<'b, F> {
+    body: Pin<&'b mut F>,
+    deadline: Option<(Deadline, Duration)>,
 }
 
-struct Deadline {
+impl<'b, F: Future> Timed<'b, F> {
+    pub(crate) fn new(body: Pin<&'b mut F>, limit: Option<Duration>) -> Self {
+        Timed {
+            body,
+            deadline: limit.map(|limit| {
+                let deadline = Deadline {
+                    at: Instant::now() + limit,
+                    entry: None,
+                };
+                (deadline, limit)
+            }),
+        }
+    }
+}
+
+impl<F: Future> Future for Timed<'_, F> {
+    type Output = Result<F::Output, Duration>;
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        let this = &mut *self;
+        if let Poll::Ready(output) = this.body.as_mut().poll(cx) {
+            return Poll::Ready(Ok(output));
+        }
+        match &mut this.deadline {
+            Some((deadline, limit)) => match Pin::new(deadline).poll(cx) {
+                Poll::Ready(()) => Poll::Ready(Err(*limit)),
+                Poll::Pending => Poll::Pending,
+            },
+            None => Poll::Pending,
+        }
+    }
+}
+
+pub(crate) struct Deadline {
     at: Instant,
     entry: Option<Arc<Entry>>,
 }

@@ -1,0 +1,146 @@
+//! What the generated argument struct's `Deserialize` shares: compiled
+//! once here, not once for each tool.
+//!
+//! `#[tool]` writes the argument struct's `Deserialize` itself rather than
+//! deriving it. It reads exactly what serde's derive reads with
+//! `deny_unknown_fields` (the same errors, in the same order), without the
+//! parts a model's arguments never reach: the arguments are always an
+//! object, so there is no reading from a sequence, and each field's name
+//! is matched here rather than by a visitor generated for each tool.
+
+use core::fmt;
+use core::marker::PhantomData;
+
+use serde::de::{self, DeserializeSeed, Deserializer, Unexpected, Visitor};
+
+/// A map key read as the index of one of `fields`, the struct's names on
+/// the wire: any other key is serde's `unknown field` error.
+#[derive(Clone, Copy, Debug)]
+pub struct Fields(pub &'static [&'static str]);
+
+impl<'de> DeserializeSeed<'de> for Fields {
+    type Value = usize;
+
+    #[inline]
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<usize, D::Error> {
+        deserializer.deserialize_identifier(self)
+    }
+}
+
+impl<'de> Visitor<'de> for Fields {
+    type Value = usize;
+
+    fn expecting(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
+        formatter.write_str("field identifier")
+    }
+
+    fn visit_u64<E: de::Error>(self, index: u64) -> Result<usize, E> {
+        match usize::try_from(index) {
+            Ok(i) if i < self.0.len() => Ok(i),
+            _ => Err(E::invalid_value(
+                Unexpected::Unsigned(index),
+                &FieldIndex(self.0.len()),
+            )),
+        }
+    }
+
+    #[inline]
+    fn visit_str<E: de::Error>(self, key: &str) -> Result<usize, E> {
+        match self.0.iter().position(|field| *field == key) {
+            Some(i) => Ok(i),
+            None => Err(E::unknown_field(key, self.0)),
+        }
+    }
+
+    fn visit_bytes<E: de::Error>(self, key: &[u8]) -> Result<usize, E> {
+        match self.0.iter().position(|field| field.as_bytes() == key) {
+            Some(i) => Ok(i),
+            None => Err(E::unknown_field(&String::from_utf8_lossy(key), self.0)),
+        }
+    }
+}
+
+/// What a field index must be, said as serde's derive says it.
+struct FieldIndex(usize);
+
+impl de::Expected for FieldIndex {
+    fn fmt(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(formatter, "field index 0 <= i < {}", self.0)
+    }
+}
+
+/// The value of a field the object left out: `None` for a type read as an
+/// option, else serde's `missing field` error.
+pub fn missing<'de, T: de::Deserialize<'de>, E: de::Error>(field: &'static str) -> Result<T, E> {
+    T::deserialize(Missing(field, PhantomData))
+}
+
+/// Reads as nothing: an option is `None`, anything else is missing.
+struct Missing<E>(&'static str, PhantomData<E>);
+
+impl<'de, E: de::Error> Deserializer<'de> for Missing<E> {
+    type Error = E;
+
+    fn deserialize_any<V: Visitor<'de>>(self, _: V) -> Result<V::Value, E> {
+        Err(E::missing_field(self.0))
+    }
+
+    fn deserialize_option<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, E> {
+        visitor.visit_none()
+    }
+
+    serde::forward_to_deserialize_any! {
+        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string
+        bytes byte_buf unit unit_struct newtype_struct seq tuple tuple_struct
+        map struct enum identifier ignored_any
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde::de::DeserializeSeed;
+    use serde::de::value::{Error, StrDeserializer, U64Deserializer};
+
+    use super::*;
+
+    const FIELDS: &[&str] = &["name", "times"];
+
+    fn key(text: &str) -> Result<usize, Error> {
+        Fields(FIELDS).deserialize(StrDeserializer::<Error>::new(text))
+    }
+
+    #[test]
+    fn a_key_reads_as_its_field_s_index_and_any_other_as_serde_s_unknown_field() {
+        assert_eq!(key("name"), Ok(0));
+        assert_eq!(key("times"), Ok(1));
+        assert_eq!(
+            key("nam").map_err(|e| e.to_string()),
+            Err("unknown field `nam`, expected `name` or `times`".to_owned())
+        );
+    }
+
+    #[test]
+    fn a_key_read_as_bytes_or_as_an_index_matches_as_serde_s_derive_does() {
+        let bytes = |b: &[u8]| Fields(FIELDS).visit_bytes::<Error>(b);
+        assert_eq!(bytes(b"times"), Ok(1));
+        assert_eq!(
+            bytes(b"x\xff").map_err(|e| e.to_string()),
+            Err("unknown field `x\u{fffd}`, expected `name` or `times`".to_owned())
+        );
+        let index = |i: u64| Fields(FIELDS).deserialize(U64Deserializer::<Error>::new(i));
+        assert_eq!(index(1), Ok(1));
+        assert_eq!(
+            index(2).map_err(|e| e.to_string()),
+            Err("invalid value: integer `2`, expected field index 0 <= i < 2".to_owned())
+        );
+    }
+
+    #[test]
+    fn a_missing_option_is_none_and_anything_else_is_a_missing_field() {
+        assert_eq!(missing::<Option<u32>, Error>("n"), Ok(None));
+        assert_eq!(
+            missing::<u32, Error>("n").map_err(|e| e.to_string()),
+            Err("missing field `n`".to_owned())
+        );
+    }
+}

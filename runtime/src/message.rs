@@ -339,4 +339,133 @@ mod tests {
                 .starts_with("a field that")
         );
     }
+
+    #[test]
+    fn each_kind_of_rule_and_type_is_worded_and_a_node_without_it_falls_back() {
+        let s = json!({
+            "type":"object",
+            "properties":{
+                "day":{"type":"string","format":"date"},
+                "plain":{"type":"string"},
+                "any":{},
+                "shape":{"anyOf":[{"type":"object"},{"type":"array"}]},
+                "object":{"type":"object"},
+                "array":{"type":"array"},
+                "number":{"type":"number"},
+                "flag":{"type":"boolean"},
+                "count":{"anyOf":[{"type":"integer","minimum":1},{"type":"null"}]},
+                "lone":{"anyOf":[{"type":"integer","minimum":1}]},
+                "fixed":{"const":"x"},
+                "code":{"type":"string","minLength":2,"maxLength":2},
+                "few":{"type":"array","maxItems":3},
+                "distinct":{"type":"array","uniqueItems":true}
+            }
+        });
+        let cases = [
+            (Code::InvalidFormat, "/day", "day must be a valid date"),
+            (
+                Code::InvalidFormat,
+                "/plain",
+                "plain is not in the required format",
+            ),
+            (
+                Code::OutOfRange,
+                "/plain",
+                "plain is out of the allowed range",
+            ),
+            (
+                Code::InvalidLength,
+                "/plain",
+                "plain has a length that is not allowed",
+            ),
+            (
+                Code::PatternMismatch,
+                "/plain",
+                "plain does not have the required form",
+            ),
+            (Code::WrongType, "/absent", "absent has the wrong type"),
+            (Code::WrongType, "/any", "any must be a valid value"),
+            (
+                Code::WrongType,
+                "/shape",
+                "shape must be one of the allowed shapes",
+            ),
+            (Code::WrongType, "/object", "object must be an object"),
+            (Code::WrongType, "/array", "array must be an array"),
+            (Code::WrongType, "/number", "number must be a number"),
+            (Code::WrongType, "/flag", "flag must be a boolean"),
+            // An `Option`'s rules are its value's; a union of one branch
+            // is not an `Option`.
+            (
+                Code::WrongType,
+                "/count",
+                "count must be an integer or null",
+            ),
+            (Code::OutOfRange, "/count", "count must be at least 1"),
+            (
+                Code::OutOfRange,
+                "/lone",
+                "lone is out of the allowed range",
+            ),
+            (Code::InvalidValue, "/fixed", "fixed must be one of: x"),
+            (
+                Code::InvalidLength,
+                "/code",
+                "code must have exactly 2 characters",
+            ),
+            (Code::InvalidLength, "/few", "few must have at most 3 items"),
+            (
+                Code::InvalidLength,
+                "/distinct",
+                "distinct must have items that are all different",
+            ),
+        ];
+        for (code, path, message) in cases {
+            assert_eq!(for_value(code, path, &s), message, "{code:?} at {path}");
+        }
+    }
+
+    #[test]
+    fn a_tag_lists_the_values_of_every_branch_once() {
+        let branch = |tag: &str| json!({"type":"object","properties":{"kind":{"type":"string","const":tag}}});
+        let two = json!({"oneOf":[branch("a"), branch("b")]});
+        assert_eq!(
+            for_value(Code::InvalidValue, "/kind", &two),
+            "kind must be one of: a, b"
+        );
+        let more = json!({"oneOf":[branch("a"), branch("b"), branch("b"), branch("c")]});
+        assert_eq!(
+            for_value(Code::InvalidValue, "/kind", &more),
+            "kind must be one of: a, b, c"
+        );
+        assert_eq!(missing("/kind", &more), "kind is required: one of: a, b, c");
+    }
+
+    #[test]
+    fn rules_a_dialect_cannot_carry_are_each_worded() {
+        let keywords = json!({
+            "minimum":1, "maximum":9, "minLength":2, "pattern":"^a",
+            "format":"date", "multipleOf":3, "minProperties":1, "maxProperties":4
+        });
+        let Value::Object(keywords) = keywords else {
+            unreachable!()
+        };
+        assert_eq!(
+            rules_of(&keywords),
+            [
+                "must be between 1 and 9",
+                "must have at least 2 characters",
+                "must match the pattern ^a",
+                "must be a valid date",
+                "must be a multiple of 3",
+                "must have 1 to 4 entries",
+            ]
+        );
+        let at_most = json!({"maxProperties":4});
+        let Value::Object(at_most) = at_most else {
+            unreachable!()
+        };
+        assert_eq!(rules_of(&at_most), ["must have at most 4 entries"]);
+        assert!(rules_of(&serde_json::Map::new()).is_empty());
+    }
 }

@@ -108,4 +108,22 @@ mod tests {
             ["a/b", "~", "3"]
         );
     }
+
+    #[test]
+    fn a_pointer_keeps_each_segment_up_to_its_length_limit_and_no_more() {
+        let key = "k".repeat(39);
+        // Three keys of 40 characters with their slashes, and an index of
+        // eight: exactly 128, kept whole.
+        let full = [
+            Segment::Key(&key),
+            Segment::Key(&key),
+            Segment::Key(&key),
+            Segment::Index(1_234_567),
+        ];
+        assert_eq!(build(full.clone()).len(), MAX_POINTER);
+        // One more segment passes the limit: the pointer stops before it,
+        // however far past the limit it would go.
+        let past = full.iter().cloned().chain([Segment::Key("abc")]);
+        assert_eq!(build(past), build(full));
+    }
 }

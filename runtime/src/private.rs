@@ -11,7 +11,7 @@ pub use crate::keys::{ParsedKey, parsed_key};
 pub use crate::tool::{
     Admission, Admitted, BoxFuture, Finished, IntoOutcome, Invocation, check, into_outcome,
 };
-pub use crate::wire::{Fields, missing};
+pub use crate::wire::{Fields, Names, missing};
 
 use crate::{Effect, ToolDef, schema};
 

@@ -13,12 +13,33 @@ use core::marker::PhantomData;
 
 use serde::de::{self, DeserializeSeed, Deserializer, Unexpected, Visitor};
 
-/// A map key read as the index of one of `fields`, the struct's names on
-/// the wire: any other key is serde's `unknown field` error.
-#[derive(Clone, Copy, Debug)]
-pub struct Fields(pub &'static [&'static str]);
+/// The names of a generated argument struct's fields on the wire.
+///
+/// `#[tool]` implements it on a type of its own for each tool: `index` is
+/// a `match` on the names, which the compiler turns into a few comparisons
+/// of the key's bytes with constants, where comparing the key with each
+/// listed name would call `memcmp` for each.
+pub trait Names {
+    /// The names, in the struct's order.
+    const NAMES: &'static [&'static str];
 
-impl<'de> DeserializeSeed<'de> for Fields {
+    /// The index in `NAMES` of a key, if it is one of them.
+    fn index(key: &str) -> Option<usize>;
+}
+
+/// A map key read as the index of one of `N`'s names: any other key is
+/// serde's `unknown field` error.
+pub struct Fields<N>(PhantomData<fn() -> N>);
+
+impl<N> Fields<N> {
+    /// The seed for the next key.
+    #[allow(clippy::new_without_default)]
+    pub fn new() -> Self {
+        Fields(PhantomData)
+    }
+}
+
+impl<'de, N: Names> DeserializeSeed<'de> for Fields<N> {
     type Value = usize;
 
     #[inline]
@@ -27,7 +48,7 @@ impl<'de> DeserializeSeed<'de> for Fields {
     }
 }
 
-impl<'de> Visitor<'de> for Fields {
+impl<'de, N: Names> Visitor<'de> for Fields<N> {
     type Value = usize;
 
     fn expecting(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -35,28 +56,30 @@ impl<'de> Visitor<'de> for Fields {
     }
 
     fn visit_u64<E: de::Error>(self, index: u64) -> Result<usize, E> {
-        match usize::try_from(index) {
-            Ok(i) if i < self.0.len() => Ok(i),
-            _ => Err(E::invalid_value(
-                Unexpected::Unsigned(index),
-                &FieldIndex(self.0.len()),
-            )),
-        }
+        field_index(index, N::NAMES.len())
     }
 
     #[inline]
     fn visit_str<E: de::Error>(self, key: &str) -> Result<usize, E> {
-        match self.0.iter().position(|field| *field == key) {
+        match N::index(key) {
             Some(i) => Ok(i),
-            None => Err(E::unknown_field(key, self.0)),
+            None => Err(E::unknown_field(key, N::NAMES)),
         }
     }
 
     fn visit_bytes<E: de::Error>(self, key: &[u8]) -> Result<usize, E> {
-        match self.0.iter().position(|field| field.as_bytes() == key) {
-            Some(i) => Ok(i),
-            None => Err(E::unknown_field(&String::from_utf8_lossy(key), self.0)),
-        }
+        self.visit_str(&String::from_utf8_lossy(key))
+    }
+}
+
+/// A key read as a number, as serde's derive reads it: the field's index.
+fn field_index<E: de::Error>(index: u64, len: usize) -> Result<usize, E> {
+    match usize::try_from(index) {
+        Ok(i) if i < len => Ok(i),
+        _ => Err(E::invalid_value(
+            Unexpected::Unsigned(index),
+            &FieldIndex(len),
+        )),
     }
 }
 
@@ -103,10 +126,22 @@ mod tests {
 
     use super::*;
 
-    const FIELDS: &[&str] = &["name", "times"];
+    struct Two;
+
+    impl Names for Two {
+        const NAMES: &'static [&'static str] = &["name", "times"];
+
+        fn index(key: &str) -> Option<usize> {
+            match key {
+                "name" => Some(0),
+                "times" => Some(1),
+                _ => None,
+            }
+        }
+    }
 
     fn key(text: &str) -> Result<usize, Error> {
-        Fields(FIELDS).deserialize(StrDeserializer::<Error>::new(text))
+        Fields::<Two>::new().deserialize(StrDeserializer::<Error>::new(text))
     }
 
     #[test]
@@ -121,13 +156,13 @@ mod tests {
 
     #[test]
     fn a_key_read_as_bytes_or_as_an_index_matches_as_serde_s_derive_does() {
-        let bytes = |b: &[u8]| Fields(FIELDS).visit_bytes::<Error>(b);
+        let bytes = |b: &[u8]| Fields::<Two>::new().visit_bytes::<Error>(b);
         assert_eq!(bytes(b"times"), Ok(1));
         assert_eq!(
             bytes(b"x\xff").map_err(|e| e.to_string()),
             Err("unknown field `x\u{fffd}`, expected `name` or `times`".to_owned())
         );
-        let index = |i: u64| Fields(FIELDS).deserialize(U64Deserializer::<Error>::new(i));
+        let index = |i: u64| Fields::<Two>::new().deserialize(U64Deserializer::<Error>::new(i));
         assert_eq!(index(1), Ok(1));
         assert_eq!(
             index(2).map_err(|e| e.to_string()),

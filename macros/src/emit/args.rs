@@ -284,6 +284,7 @@ fn emit_read(
             }
         });
     let expecting = format!("struct {name}");
+    let indices = 0..reads.len();
     quote! {
         #[automatically_derived]
         impl<'de, #(#params),*> #serde::Deserialize<'de> for #twin #twin_params
@@ -316,7 +317,10 @@ fn emit_read(
                     {
                         #(let mut #locals: ::core::option::Option<#types> = ::core::option::Option::None;)*
                         while let ::core::option::Option::Some(__index) =
-                            #serde::de::MapAccess::next_key_seed(&mut __map, ::toolgate::__private::Fields(FIELDS))?
+                            #serde::de::MapAccess::next_key_seed(
+                                &mut __map,
+                                ::toolgate::__private::Fields::<__Names>::new(),
+                            )?
                         {
                             match __index {
                                 #(#arms)*
@@ -328,11 +332,24 @@ fn emit_read(
                     }
                 }
 
-                const FIELDS: &[&str] = &[#(#wires),*];
+                struct __Names;
+
+                impl ::toolgate::__private::Names for __Names {
+                    const NAMES: &'static [&'static str] = &[#(#wires),*];
+
+                    #[inline]
+                    fn index(key: &str) -> ::core::option::Option<usize> {
+                        match key {
+                            #(#wires => ::core::option::Option::Some(#indices),)*
+                            _ => ::core::option::Option::None,
+                        }
+                    }
+                }
+
                 #serde::Deserializer::deserialize_struct(
                     __deserializer,
                     #name,
-                    FIELDS,
+                    <__Names as ::toolgate::__private::Names>::NAMES,
                     __Visitor(::core::marker::PhantomData),
                 )
             }

@@ -1501,6 +1501,23 @@ mod tests {
         );
     }
 
+    #[test]
+    fn a_union_accepts_a_value_that_only_a_later_branch_takes() {
+        // The quick walk's answer for a union is its branches' answers
+        // combined, not the first branch's alone.
+        let union = json!({"anyOf":[{"type":"integer"},{"type":"string"}]});
+        assert_eq!(check(&union, r#""s""#), Ok(()));
+        assert_eq!(check(&union, "1"), Ok(()));
+        assert_eq!(check(&union, "true"), Err(Code::WrongType));
+        let nested = json!({"type":"object","properties":{
+            "v":{"anyOf":[{"type":"object","properties":{"a":{"type":"integer"}},"additionalProperties":false},
+                          {"type":"array","items":{"type":"string"}}]}
+        }});
+        assert_eq!(check(&nested, r#"{"v":["x"]}"#), Ok(()));
+        assert_eq!(check(&nested, r#"{"v":{"a":1}}"#), Ok(()));
+        assert!(check(&nested, r#"{"v":{"b":1}}"#).is_err());
+    }
+
     /// The walk that explains a refusal, bounds included: its code and path.
     fn explain(schema: &Value, doc: &str) -> Result<(), (Code, String)> {
         Shape::new(schema)

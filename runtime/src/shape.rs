@@ -1518,6 +1518,16 @@ mod tests {
         assert!(check(&nested, r#"{"v":{"b":1}}"#).is_err());
     }
 
+    #[test]
+    fn a_branch_past_the_first_that_lacks_a_required_key_refuses() {
+        let union = json!({"anyOf":[
+            {"type":"object","properties":{"a":{"type":"integer"}},"required":["a"],"additionalProperties":false},
+            {"type":"object","properties":{"b":{"type":"integer"}},"required":["b"]}
+        ]});
+        assert_eq!(check(&union, r#"{"b":1,"c":1}"#), Ok(()));
+        assert!(check(&union, r#"{"c":1}"#).is_err());
+    }
+
     /// The walk that explains a refusal, bounds included: its code and path.
     fn explain(schema: &Value, doc: &str) -> Result<(), (Code, String)> {
         Shape::new(schema)

@@ -1528,6 +1528,15 @@ mod tests {
         assert!(check(&union, r#"{"c":1}"#).is_err());
     }
 
+    #[test]
+    fn each_item_of_a_lone_array_schema_is_checked() {
+        let list = json!({"type":"array","items":{"type":"string"}});
+        assert_eq!(check(&list, r#"["a","b"]"#), Ok(()));
+        assert_eq!(check(&list, r#"["a",1]"#), Err(Code::WrongType));
+        let nested = json!({"type":"object","properties":{"tags":{"type":"array","items":{"type":"string"}}}});
+        assert_eq!(check(&nested, r#"{"tags":[1]}"#), Err(Code::WrongType));
+    }
+
     /// The walk that explains a refusal, bounds included: its code and path.
     fn explain(schema: &Value, doc: &str) -> Result<(), (Code, String)> {
         Shape::new(schema)

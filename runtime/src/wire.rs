@@ -5,8 +5,9 @@
 //! deriving it. It reads exactly what serde's derive reads with
 //! `deny_unknown_fields` (the same errors, in the same order), without the
 //! parts a model's arguments never reach: the arguments are always an
-//! object, so there is no reading from a sequence, and each field's name
-//! is matched here rather than by a visitor generated for each tool.
+//! object, so there is no reading from a sequence. Each tool still matches
+//! its own names (see [`Names`]); reading a key as a name's index, and a
+//! field left out, are here.
 
 use core::fmt;
 use core::marker::PhantomData;

@@ -233,9 +233,9 @@ pub(crate) fn emit(tool: &ToolFn) -> TokenStream {
 
 /// The twin's `Deserialize`: what serde's derive would write with
 /// `deny_unknown_fields`, errors and their order included, less what a
-/// model's arguments never reach (a struct read from a sequence) and with
-/// each key matched by the runtime's `Fields`, compiled once for every
-/// tool rather than once for each.
+/// model's arguments never reach (a struct read from a sequence). Each key
+/// is read by the runtime's `Fields` through `__Names`, this tool's
+/// `match` on its names.
 fn emit_read(
     twin: &Ident,
     twin_params: &TokenStream,
@@ -324,7 +324,7 @@ fn emit_read(
                         {
                             match __index {
                                 #(#arms)*
-                                // `Fields` reads only the index of one of `FIELDS`.
+                                // `Fields` reads only the index of one of `__Names::NAMES`.
                                 _ => ::core::unreachable!(),
                             }
                         }

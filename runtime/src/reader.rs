@@ -1706,6 +1706,43 @@ mod tests {
     }
 
     #[test]
+    fn a_container_among_choices_is_left_to_the_walk() {
+        // The reader compares scalars with `enum` and `const`, not objects
+        // or arrays: it stops on those, whatever the choices, and the walk
+        // decides. Alone and as a union's branch.
+        let lone = serde_json::json!({"type":"object","properties":{
+            "o":{"type":"object","const":{"a":1}},
+            "l":{"type":"array","enum":[[1],[2]]},
+            "s":{"enum":[1,"x"]}
+        }});
+        let union = serde_json::json!({"type":"object","properties":{
+            "o":{"anyOf":[{"type":"object","const":{"a":1}},{"type":"null"}]},
+            "l":{"anyOf":[{"type":"array","enum":[[1],[2]]},{"type":"null"}]},
+            "s":{"anyOf":[{"enum":[1,"x"]},{"type":"null"}]}
+        }});
+        for schema in [lone, union] {
+            let shape = Shape::new(&schema);
+            for doc in [
+                r#"{"o":{"a":1}}"#,
+                r#"{"o":{"a":2}}"#,
+                r#"{"l":[1]}"#,
+                r#"{"l":[3]}"#,
+                r#"{"s":{"a":1}}"#,
+                r#"{"s":[1]}"#,
+            ] {
+                assert_eq!(
+                    read::<Value>(doc, &limits(), &shape),
+                    None,
+                    "{schema} {doc}"
+                );
+            }
+            let doc = r#"{"s":"x"}"#;
+            let expected = serde_json::json!({"s": "x"});
+            assert_eq!(read::<Value>(doc, &limits(), &shape), Some(expected));
+        }
+    }
+
+    #[test]
     fn every_escape_is_read_as_serde_json_reads_it() {
         // A document with escapes is read in one pass, not left to the
         // separate gates, and decoded alike.

@@ -756,7 +756,7 @@ impl<'a> Walk<'a> {
             let node = self.node(*id);
             if bits & (1 << i) != 0
                 && node.kinds & kind != 0
-                && (kind & (OBJECT | ARRAY) != 0 || self.scalar(node, kind, raw).is_ok())
+                && self.scalar(node, kind, raw).is_ok()
             {
                 out |= 1 << i;
             }
@@ -1246,9 +1246,13 @@ impl Shape {
         node.any_of.is_empty() && node.all_of.is_empty()
     }
 
-    /// Whether subschema `id`'s type takes `kind`.
+    /// Whether subschema `id` takes an object or array (`kind`) by its
+    /// type and lists no choices: the single-pass reader judges scalars
+    /// alone, and leaves a container among choices (or not among them)
+    /// to the walk.
     pub(crate) fn takes(&self, id: Id, kind: u8) -> bool {
-        self.node(id).kinds & kind != 0
+        let node = self.node(id);
+        node.kinds & kind != 0 && node.choices.is_empty()
     }
 
     /// Whether subschema `id`'s own keywords take the scalar of `kind`
@@ -1259,11 +1263,11 @@ impl Shape {
         node.kinds & kind != 0 && (node.choices.is_empty() || chosen(node, kind, raw))
     }
 
-    /// One bit per atom whose type takes an object or array (`kind`).
+    /// One bit per atom that [`Self::takes`] an object or array (`kind`).
     pub(crate) fn container_bits(&self, atoms: &[Id], kind: u8) -> u64 {
         let mut bits = 0;
         for (i, id) in atoms.iter().enumerate() {
-            if self.node(*id).kinds & kind != 0 {
+            if self.takes(*id, kind) {
                 bits |= 1 << i;
             }
         }
@@ -1516,6 +1520,39 @@ mod tests {
         assert_eq!(check(&nested, r#"{"v":["x"]}"#), Ok(()));
         assert_eq!(check(&nested, r#"{"v":{"a":1}}"#), Ok(()));
         assert!(check(&nested, r#"{"v":{"b":1}}"#).is_err());
+    }
+
+    #[test]
+    fn objects_and_arrays_are_held_to_their_choices() {
+        // `enum` and `const` may list objects and arrays; the walk
+        // compares them by value (numbers by value, keys in any order).
+        let schema = json!({"type":"object","properties":{
+            "o":{"const":{"a":1,"b":[1,2]}},
+            "l":{"enum":[[1,2],[3]]},
+            "t":{"type":"object","enum":[{"k":"x"}]},
+            "u":{"type":"array","items":{"type":"integer"},"const":[1.0]}
+        }});
+        assert_eq!(check(&schema, r#"{"o":{"b":[1,2.0],"a":1}}"#), Ok(()));
+        assert_eq!(
+            check(&schema, r#"{"o":{"a":1,"b":[2,1]}}"#),
+            Err(Code::InvalidValue)
+        );
+        assert_eq!(check(&schema, r#"{"o":{"a":1}}"#), Err(Code::InvalidValue));
+        assert_eq!(check(&schema, r#"{"l":[3]}"#), Ok(()));
+        assert_eq!(check(&schema, r#"{"l":[1]}"#), Err(Code::InvalidValue));
+        assert_eq!(check(&schema, r#"{"l":{"a":1}}"#), Err(Code::InvalidValue));
+        assert_eq!(check(&schema, r#"{"t":{"k":"x"}}"#), Ok(()));
+        assert_eq!(
+            check(&schema, r#"{"t":{"k":"y"}}"#),
+            Err(Code::InvalidValue)
+        );
+        assert_eq!(check(&schema, r#"{"u":[1]}"#), Ok(()));
+        assert_eq!(check(&schema, r#"{"u":[2]}"#), Err(Code::InvalidValue));
+        let union = json!({"anyOf":[{"const":{"a":1}},{"const":[1]}]});
+        assert_eq!(check(&union, r#"{"a":1}"#), Ok(()));
+        assert_eq!(check(&union, "[1]"), Ok(()));
+        assert!(check(&union, r#"{"a":2}"#).is_err());
+        assert!(check(&union, "[2]").is_err());
     }
 
     #[test]

@@ -1340,3 +1340,110 @@ fn the_shape_walk_reads_every_kind_of_value() {
         );
     }
 }
+
+// --- a choice that is an object or array ---
+
+/// A preset a hand-written schema lists whole: only these objects.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Preset {
+    width: u32,
+    height: u32,
+}
+
+impl JsonSchema for Preset {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "Preset".into()
+    }
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({
+            "type": "object",
+            "properties": {
+                "width": {"type": "integer", "minimum": 0},
+                "height": {"type": "integer", "minimum": 0}
+            },
+            "required": ["width", "height"],
+            "additionalProperties": false,
+            "enum": [{"width": 640, "height": 480}, {"width": 1920, "height": 1080}]
+        })
+    }
+}
+
+/// A pair a hand-written schema lists whole.
+#[derive(Debug, Deserialize)]
+pub struct Pair(Vec<u8>);
+
+impl JsonSchema for Pair {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "Pair".into()
+    }
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({
+            "type": "array",
+            "items": {"type": "integer", "minimum": 0, "maximum": 255},
+            "const": [1, 2]
+        })
+    }
+}
+
+/// Resize to a preset.
+#[tool(effect = write)]
+pub fn resize(
+    #[garde(skip)] preset: Preset,
+    #[garde(skip)] pair: Option<Pair>,
+) -> Result<u32, ToolError> {
+    Ok(preset.width * preset.height + pair.map_or(0, |p| p.0.len() as u32))
+}
+
+#[test]
+fn objects_and_arrays_are_held_to_the_choices_a_schema_lists() {
+    let mut toolbox = Toolbox::new(());
+    toolbox.register(Resize).unwrap();
+    for (args, value) in [
+        (r#"{"preset":{"width":640,"height":480}}"#, 307_200),
+        (r#"{"preset":{"height":1080,"width":1920}}"#, 2_073_600),
+        (
+            r#"{"preset":{"width":640,"height":480},"pair":[1,2]}"#,
+            307_202,
+        ),
+        (
+            r#"{"preset":{"width":640,"height":480.0},"pair":[1,2]}"#,
+            307_202,
+        ),
+    ] {
+        let outcome = call(&toolbox, "resize", args);
+        assert_eq!(outcome.value(), Some(&json!(value)), "{args}: {outcome:?}");
+    }
+    // An `Option`'s `null` branch refuses by type, so the optional pair
+    // is refused as an `Option<Enum>` is: "one of the listed values or
+    // null".
+    let preset = (
+        Code::InvalidValue,
+        r#"preset must be one of: {"width":640,"height":480}, {"width":1920,"height":1080}"#,
+    );
+    let pair = (
+        Code::WrongType,
+        "pair must be one of the listed values or null",
+    );
+    for (args, (code, message)) in [
+        (r#"{"preset":{"width":640,"height":1080}}"#, preset),
+        (r#"{"preset":{"width":1,"height":1}}"#, preset),
+        (
+            r#"{"preset":[640,480]}"#,
+            (Code::WrongType, "preset must be one of the listed values"),
+        ),
+        (
+            r#"{"preset":{"width":640,"height":480},"pair":[2,1]}"#,
+            pair,
+        ),
+        (r#"{"preset":{"width":640,"height":480},"pair":[1]}"#, pair),
+    ] {
+        let outcome = call(&toolbox, "resize", args);
+        let rejection = outcome.rejection().expect(args);
+        assert_eq!(
+            (rejection.code(), rejection.safe_message()),
+            (code, message),
+            "{args}"
+        );
+    }
+}

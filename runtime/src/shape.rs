@@ -1586,6 +1586,47 @@ mod tests {
     }
 
     #[test]
+    fn an_explanation_reads_past_nested_values_and_names_what_is_missing() {
+        let schema = json!({"type":"object","properties":{
+            "w":{"type":"object","properties":{"d":{"type":"integer"}}},
+            "l":{"type":"array","items":{"type":"integer"}},
+            "n":{"type":"integer"},
+            "a":{"type":"integer"},
+            "b":{"type":"integer"}
+        },"required":["a","b"],"additionalProperties":false});
+        // The reason lies after an object and an array that are fine.
+        assert_eq!(
+            explain(&schema, r#"{"w":{"d":1},"l":[1],"n":"x","a":1,"b":1}"#),
+            refused(Code::WrongType, "/n")
+        );
+        assert_eq!(
+            explain(&schema, r#"{"l":[1],"w":{"d":1},"n":1,"a":1,"b":1,"c":1}"#),
+            refused(Code::UnknownField, "/c")
+        );
+        // The required key that is missing, not one that was sent.
+        assert_eq!(
+            explain(&schema, r#"{"l":[1],"w":{"d":1},"a":1}"#),
+            refused(Code::MissingField, "/b")
+        );
+        assert_eq!(
+            explain(&schema, r#"{"b":1,"l":[2]}"#),
+            refused(Code::MissingField, "/a")
+        );
+    }
+
+    #[test]
+    fn a_missing_tag_is_the_reason_whatever_else_a_branch_lacks() {
+        let schema = json!({"oneOf":[
+            {"type":"object","properties":{"kind":{"const":"dot"}},"required":["kind"],"additionalProperties":false},
+            {"type":"object","properties":{"kind":{"const":"circle"},"radius":{"type":"integer"}},"required":["kind","radius"],"additionalProperties":false}
+        ]});
+        assert_eq!(
+            explain(&schema, r#"{"radius":1}"#),
+            refused(Code::MissingField, "/kind")
+        );
+    }
+
+    #[test]
     fn whole_numbers_are_integers() {
         let schema = json!({"type":"object","properties":{"n":{"type":"integer"}},"anyOf":[{}]});
         assert_eq!(check(&schema, r#"{"n":-0}"#), Ok(()));

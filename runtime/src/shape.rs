@@ -1624,6 +1624,31 @@ mod tests {
             explain(&schema, r#"{"radius":1}"#),
             refused(Code::MissingField, "/kind")
         );
+        // Another missing key, where a branch's tag matched, is that
+        // branch's reason.
+        assert_eq!(
+            explain(&schema, r#"{"kind":"circle"}"#),
+            refused(Code::MissingField, "/radius")
+        );
+    }
+
+    #[test]
+    fn an_explanation_takes_a_union_branch_whose_array_is_fine() {
+        let schema = json!({"type":"object","properties":{
+            "v":{"anyOf":[
+                {"type":"array","items":{"type":"integer"}},
+                {"type":"object","properties":{"a":{"type":"integer"}}}
+            ]},
+            "n":{"type":"integer"}
+        }});
+        assert_eq!(
+            explain(&schema, r#"{"v":[1],"n":"x"}"#),
+            refused(Code::WrongType, "/n")
+        );
+        assert_eq!(
+            explain(&schema, r#"{"v":{"a":1},"n":"x"}"#),
+            refused(Code::WrongType, "/n")
+        );
     }
 
     #[test]

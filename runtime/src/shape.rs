@@ -1830,6 +1830,19 @@ mod tests {
                 "{variants}"
             );
         }
+        // The full walk reads arrays too, against a union and without.
+        let mut schema = tagged(80);
+        if let Some(Value::Array(branches)) = schema.get_mut("oneOf") {
+            branches.push(json!({"type":"array","items":{"type":"integer"}}));
+            branches.push(json!({"type":"object","properties":{
+                "list":{"type":"array","items":{"type":"integer"}},
+                "any":{"anyOf":[{"type":"array"},{"type":"string"}]}
+            },"required":["list"],"additionalProperties":false}));
+        }
+        assert_eq!(check(&schema, "[1,2]"), Ok(()));
+        assert_eq!(check(&schema, r#"{"list":[1],"any":[true]}"#), Ok(()));
+        assert_eq!(check(&schema, r#"["x"]"#), Err(Code::WrongType));
+        assert_eq!(check(&schema, r#"{"list":["x"]}"#), Err(Code::WrongType));
     }
 
     #[test]

@@ -137,6 +137,19 @@ mod tests {
     use super::*;
 
     #[test]
+    fn a_rejection_displays_its_code_path_and_message() {
+        let r = Rejection::new(Code::OutOfRange, "nights must be between 1 and 30").at("/nights");
+        assert_eq!(
+            r.to_string(),
+            r#"OUT_OF_RANGE at "/nights": nights must be between 1 and 30"#
+        );
+        assert_eq!(
+            Rejection::not_permitted().to_string(),
+            r#"NOT_PERMITTED at "": This action is not permitted."#
+        );
+    }
+
+    #[test]
     fn messages_are_cut_to_the_bound() {
         let r = Rejection::new(Code::InvalidValue, "é".repeat(500));
         assert_eq!(r.safe_message().chars().count(), MAX_MESSAGE_CHARS);

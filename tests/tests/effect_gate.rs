@@ -586,6 +586,35 @@ fn pay(
     Ok(amount_cents)
 }
 
+/// Look something up: a secret needs a person's approval.
+#[tool(effect = read, approval = secret)]
+fn look(gate: &Gate, #[garde(skip)] secret: bool) -> Result<bool, ToolError> {
+    gate.runs.fetch_add(1, Ordering::SeqCst);
+    Ok(secret)
+}
+
+#[test]
+fn a_read_call_that_needs_approval_waits_for_it() {
+    let ctx = ToolContext::new("u", "t", "req")
+        .with_session("conv")
+        .allow_all_tools();
+    let mut toolbox = Toolbox::new(Gate::default());
+    toolbox.register(Look).unwrap();
+    let plain = block_on(toolbox.call(&ctx, "look", r#"{"secret":false}"#));
+    assert_eq!(plain.value(), Some(&json!(false)), "{plain:?}");
+    let secret = block_on(toolbox.call(&ctx, "look", r#"{"secret":true}"#));
+    assert!(secret.approval().is_some(), "{secret:?}");
+    assert_eq!(toolbox.state().runs.load(Ordering::SeqCst), 1);
+
+    // The toolbox's policy for reads, over what the tool says.
+    let mut strict = Toolbox::new(Gate::default())
+        .with_effect_policy(EffectPolicy::default().approval(Effect::Read, ApprovalRule::Always));
+    strict.register(Look).unwrap();
+    let outcome = block_on(strict.call(&ctx, "look", r#"{"secret":false}"#));
+    assert!(outcome.approval().is_some(), "{outcome:?}");
+    assert_eq!(strict.state().runs.load(Ordering::SeqCst), 0);
+}
+
 fn recorder(clock: &ManualClock) -> (Toolbox<Gate>, ToolContext) {
     let mut toolbox = Toolbox::new(Gate::default()).with_clock(clock.clone());
     toolbox.register(Record).unwrap().register(Pay).unwrap();

@@ -1095,6 +1095,51 @@ fn close_books(
     Ok(year)
 }
 
+/// Close a ledger: its keeper approves, named as an owned string.
+#[toolgate::tool(effect = irreversible, approver = format!("usr_{keeper}"))]
+fn close_ledger(
+    #[garde(pattern(r"^[a-z]{1,12}$"))] keeper: String,
+) -> Result<String, toolgate::ToolError> {
+    Ok(keeper)
+}
+
+/// Seal a ledger: its keeper approves, named by reference to a parameter.
+#[toolgate::tool(effect = irreversible, approver = &keeper)]
+fn seal_ledger(
+    #[garde(pattern(r"^usr_[a-z]{1,12}$"))] keeper: String,
+) -> Result<String, toolgate::ToolError> {
+    Ok(keeper)
+}
+
+#[test]
+fn an_approver_computed_as_a_string_or_borrowed_is_the_one_named() {
+    let mut toolbox = Toolbox::new(());
+    toolbox
+        .register(CloseLedger)
+        .unwrap()
+        .register(SealLedger)
+        .unwrap();
+    let agent = ToolContext::new("agent_1", "tenant_a", "req_1").allow_all_tools();
+    for (tool, args) in [
+        ("close_ledger", r#"{"keeper":"ada"}"#),
+        ("seal_ledger", r#"{"keeper":"usr_ada"}"#),
+    ] {
+        let outcome = block_on(toolbox.call(&agent, tool, args));
+        let approval = outcome.approval().expect("approval required").clone();
+        assert_eq!(approval.approver.as_deref(), Some("usr_ada"), "{tool}");
+        let someone_else = ToolContext::new("usr_max", "tenant_a", "r");
+        assert_eq!(
+            block_on(toolbox.approve(&someone_else, &approval.id)),
+            Err(ApprovalError::NotTheNamedApprover("usr_ada".to_owned())),
+            "{tool}"
+        );
+        let keeper = ToolContext::new("usr_ada", "tenant_a", "r");
+        block_on(toolbox.approve(&keeper, &approval.id)).unwrap();
+        let done = block_on(toolbox.resume(&agent, &approval.id));
+        assert!(matches!(done, Outcome::Done(_)), "{tool}: {done:?}");
+    }
+}
+
 #[test]
 fn an_approver_written_as_a_string_is_the_only_one_who_may_approve() {
     let mut toolbox = Toolbox::new(());

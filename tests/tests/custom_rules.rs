@@ -38,6 +38,21 @@ mod tools {
         Ok(format!("{nights} nights in {city} {note}"))
     }
 
+    /// A rule over the value's own type, not what it dereferences to.
+    fn even(n: &u32, _: &()) -> garde::Result {
+        if n % 2 == 0 {
+            Ok(())
+        } else {
+            Err(garde::Error::new("odd"))
+        }
+    }
+
+    /// Pair people up.
+    #[tool(effect = read)]
+    pub fn pair_up(#[garde(custom(even))] people: u32) -> Result<u32, ToolError> {
+        Ok(people / 2)
+    }
+
     /// Each item of a list, and an optional value, by the same rule.
     #[tool(effect = read)]
     pub fn plan_tour(
@@ -66,6 +81,18 @@ fn a_custom_rule_checks_each_item_and_an_optional_value() {
     let r = call(r#"{"cities":[],"start":"Lyon"}"#);
     let r = r.rejection().expect("refused");
     assert_rejects(r, Code::InvalidValue, "/start", "start is not valid");
+}
+
+#[test]
+fn a_custom_rule_over_the_value_s_own_type_refuses() {
+    let mut toolbox = Toolbox::new(());
+    toolbox.register(tools::PairUp).unwrap();
+    let ctx = ToolContext::new("u", "t", "r").allow_all_tools();
+    let call = |args: &str| block_on(toolbox.call(&ctx, "pair_up", args));
+    assert_eq!(call(r#"{"people":4}"#).value(), Some(&serde_json::json!(2)));
+    let r = call(r#"{"people":3}"#);
+    let r = r.rejection().expect("refused");
+    assert_rejects(r, Code::InvalidValue, "/people", "people is not valid");
 }
 
 fn plan(note: &str, nights: u8, city: &str) -> Rejection {

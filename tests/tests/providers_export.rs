@@ -219,6 +219,25 @@ fn mcp_output_schema_when_the_result_type_has_one() {
     assert!(refund["outputSchema"]["properties"]["remaining_cents"].is_object());
     // `i128` has a schema but is not an object: MCP requires an object.
     assert!(mcp::tool(Add::definition()).get("outputSchema").is_none());
+    // A result type without a schema publishes none.
+    assert_eq!(Receipt::definition().output_schema(), None);
+    assert!(
+        mcp::tool(Receipt::definition())
+            .get("outputSchema")
+            .is_none()
+    );
+}
+
+/// A result the tool serializes but does not describe.
+#[derive(serde::Serialize)]
+pub struct Plain {
+    pub total: u32,
+}
+
+/// Print a receipt.
+#[tool(effect = read)]
+pub fn receipt(#[garde(range(max = 100))] total: u32) -> Result<Plain, ToolError> {
+    Ok(Plain { total })
 }
 
 // Shapes a strict dialect cannot say: keys the model chooses, and a value

@@ -39,6 +39,13 @@ pub struct Meta {
 /// A field's wire name, and its default as the schema states it.
 pub type FieldDefault = (&'static str, fn() -> Option<serde_json::Value>);
 
+/// A tool's definition, built by `make` on first use. The cell is each
+/// tool's own; `get_or_init` is compiled once for every tool, not once
+/// for each (its closure is a plain function).
+pub fn definition(cell: &'static OnceLock<ToolDef>, make: fn() -> ToolDef) -> &'static ToolDef {
+    cell.get_or_init(make)
+}
+
 /// Builds a tool's definition from its argument type.
 pub fn define<A: schemars::JsonSchema>(meta: Meta) -> ToolDef {
     defined(meta, schema::canonical::<A>())

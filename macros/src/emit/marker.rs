@@ -97,7 +97,7 @@ pub(crate) fn emit(tool: &ToolFn) -> TokenStream {
             #vis fn definition() -> &'static ::toolgate::ToolDef {
                 static DEFINITION: ::toolgate::__private::OnceLock<::toolgate::ToolDef> =
                     ::toolgate::__private::OnceLock::new();
-                DEFINITION.get_or_init(|| {
+                ::toolgate::__private::definition(&DEFINITION, || {
                     ::toolgate::__private::define::<#args>(::toolgate::__private::Meta {
                         name: #name,
                         version: #version,

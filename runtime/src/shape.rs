@@ -1615,6 +1615,30 @@ mod tests {
     }
 
     #[test]
+    fn an_explanation_names_the_item_of_a_list_or_tuple() {
+        let schema = json!({"type":"object","properties":{
+            "l":{"type":"array","items":{"type":"integer"}},
+            "t":{"type":"array","prefixItems":[{"type":"integer"},{"type":"string"}],"items":false}
+        }});
+        assert_eq!(
+            explain(&schema, r#"{"l":[1,2,"x"]}"#),
+            refused(Code::WrongType, "/l/2")
+        );
+        assert_eq!(
+            explain(&schema, r#"{"t":[1,"a"],"l":[true]}"#),
+            refused(Code::WrongType, "/l/0")
+        );
+        assert_eq!(
+            explain(&schema, r#"{"t":[1,2]}"#),
+            refused(Code::WrongType, "/t/1")
+        );
+        assert_eq!(
+            explain(&schema, r#"{"t":[1,"a",3]}"#),
+            refused(Code::InvalidLength, "/t/2")
+        );
+    }
+
+    #[test]
     fn a_missing_tag_is_the_reason_whatever_else_a_branch_lacks() {
         let schema = json!({"oneOf":[
             {"type":"object","properties":{"kind":{"const":"dot"}},"required":["kind"],"additionalProperties":false},

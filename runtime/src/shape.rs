@@ -1639,6 +1639,24 @@ mod tests {
     }
 
     #[test]
+    fn a_wrong_constant_is_reported_only_when_nothing_else_is_wrong() {
+        // A tag that names another variant says less than a value of the
+        // wrong shape.
+        let schema = json!({"type":"object","properties":{
+            "kind":{"const":"a"},
+            "n":{"type":"integer"}
+        }});
+        assert_eq!(
+            explain(&schema, r#"{"kind":"b","n":"x"}"#),
+            refused(Code::WrongType, "/n")
+        );
+        assert_eq!(
+            explain(&schema, r#"{"kind":"b","n":1}"#),
+            refused(Code::InvalidValue, "/kind")
+        );
+    }
+
+    #[test]
     fn a_missing_tag_is_the_reason_whatever_else_a_branch_lacks() {
         let schema = json!({"oneOf":[
             {"type":"object","properties":{"kind":{"const":"dot"}},"required":["kind"],"additionalProperties":false},

@@ -1154,7 +1154,6 @@ impl<'a> Walk<'a> {
                     depth = depth.saturating_sub(1);
                     self.pos += 1;
                 }
-                Some(b',' | b':' | b' ' | b'\t' | b'\n' | b'\r') if depth > 0 => self.pos += 1,
                 Some(_) if depth > 0 => self.pos += 1,
                 Some(_) => {
                     // A scalar at the top: read to its end.
@@ -1654,6 +1653,19 @@ mod tests {
             explain(&schema, r#"{"kind":"b","n":1}"#),
             refused(Code::InvalidValue, "/kind")
         );
+    }
+
+    #[test]
+    fn a_number_past_a_double_is_left_to_serde() {
+        // `1e400` is no double: the walk takes it as an integer or a
+        // fraction, whichever the schema wants, and serde says it is out
+        // of range.
+        let schema = json!({"type":"object","properties":{
+            "i":{"type":"integer"},
+            "f":{"type":"number"}
+        }});
+        assert_eq!(explain(&schema, r#"{"i":1e400,"f":-1e400}"#), Ok(()));
+        assert_eq!(explain(&schema, r#"{"i":1.5}"#), refused(Code::WrongType, "/i"));
     }
 
     #[test]

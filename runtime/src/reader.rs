@@ -1706,6 +1706,24 @@ mod tests {
     }
 
     #[test]
+    fn a_member_read_against_a_union_and_its_branch_at_once() {
+        // `x` is read against U and V together, U is a union over V, and
+        // the verdict of each is its own: U is no better than V.
+        let schema = serde_json::json!({"anyOf":[
+            {"type":"object","properties":{"x":{"$ref":"#/$defs/U"},"y":{}},"required":["x","y"]},
+            {"type":"object","properties":{"x":{"$ref":"#/$defs/V"}},"required":["x"]}
+        ],"$defs":{"U":{"anyOf":[{"$ref":"#/$defs/V"}]},"V":{"type":"integer"}}});
+        let shape = Shape::new(&schema);
+        let doc = r#"{"x":1}"#;
+        let expected = serde_json::json!({"x": 1});
+        assert_eq!(read::<Value>(doc, &limits(), &shape), Some(expected));
+        let doc = r#"{"x":1,"y":2}"#;
+        let expected = serde_json::json!({"x": 1, "y": 2});
+        assert_eq!(read::<Value>(doc, &limits(), &shape), Some(expected));
+        assert_eq!(read::<Value>(r#"{"x":"s","y":1}"#, &limits(), &shape), None);
+    }
+
+    #[test]
     fn a_container_among_choices_is_left_to_the_walk() {
         // The reader compares scalars with `enum` and `const`, not objects
         // or arrays: it stops on those, whatever the choices, and the walk

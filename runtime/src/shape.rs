@@ -1665,7 +1665,41 @@ mod tests {
             "f":{"type":"number"}
         }});
         assert_eq!(explain(&schema, r#"{"i":1e400,"f":-1e400}"#), Ok(()));
-        assert_eq!(explain(&schema, r#"{"i":1.5}"#), refused(Code::WrongType, "/i"));
+        assert_eq!(
+            explain(&schema, r#"{"i":1.5}"#),
+            refused(Code::WrongType, "/i")
+        );
+    }
+
+    #[test]
+    fn an_explanation_reads_a_reference_with_sibling_keywords() {
+        // `$ref` beside other keywords is a conjunction: the reference
+        // refuses for itself.
+        let schema = json!({"type":"object","properties":{
+            "w":{"$ref":"#/$defs/W","type":"object","minProperties":1}
+        },"$defs":{"W":{"type":"object","properties":{"d":{"type":"integer"}}}}});
+        assert_eq!(explain(&schema, r#"{"w":{"d":1}}"#), Ok(()));
+        assert_eq!(
+            explain(&schema, r#"{"w":{"d":"x"}}"#),
+            refused(Code::WrongType, "/w/d")
+        );
+    }
+
+    #[test]
+    fn of_union_branches_that_refuse_alike_the_first_is_the_reason() {
+        let schema = json!({"anyOf":[
+            {"type":"object","properties":{"a":{"type":"integer"}},"required":["a"]},
+            {"type":"object","properties":{
+                "b":{"type":"object","properties":{"c":{"type":"integer"}}}
+            },"required":["b"]}
+        ]});
+        assert_eq!(explain(&schema, "{}"), refused(Code::MissingField, "/a"));
+        assert_eq!(explain(&schema, r#"{"b":{"c":1}}"#), Ok(()));
+        // One that got further into the value is the better reason.
+        assert_eq!(
+            explain(&schema, r#"{"b":{"c":"x"}}"#),
+            refused(Code::WrongType, "/b/c")
+        );
     }
 
     #[test]

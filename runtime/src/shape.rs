@@ -1703,6 +1703,20 @@ mod tests {
     }
 
     #[test]
+    fn a_union_that_refers_back_to_itself_is_settled_once() {
+        // U's first branch is U: asked again while U is being settled, it
+        // accepts, and the other branch decides.
+        let schema = json!({"$ref":"#/$defs/U","$defs":{
+            "U":{"anyOf":[{"$ref":"#/$defs/U"},{"type":"integer"}]}
+        }});
+        assert_eq!(check(&schema, "1"), Ok(()));
+        let wrapped = json!({"type":"object","properties":{"u":{"$ref":"#/$defs/U"}},"$defs":{
+            "U":{"anyOf":[{"$ref":"#/$defs/U"},{"type":"integer"}]}
+        }});
+        assert_eq!(check(&wrapped, r#"{"u":1}"#), Ok(()));
+    }
+
+    #[test]
     fn a_missing_tag_is_the_reason_whatever_else_a_branch_lacks() {
         let schema = json!({"oneOf":[
             {"type":"object","properties":{"kind":{"const":"dot"}},"required":["kind"],"additionalProperties":false},

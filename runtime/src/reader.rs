@@ -1721,6 +1721,16 @@ mod tests {
         let expected = serde_json::json!({"x": 1, "y": 2});
         assert_eq!(read::<Value>(doc, &limits(), &shape), Some(expected));
         assert_eq!(read::<Value>(r#"{"x":"s","y":1}"#, &limits(), &shape), None);
+        // V first: its refusal, settled, is still a refusal when U asks.
+        let schema = serde_json::json!({"anyOf":[
+            {"type":"object","properties":{"x":{"$ref":"#/$defs/V"}},"required":["x"]},
+            {"type":"object","properties":{"x":{"$ref":"#/$defs/U"},"y":{}},"required":["x","y"]}
+        ],"$defs":{"U":{"anyOf":[{"$ref":"#/$defs/V"}]},"V":{"type":"integer"}}});
+        let shape = Shape::new(&schema);
+        assert_eq!(read::<Value>(r#"{"x":"s","y":1}"#, &limits(), &shape), None);
+        let doc = r#"{"x":1,"y":2}"#;
+        let expected = serde_json::json!({"x": 1, "y": 2});
+        assert_eq!(read::<Value>(doc, &limits(), &shape), Some(expected));
     }
 
     #[test]

@@ -1717,6 +1717,25 @@ mod tests {
     }
 
     #[test]
+    fn integer_choices_past_a_double_compare_exactly() {
+        // Neighbours that one double cannot tell apart.
+        let schema = json!({"type":"object","properties":{
+            "u":{"const":18_446_744_073_709_551_615_u64},
+            "i":{"const":-9_007_199_254_740_993_i64}
+        }});
+        assert_eq!(check(&schema, r#"{"u":18446744073709551615}"#), Ok(()));
+        assert_eq!(
+            check(&schema, r#"{"u":18446744073709551614}"#),
+            Err(Code::InvalidValue)
+        );
+        assert_eq!(check(&schema, r#"{"i":-9007199254740993}"#), Ok(()));
+        assert_eq!(
+            check(&schema, r#"{"i":-9007199254740992}"#),
+            Err(Code::InvalidValue)
+        );
+    }
+
+    #[test]
     fn a_missing_tag_is_the_reason_whatever_else_a_branch_lacks() {
         let schema = json!({"oneOf":[
             {"type":"object","properties":{"kind":{"const":"dot"}},"required":["kind"],"additionalProperties":false},

@@ -40,7 +40,7 @@ mod tools {
 
     /// A rule over the value's own type, not what it dereferences to.
     fn even(n: &u32, _: &()) -> garde::Result {
-        if n % 2 == 0 {
+        if n.is_multiple_of(2) {
             Ok(())
         } else {
             Err(garde::Error::new("odd"))

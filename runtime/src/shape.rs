@@ -1246,9 +1246,9 @@ impl Shape {
     }
 
     /// Whether subschema `id` takes an object or array (`kind`) by its
-    /// type and lists no choices: the single-pass reader judges scalars
-    /// alone, and leaves a container among choices (or not among them)
-    /// to the walk.
+    /// type and lists no `enum` or `const`: the single-pass reader compares
+    /// only scalars with choices, so it refuses (and so stops on) any
+    /// container whose subschema lists them, and the walk decides.
     pub(crate) fn takes(&self, id: Id, kind: u8) -> bool {
         let node = self.node(id);
         node.kinds & kind != 0 && node.choices.is_empty()

@@ -13,15 +13,25 @@ use crate::Code;
 use crate::pointer;
 use crate::schema::{node_at, resolve};
 
-/// How a pointer is named in a message: `nights`, `columns/1`, or `the arguments`.
-pub(crate) fn label(path: &str) -> String {
-    match path.strip_prefix('/') {
+/// How the value at an exact pointer (see [`pointer::exact`]) is named in a
+/// message: `nights`, `columns/1`, or `the arguments`; where the pointer
+/// passes a key that is not shown, `a value inside by_room`, so that the
+/// words never describe the container for what is inside it.
+pub(crate) fn label(exact: &str) -> String {
+    let shown = pointer::shown(exact);
+    let name = match shown.strip_prefix('/') {
         None | Some("") => "the arguments".to_owned(),
         Some(rest) => rest.to_owned(),
+    };
+    if shown.len() == exact.len() {
+        name
+    } else {
+        format!("a value inside {name}")
     }
 }
 
-/// The message for a value at `path` that broke a rule of kind `code`.
+/// The message for a value at `path` (exact) that broke a rule of kind
+/// `code`.
 pub(crate) fn for_value(code: Code, path: &str, schema: &Value) -> String {
     let node = node_at(schema, path).map(|n| non_null(schema, n));
     let who = label(path);
@@ -56,7 +66,15 @@ pub(crate) fn for_value(code: Code, path: &str, schema: &Value) -> String {
     }
 }
 
-/// The message for a required field that is absent.
+/// Whether the value at `path` (exact) must be in a format the schema
+/// names: a date, an address.
+pub(crate) fn names_format(path: &str, schema: &Value) -> bool {
+    node_at(schema, path)
+        .map(|n| non_null(schema, n))
+        .is_some_and(|n| n.get("format").is_some())
+}
+
+/// The message for a required field that is absent, at `path` (exact).
 pub(crate) fn missing(path: &str, schema: &Value) -> String {
     let who = label(path);
     // A tag: each variant allows one value; the model may send any of them.
@@ -72,12 +90,18 @@ pub(crate) fn missing(path: &str, schema: &Value) -> String {
     }
 }
 
-/// The message for a field the tool does not have. The field's name is shown
-/// only if it is short and plain; the allowed names come from the schema.
+/// The message for a field the tool does not have, in the object at
+/// `parent` (exact). The field's name is shown only if it is short and
+/// plain; the allowed names come from the schema.
 pub(crate) fn unknown(parent: &str, field: Option<&str>, schema: &Value) -> String {
-    let mut out = match field {
-        Some(f) if pointer::is_echoable(f) => format!("\"{f}\" is not a field here"),
-        _ => "a field that does not exist here was sent".to_owned(),
+    let shown = pointer::shown(parent);
+    let mut out = match (field, shown.len() == parent.len()) {
+        (Some(f), true) if pointer::is_echoable(f) => format!("\"{f}\" is not a field here"),
+        (_, true) => "a field that does not exist here was sent".to_owned(),
+        (Some(f), false) if pointer::is_echoable(f) => {
+            format!("\"{f}\" is not a field of {}", label(parent))
+        }
+        (_, false) => format!("{} has a field that does not exist", label(parent)),
     };
     if let Some(props) = node_at(schema, parent)
         .map(|n| non_null(schema, n))

@@ -79,6 +79,51 @@ pub(crate) fn build<'a>(segments: impl IntoIterator<Item = Segment<'a>>) -> Stri
     out
 }
 
+/// The whole pointer to a value, every key escaped, whatever it holds: for
+/// looking the value's subschema up, never for showing. [`shown`] cuts it
+/// to what may be shown.
+pub(crate) fn exact<'a>(segments: impl IntoIterator<Item = Segment<'a>>) -> String {
+    let mut out = String::new();
+    for segment in segments {
+        match segment {
+            Segment::Key(key) => {
+                out.push('/');
+                for c in key.chars() {
+                    match c {
+                        '~' => out.push_str("~0"),
+                        '/' => out.push_str("~1"),
+                        c => out.push(c),
+                    }
+                }
+            }
+            Segment::Index(index) => {
+                let _ = write!(out, "/{index}");
+            }
+        }
+    }
+    out
+}
+
+/// [`exact`] over owned steps.
+pub(crate) fn exact_of_steps(steps: &[Step]) -> String {
+    exact(steps.iter().map(Step::segment))
+}
+
+/// The part of an [`exact`] pointer that may be shown to the model: what
+/// [`build`] makes of the same segments. An escaped key holds `~`, which
+/// no echoable key does, so the escaped form decides alike.
+pub(crate) fn shown(exact: &str) -> &str {
+    let mut end = 0;
+    for segment in exact.split('/').skip(1) {
+        let next = end + 1 + segment.len();
+        if !is_echoable(segment) || next > MAX_POINTER {
+            break;
+        }
+        end = next;
+    }
+    exact.get(..end).unwrap_or_default()
+}
+
 /// Splits a pointer built by [`build`] back into its unescaped segments.
 pub(crate) fn segments(pointer: &str) -> impl Iterator<Item = String> + '_ {
     pointer
@@ -107,6 +152,42 @@ mod tests {
             segments("/a~1b/~0/3").collect::<Vec<_>>(),
             ["a/b", "~", "3"]
         );
+    }
+
+    #[test]
+    fn the_shown_part_of_an_exact_pointer_is_the_built_one() {
+        let long = "x".repeat(41);
+        let edge = "k".repeat(40);
+        let cases: [&[Segment<'_>]; 8] = [
+            &[],
+            &[Segment::Key("a.b"), Segment::Key("c-d"), Segment::Index(3)],
+            &[Segment::Key("ok"), Segment::Key("a b"), Segment::Key("z")],
+            &[Segment::Key("a/b")],
+            &[Segment::Key("~")],
+            &[Segment::Key(""), Segment::Key("x")],
+            &[Segment::Key("ok"), Segment::Key(&long), Segment::Key("z")],
+            &[
+                Segment::Key(&edge),
+                Segment::Key(&edge),
+                Segment::Key(&edge),
+                Segment::Index(12_345),
+                Segment::Key("z"),
+            ],
+        ];
+        for segments in cases {
+            let exact = exact(segments.iter().cloned());
+            assert_eq!(shown(&exact), build(segments.iter().cloned()), "{exact}");
+            assert_eq!(
+                self::segments(&exact).collect::<Vec<_>>(),
+                segments
+                    .iter()
+                    .map(|s| match s {
+                        Segment::Key(k) => (*k).to_owned(),
+                        Segment::Index(i) => i.to_string(),
+                    })
+                    .collect::<Vec<_>>()
+            );
+        }
     }
 
     #[test]

@@ -392,11 +392,17 @@ fn write_scalar(value: &Value, out: &mut Vec<u8>) {
 }
 
 /// The subschema that describes the value at `pointer`, following local
-/// `$ref`s and the non-null branch of optional values.
+/// `$ref`s and the non-null branch of optional values. Inside a union, the
+/// first branch that has the next step; where that branch has no place for
+/// the rest (an adjacently tagged enum's `c` under another variant), the
+/// first subschema along any branch that has the whole pointer.
 pub(crate) fn node_at<'s>(root: &'s Value, pointer: &str) -> Option<&'s Value> {
     let mut node = resolve(root, root)?;
     for segment in pointer::segments(pointer) {
-        node = step(root, node, &segment)?;
+        match step(root, node, &segment) {
+            Some(next) => node = next,
+            None => return nodes_at(root, pointer).into_iter().next(),
+        }
     }
     Some(node)
 }
@@ -480,6 +486,9 @@ fn step<'s>(root: &'s Value, node: &'s Value, segment: &str) -> Option<&'s Value
 /// newtype) is the value itself. Where none of this decides, the pointer
 /// ends at the last place known, rather than show the model a name it was
 /// never given.
+///
+/// The pointer is exact (see [`pointer::exact`]): it may hold map keys the
+/// model sent that are not to be echoed.
 pub(crate) fn wire_pointer(
     root: &Value,
     renames: &[(&str, &str)],
@@ -494,7 +503,7 @@ pub(crate) fn wire_pointer(
         states,
     };
     walk.from(resolve(root, root), 0, &mut wire);
-    pointer::build(
+    pointer::exact(
         wire.iter()
             .map(|(segment, index)| match segment.parse::<usize>() {
                 Ok(i) if *index => pointer::Segment::Index(i),

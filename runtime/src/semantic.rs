@@ -10,7 +10,7 @@ use garde::i18n::{I18n, InvalidCreditCard, InvalidEmail, InvalidPhoneNumber, Inv
 use serde_json::Value;
 
 use crate::structural::Parsed;
-use crate::{Code, Rejection, ToolDef, message};
+use crate::{Code, Rejection, ToolDef, message, pointer};
 
 /// Arguments that passed the rules: the last state before resources and
 /// effects. Made only by gate 3: it has no public constructor, and cannot be
@@ -245,10 +245,13 @@ fn builtin<'f>(
     if copies == 1 { failed.get(index) } else { None }
 }
 
+/// The rejection at `at`, an exact pointer: the messages read the schema
+/// there, and the rejection shows only what may be echoed of it.
 fn reject(at: &str, builtin: Option<&Failed>, schema: &Value) -> Rejection {
+    let shown = pointer::shown(at).to_owned();
     match builtin.map(|f| (f.code, f.detail.as_str())) {
         Some((Code::MissingField, _)) => {
-            Rejection::new(Code::MissingField, message::missing(at, schema)).at(at.to_owned())
+            Rejection::new(Code::MissingField, message::missing(at, schema)).at(shown)
         }
         Some((code, detail)) => {
             let from_schema = message::for_value(code, at, schema);
@@ -259,13 +262,13 @@ fn reject(at: &str, builtin: Option<&Failed>, schema: &Value) -> Rejection {
             } else {
                 format!("{} {detail}", message::label(at))
             };
-            Rejection::new(code, message).at(at.to_owned())
+            Rejection::new(code, message).at(shown)
         }
         // A custom rule. Its message is not shown: authors build it at run
         // time, often from the value (`format!("{v} is not a city")`), and
         // no check of the text can prove it echoes nothing. The field's
         // description is where a custom rule is explained to the model.
-        None => Rejection::new(Code::InvalidValue, custom(at)).at(at.to_owned()),
+        None => Rejection::new(Code::InvalidValue, custom(at)).at(shown),
     }
 }
 

@@ -1043,21 +1043,19 @@ impl<'a> Walk<'a> {
         if failure.unknown
             && let Some((Step::Key(field), parent)) = failure.path.split_last()
         {
-            let parent_at = pointer::of_steps(parent);
+            let parent_at = pointer::exact_of_steps(parent);
             let text = message::unknown(&parent_at, Some(field), schema);
-            let at = if pointer::is_echoable(field) {
-                pointer::of_steps(&failure.path)
-            } else {
-                parent_at
-            };
+            let at = pointer::shown(&pointer::exact_of_steps(&failure.path)).to_owned();
             return Rejection::new(Code::UnknownField, text).at(at);
         }
-        let at = pointer::of_steps(&failure.path);
+        // The message reads the schema at the exact place; the rejection
+        // shows only what may be echoed of it.
+        let at = pointer::exact_of_steps(&failure.path);
         let text = match failure.code {
             Code::MissingField => message::missing(&at, schema),
             code => message::for_value(code, &at, schema),
         };
-        Rejection::new(failure.code, text).at(at)
+        Rejection::new(failure.code, text).at(pointer::shown(&at).to_owned())
     }
 
     // --- reading the document; gate 1 has proven it well formed ---

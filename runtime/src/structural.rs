@@ -6,7 +6,7 @@ use serde_json::Value;
 use std::borrow::Cow;
 
 use crate::audit::Gate;
-use crate::pointer::{self, Segment};
+use crate::pointer::{self, Segment, Step};
 use crate::{Code, RawArgs, Rejection, ToolDef, bounded, message, reader};
 
 /// Arguments that deserialized into the tool's closed struct: every required
@@ -114,7 +114,153 @@ fn separately(raw: RawArgs<'_>, def: &ToolDef, serde: &mut Serde<'_>) -> Result<
             serde_path_to_error::Segment::Unknown => None,
         })
         .collect();
-    Err(reject(&segments, &error.inner().to_string(), schema))
+    let message = error.inner().to_string();
+    // Below an enum serde buffered (internally or adjacently tagged), its
+    // path ends at the enum; a value refused by its type is then found by
+    // what serde says the value was.
+    let found = refused_below(&text, &segments, &message, schema);
+    let segments: Vec<Segment<'_>> = match &found {
+        Some(steps) => steps.iter().map(Step::segment).collect(),
+        None => segments,
+    };
+    Err(reject(&segments, &message, schema))
+}
+
+/// The place, strictly below `under`, of the value serde's `message`
+/// describes (`invalid value: string "soon", expected a date`): the first
+/// in the document whose subschema names a format, else the first. `None`
+/// where the message describes no single value or nothing below matches.
+///
+/// Reads the whole document once more, at a refusal only; serde's own
+/// depth limit bounds the recursion.
+fn refused_below(
+    text: &str,
+    under: &[Segment<'_>],
+    message: &str,
+    schema: &Value,
+) -> Option<Vec<Step>> {
+    let described = message
+        .strip_prefix("invalid value: ")
+        .or_else(|| message.strip_prefix("invalid type: "))?;
+    let mut finder = Finder {
+        path: Vec::new(),
+        under: &pointer::exact(under.iter().cloned()),
+        described,
+        found: Vec::new(),
+    };
+    serde::de::DeserializeSeed::deserialize(
+        &mut finder,
+        &mut serde_json::Deserializer::from_str(text),
+    )
+    .ok()?;
+    let has_format =
+        |steps: &Vec<Step>| message::names_format(&pointer::exact_of_steps(steps), schema);
+    let first = finder.found.iter().position(has_format).unwrap_or(0);
+    finder.found.into_iter().nth(first)
+}
+
+/// Walks a document in order, collecting the places below `under` whose
+/// value serde would describe as `described` begins.
+struct Finder<'f> {
+    path: Vec<Step>,
+    under: &'f str,
+    described: &'f str,
+    found: Vec<Vec<Step>>,
+}
+
+impl Finder<'_> {
+    fn scalar(&mut self, description: core::fmt::Arguments<'_>) {
+        let description = description.to_string();
+        let matches = self
+            .described
+            .strip_prefix(description.as_str())
+            .is_some_and(|rest| rest.starts_with(", expected"));
+        if !matches {
+            return;
+        }
+        let at = pointer::exact_of_steps(&self.path);
+        if at
+            .strip_prefix(self.under)
+            .is_some_and(|rest| rest.starts_with('/'))
+        {
+            self.found.push(self.path.clone());
+        }
+    }
+}
+
+impl<'de> serde::de::DeserializeSeed<'de> for &mut Finder<'_> {
+    type Value = ();
+
+    fn deserialize<D: serde::Deserializer<'de>>(self, de: D) -> Result<(), D::Error> {
+        de.deserialize_any(self)
+    }
+}
+
+impl<'de> serde::de::Visitor<'de> for &mut Finder<'_> {
+    type Value = ();
+
+    fn expecting(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str("any JSON value")
+    }
+
+    // Each description is serde's own (`de::Unexpected`'s `Display`).
+    fn visit_bool<E>(self, v: bool) -> Result<(), E> {
+        self.scalar(format_args!("boolean `{v}`"));
+        Ok(())
+    }
+
+    fn visit_i64<E>(self, v: i64) -> Result<(), E> {
+        self.scalar(format_args!("integer `{v}`"));
+        Ok(())
+    }
+
+    fn visit_u64<E>(self, v: u64) -> Result<(), E> {
+        self.scalar(format_args!("integer `{v}`"));
+        Ok(())
+    }
+
+    fn visit_f64<E>(self, v: f64) -> Result<(), E> {
+        let shown = v.to_string();
+        let point = if v.is_finite() && !shown.contains('.') {
+            ".0"
+        } else {
+            ""
+        };
+        self.scalar(format_args!("floating point `{shown}{point}`"));
+        Ok(())
+    }
+
+    fn visit_str<E>(self, v: &str) -> Result<(), E> {
+        self.scalar(format_args!("string {v:?}"));
+        Ok(())
+    }
+
+    fn visit_unit<E>(self) -> Result<(), E> {
+        self.scalar(format_args!("unit value"));
+        Ok(())
+    }
+
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+        let mut index = 0;
+        loop {
+            self.path.push(Step::Index(index));
+            let more = seq.next_element_seed(&mut *self)?.is_some();
+            self.path.pop();
+            if !more {
+                return Ok(());
+            }
+            index += 1;
+        }
+    }
+
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+        while let Some(key) = map.next_key::<String>()? {
+            self.path.push(Step::Key(key));
+            map.next_value_seed(&mut *self)?;
+            self.path.pop();
+        }
+        Ok(())
+    }
 }
 
 /// Turns serde's error into a rejection. serde's messages are a stable part
@@ -126,7 +272,10 @@ fn reject(segments: &[Segment<'_>], serde_message: &str, schema: &Value) -> Reje
         .map_or(serde_message, |end| {
             serde_message.get(..end).unwrap_or(serde_message)
         });
-    let path = pointer::build(segments.iter().cloned());
+    // Messages read the schema at the exact place; the rejection shows
+    // only what may be echoed of it.
+    let path = pointer::exact(segments.iter().cloned());
+    let shown = |exact: &str| pointer::shown(exact).to_owned();
     let quoted = || text.split('`').nth(1);
 
     if text.starts_with("unknown field `") {
@@ -137,20 +286,18 @@ fn reject(segments: &[Segment<'_>], serde_message: &str, schema: &Value) -> Reje
             Some((Segment::Key(k), parent)) if Some(*k) == field => parent,
             _ => segments,
         };
-        let parent = pointer::build(parent_segments.iter().cloned());
+        let parent = pointer::exact(parent_segments.iter().cloned());
         let message = message::unknown(&parent, field, schema);
         let at = match field {
-            Some(f) if pointer::is_echoable(f) => {
-                pointer::build(parent_segments.iter().cloned().chain([Segment::Key(f)]))
-            }
-            _ => parent,
+            Some(f) => pointer::exact(parent_segments.iter().cloned().chain([Segment::Key(f)])),
+            None => parent,
         };
-        return Rejection::new(Code::UnknownField, message).at(at);
+        return Rejection::new(Code::UnknownField, message).at(shown(&at));
     }
     if text.starts_with("missing field `") {
         let field = quoted().unwrap_or_default();
-        let at = pointer::build(segments.iter().cloned().chain([Segment::Key(field)]));
-        return Rejection::new(Code::MissingField, message::missing(&at, schema)).at(at);
+        let at = pointer::exact(segments.iter().cloned().chain([Segment::Key(field)]));
+        return Rejection::new(Code::MissingField, message::missing(&at, schema)).at(shown(&at));
     }
     if text.starts_with("recursion limit exceeded") {
         // serde_json's own depth limit, past gate 1's when a toolbox raises it.
@@ -158,14 +305,14 @@ fn reject(segments: &[Segment<'_>], serde_message: &str, schema: &Value) -> Reje
             Code::TooDeep,
             "arguments may nest objects and arrays at most 128 levels deep",
         )
-        .at(path);
+        .at(shown(&path));
     }
     if text.starts_with("duplicate field `") {
         return Rejection::new(
             Code::DuplicateKey,
             "each key may appear only once in an object",
         )
-        .at(path);
+        .at(shown(&path));
     }
     let code = if text.starts_with("invalid type: floating point `") && is_huge(quoted()) {
         // An integer too large for 64 bits reaches serde as a float.
@@ -179,7 +326,7 @@ fn reject(segments: &[Segment<'_>], serde_message: &str, schema: &Value) -> Reje
         Code::OutOfRange
     } else if text.starts_with("invalid length ") {
         Code::InvalidLength
-    } else if crate::schema::node_at(schema, &path).is_some_and(|n| n.get("format").is_some()) {
+    } else if message::names_format(&path, schema) {
         // A string the type could not read, where the schema names a format:
         // a date that is not a date.
         Code::InvalidFormat
@@ -187,8 +334,16 @@ fn reject(segments: &[Segment<'_>], serde_message: &str, schema: &Value) -> Reje
         Code::InvalidValue
     };
     // For a number outside the Rust type, the schema's bounds (the type's,
-    // or narrower rules) say what is allowed.
-    Rejection::new(code, message::for_value(code, &path, schema)).at(path)
+    // or narrower rules) say what is allowed. A value its type refused for
+    // a reason of its own (serde's custom errors, a value the schema allows)
+    // is only said to be invalid: the schema's words would describe what
+    // the model already sent.
+    let message = if code == Code::InvalidValue && !text.starts_with("unknown variant `") {
+        format!("{} is not valid", message::label(&path))
+    } else {
+        message::for_value(code, &path, schema)
+    };
+    Rejection::new(code, message).at(shown(&path))
 }
 
 fn is_huge(number: Option<&str>) -> bool {
@@ -247,6 +402,39 @@ mod tests {
                 "/window".to_owned(),
                 "a field that does not exist here was sent; allowed: days".to_owned()
             )
+        );
+    }
+
+    #[test]
+    fn a_refused_value_below_a_buffered_enum_is_found_by_serde_s_description_of_it() {
+        let text = r#"{"a":{"x":1,"y":[true,null,2.5,-3,"q\"r",1e300,1.0]},"b":5}"#;
+        let under = [Segment::Key("a")];
+        let found = |described: &str| {
+            let message = format!("invalid value: {described}, expected a thing at line 1");
+            refused_below(text, &under, &message, &schema())
+                .map(|steps| pointer::exact_of_steps(&steps))
+        };
+        for (described, at) in [
+            ("integer `1`", "/a/x"),
+            ("boolean `true`", "/a/y/0"),
+            ("unit value", "/a/y/1"),
+            ("floating point `2.5`", "/a/y/2"),
+            ("integer `-3`", "/a/y/3"),
+            ("string \"q\\\"r\"", "/a/y/4"),
+            (&format!("floating point `{}.0`", 1e300), "/a/y/5"),
+            ("floating point `1.0`", "/a/y/6"),
+        ] {
+            assert_eq!(found(described).as_deref(), Some(at), "{described}");
+        }
+        // Only strictly below the place serde names: `b` is not under `a`,
+        // and a description must be whole, up to serde's `, expected`.
+        assert_eq!(found("integer `5`"), None);
+        assert_eq!(found("integer `"), None);
+        assert!(refused_below(text, &under, "not a slug at line 1", &schema()).is_none());
+        let typed = "invalid type: integer `1`, expected a string at line 1";
+        assert_eq!(
+            refused_below(text, &under, typed, &schema()).map(|s| pointer::exact_of_steps(&s)),
+            Some("/a/x".to_owned())
         );
     }
 

@@ -1447,3 +1447,237 @@ fn objects_and_arrays_are_held_to_the_choices_a_schema_lists() {
         );
     }
 }
+
+/// A day inside a renamed nested field.
+#[derive(Debug, Deserialize, JsonSchema, garde::Validate)]
+#[serde(deny_unknown_fields)]
+pub struct DayStay {
+    #[serde(rename = "checkIn")]
+    #[garde(skip)]
+    pub check_in: Day,
+}
+
+/// A day in each kind of enum serde reads.
+#[derive(Debug, Deserialize, JsonSchema, garde::Validate)]
+#[serde(deny_unknown_fields)]
+pub enum DayOuter {
+    On(#[garde(skip)] Day),
+    Between {
+        #[garde(skip)]
+        from: Day,
+        #[garde(skip)]
+        to: Day,
+    },
+}
+
+#[derive(Debug, Deserialize, JsonSchema, garde::Validate)]
+#[serde(tag = "kind", deny_unknown_fields)]
+pub enum DayInner {
+    #[serde(rename = "on")]
+    On {
+        #[garde(skip)]
+        day: Day,
+    },
+    #[serde(rename = "span")]
+    Span {
+        #[garde(skip)]
+        note: String,
+        #[garde(skip)]
+        from: Day,
+        #[garde(skip)]
+        to: Day,
+        #[garde(skip)]
+        code: Option<Slug>,
+    },
+}
+
+/// A lower-case word: a type that refuses with a message of its own,
+/// which names no value.
+#[derive(Debug)]
+pub struct Slug(pub String);
+
+impl<'de> Deserialize<'de> for Slug {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let text = String::deserialize(d)?;
+        if !text.is_empty() && text.bytes().all(|b| b.is_ascii_lowercase()) {
+            Ok(Slug(text))
+        } else {
+            Err(serde::de::Error::custom("not a slug"))
+        }
+    }
+}
+
+impl JsonSchema for Slug {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "Slug".into()
+    }
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({"type": "string", "description": "lower-case letters"})
+    }
+}
+
+#[derive(Debug, Deserialize, JsonSchema, garde::Validate)]
+#[serde(tag = "t", content = "c", deny_unknown_fields)]
+pub enum DayAdjacent {
+    #[serde(rename = "on")]
+    On(#[garde(skip)] Day),
+    #[serde(rename = "span")]
+    Span {
+        #[garde(skip)]
+        last: Day,
+    },
+}
+
+#[derive(Debug, Deserialize, JsonSchema, garde::Validate)]
+#[serde(untagged)]
+pub enum DayEither {
+    Days(#[garde(skip)] Vec<Day>),
+    One(#[garde(skip)] Day),
+}
+
+/// A day wrapped in a transparent newtype.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(transparent)]
+pub struct DayHoliday(pub Day);
+
+/// Book days, named in every kind of place.
+#[tool(effect = write)]
+#[allow(clippy::too_many_arguments)]
+pub fn book_days(
+    #[garde(skip)] days: Option<Vec<Day>>,
+    #[garde(skip)] stay: Option<DayStay>,
+    #[garde(skip)] by_room: Option<BTreeMap<String, Day>>,
+    #[garde(skip)] outer: Option<DayOuter>,
+    #[garde(skip)] inner: Option<DayInner>,
+    #[garde(skip)] adjacent: Option<DayAdjacent>,
+    #[garde(skip)] either: Option<DayEither>,
+    #[garde(skip)] holiday: Option<DayHoliday>,
+    #[garde(skip)] nested: Option<Vec<Vec<DayStay>>>,
+    #[garde(skip)] slug: Option<Slug>,
+) -> Result<(), ToolError> {
+    let _ = (
+        days, stay, by_room, outer, inner, adjacent, either, holiday, nested, slug,
+    );
+    Ok(())
+}
+
+/// A type that fails inside a valid string (a date that is not a date) is
+/// reported at the place the model sent it, however deep, through every
+/// container and kind of enum: the path the fallback reader rebuilds.
+#[test]
+fn a_value_its_type_refuses_is_reported_where_it_was_sent() {
+    let mut toolbox = Toolbox::new(());
+    toolbox.register(BookDays).unwrap();
+    let good = r#"{"days":["2026-12-01"],"stay":{"checkIn":"2026-12-01"},
+        "by_room":{"r1":"2026-12-01"},"outer":{"Between":{"from":"2026-12-01","to":"2026-12-02"}},
+        "inner":{"kind":"on","day":"2026-12-01"},"adjacent":{"t":"span","c":{"last":"2026-12-01"}},
+        "either":["2026-12-01"],"holiday":"2026-12-01","nested":[[{"checkIn":"2026-12-01"}]]}"#;
+    assert!(
+        call(&toolbox, "book_days", good).value().is_some(),
+        "{:?}",
+        call(&toolbox, "book_days", good)
+    );
+    for (args, path) in [
+        (r#"{"days":["2026-12-01","soon"]}"#, "/days/1"),
+        (r#"{"stay":{"checkIn":"soon"}}"#, "/stay/checkIn"),
+        (
+            r#"{"by_room":{"r1":"2026-12-01","r-2":"soon"}}"#,
+            "/by_room/r-2",
+        ),
+        (r#"{"outer":{"On":"soon"}}"#, "/outer/On"),
+        (
+            r#"{"outer":{"Between":{"from":"2026-12-01","to":"soon"}}}"#,
+            "/outer/Between/to",
+        ),
+        (r#"{"inner":{"kind":"on","day":"soon"}}"#, "/inner/day"),
+        // The same text in a plain string before it: the date is refused.
+        (
+            r#"{"inner":{"kind":"span","note":"soon","from":"2026-12-01","to":"soon"}}"#,
+            "/inner/to",
+        ),
+        (r#"{"adjacent":{"t":"on","c":"soon"}}"#, "/adjacent/c"),
+        (
+            r#"{"adjacent":{"c":{"last":"soon"},"t":"span"}}"#,
+            "/adjacent/c/last",
+        ),
+        (r#"{"holiday":"soon"}"#, "/holiday"),
+        (
+            r#"{"nested":[[],[{"checkIn":"2026-12-01"},{"checkIn":"soon"}]]}"#,
+            "/nested/1/1/checkIn",
+        ),
+    ] {
+        let outcome = call(&toolbox, "book_days", args);
+        let rejection = outcome
+            .rejection()
+            .unwrap_or_else(|| panic!("{args}: accepted"));
+        assert_eq!(
+            (rejection.code(), rejection.path()),
+            (Code::InvalidFormat, path),
+            "{args}: {rejection:?}"
+        );
+        let place = path.trim_start_matches('/');
+        assert_eq!(
+            rejection.safe_message(),
+            format!("{place} must be a valid date"),
+            "{args}"
+        );
+    }
+}
+
+/// Where the model sent a key that is not echoed, the rejection stops
+/// above it, and its message speaks of a value inside, never describing
+/// the container for what was wrong within it.
+#[test]
+fn a_value_under_a_key_that_is_not_echoed_is_described_as_inside() {
+    let mut toolbox = Toolbox::new(());
+    toolbox.register(BookDays).unwrap();
+    for (args, code, message) in [
+        (
+            r#"{"by_room":{"r 2":"soon"}}"#,
+            Code::InvalidFormat,
+            "a value inside by_room must be a valid date",
+        ),
+        (
+            r#"{"by_room":{"r 2":5}}"#,
+            Code::WrongType,
+            "a value inside by_room must be a string",
+        ),
+    ] {
+        let outcome = call(&toolbox, "book_days", args);
+        let rejection = outcome
+            .rejection()
+            .unwrap_or_else(|| panic!("{args}: accepted"));
+        assert_eq!(
+            (rejection.code(), rejection.path(), rejection.safe_message()),
+            (code, "/by_room", message),
+            "{args}"
+        );
+    }
+}
+
+/// A type that refuses with a message of its own names no value: the
+/// rejection is at the deepest place serde knows, and says the value there
+/// is not valid, not what the schema already says it is.
+#[test]
+fn a_refusal_that_names_no_value_stops_where_serde_knows() {
+    let mut toolbox = Toolbox::new(());
+    toolbox.register(BookDays).unwrap();
+    for (args, path, message) in [
+        (r#"{"slug":"Not A Slug"}"#, "/slug", "slug is not valid"),
+        (
+            r#"{"inner":{"kind":"span","note":"","from":"2026-12-01","to":"2026-12-01","code":"X"}}"#,
+            "/inner",
+            "inner is not valid",
+        ),
+    ] {
+        let outcome = call(&toolbox, "book_days", args);
+        let rejection = outcome
+            .rejection()
+            .unwrap_or_else(|| panic!("{args}: accepted"));
+        assert_eq!(
+            (rejection.code(), rejection.path(), rejection.safe_message()),
+            (Code::InvalidValue, path, message),
+            "{args}"
+        );
+    }
+}

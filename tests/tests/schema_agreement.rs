@@ -1681,3 +1681,70 @@ fn a_refusal_that_names_no_value_stops_where_serde_knows() {
         );
     }
 }
+
+/// A room, with a rule on its beds.
+#[derive(Debug, Deserialize, JsonSchema, garde::Validate)]
+#[serde(deny_unknown_fields)]
+pub struct Room {
+    #[garde(range(min = 1, max = 9))]
+    pub beds: u8,
+    /// Lower-case letters (a rule only the server states).
+    #[garde(custom(lower_case))]
+    #[serde(default)]
+    pub tag: String,
+}
+
+fn lower_case(value: &str, _: &()) -> garde::Result {
+    if value.bytes().all(|b| b.is_ascii_lowercase()) {
+        Ok(())
+    } else {
+        Err(garde::Error::new("must be lower case"))
+    }
+}
+
+/// Set up rooms by name.
+#[tool(effect = write)]
+pub fn set_rooms(rooms: BTreeMap<String, Room>) -> Result<(), ToolError> {
+    let _ = rooms;
+    Ok(())
+}
+
+/// The rules (gate 3) say the same of a value under a key that is not
+/// echoed: the path stops above the key; the message names the rule.
+#[test]
+fn a_rule_broken_under_a_key_that_is_not_echoed_is_described_as_inside() {
+    let mut toolbox = Toolbox::new(());
+    toolbox.register(SetRooms).unwrap();
+    for (args, path, message) in [
+        (
+            r#"{"rooms":{"r2":{"beds":12}}}"#,
+            "/rooms/r2/beds",
+            "rooms/r2/beds must be between 1 and 9",
+        ),
+        (
+            r#"{"rooms":{"room two":{"beds":12}}}"#,
+            "/rooms",
+            "a value inside rooms must be between 1 and 9",
+        ),
+        (
+            r#"{"rooms":{"room two":{"beds":2,"tag":"X"}}}"#,
+            "/rooms",
+            "a value inside rooms is not valid",
+        ),
+    ] {
+        let outcome = call(&toolbox, "set_rooms", args);
+        let rejection = outcome
+            .rejection()
+            .unwrap_or_else(|| panic!("{args}: accepted"));
+        let code = if args.contains("tag") {
+            Code::InvalidValue
+        } else {
+            Code::OutOfRange
+        };
+        assert_eq!(
+            (rejection.code(), rejection.path(), rejection.safe_message()),
+            (code, path, message),
+            "{args}"
+        );
+    }
+}

@@ -506,7 +506,7 @@ pub(crate) fn wire_pointer(
     path: &[(String, String)],
     states: &dyn Fn(&Value) -> bool,
 ) -> String {
-    let mut wire: Vec<(String, bool)> = Vec::new();
+    let mut wire: Vec<String> = Vec::new();
     let walk = Walk {
         root,
         renames,
@@ -514,13 +514,8 @@ pub(crate) fn wire_pointer(
         states,
     };
     walk.from(resolve(root, root), 0, &mut wire);
-    pointer::exact(
-        wire.iter()
-            .map(|(segment, index)| match segment.parse::<usize>() {
-                Ok(i) if *index => pointer::Segment::Index(i),
-                _ => pointer::Segment::Key(segment),
-            }),
-    )
+    // An index and a key of the same digits make the same pointer.
+    pointer::exact(wire.iter().map(|segment| pointer::Segment::Key(segment)))
 }
 
 struct Walk<'a, 's> {
@@ -531,9 +526,9 @@ struct Walk<'a, 's> {
 }
 
 impl<'s> Walk<'_, 's> {
-    /// Maps `path[i..]` below `node` onto `wire` (segment, is an index);
-    /// whether all of it was mapped.
-    fn from(&self, node: Option<&'s Value>, i: usize, wire: &mut Vec<(String, bool)>) -> bool {
+    /// Maps `path[i..]` below `node` onto `wire`; whether all of it was
+    /// mapped.
+    fn from(&self, node: Option<&'s Value>, i: usize, wire: &mut Vec<String>) -> bool {
         let Some((kind, component)) = self.path.get(i) else {
             return true;
         };
@@ -548,7 +543,7 @@ impl<'s> Walk<'_, 's> {
             // element: the value is the variant's own.
             "index" if !is_array(self.root, node) => self.from(Some(node), i + 1, wire),
             "index" => {
-                wire.push((component.clone(), true));
+                wire.push(component.clone());
                 self.from(step(self.root, node, component), i + 1, wire)
             }
             "key" => {
@@ -557,16 +552,16 @@ impl<'s> Walk<'_, 's> {
                     _ => component.as_str(),
                 };
                 if let Some(name) = property_name(self.root, node, rust) {
-                    wire.push((name.to_owned(), false));
+                    wire.push(name.to_owned());
                     return self.from(step(self.root, node, name), i + 1, wire);
                 }
                 let Some(properties) = properties(self.root, node) else {
                     // A map's keys are the model's own.
-                    wire.push((component.clone(), false));
+                    wire.push(component.clone());
                     return self.from(step(self.root, node, component), i + 1, wire);
                 };
                 let last = i + 1 == self.path.len();
-                let mut found: Option<(String, Vec<(String, bool)>)> = None;
+                let mut found: Option<(String, Vec<String>)> = None;
                 for (name, child) in &properties {
                     let child = resolve(self.root, child);
                     let mut rest = Vec::new();
@@ -594,7 +589,7 @@ impl<'s> Walk<'_, 's> {
                 }
                 match found {
                     Some((name, rest)) => {
-                        wire.push((name, false));
+                        wire.push(name);
                         wire.extend(rest);
                         true
                     }
@@ -1022,6 +1017,24 @@ mod tests {
     }
 
     #[test]
+    fn the_canonical_form_is_compact_json_with_keys_in_byte_order() {
+        let written = |value: Value| {
+            let mut out = Vec::new();
+            write_canonical(&value, Context::Schema, &mut out);
+            String::from_utf8(out).expect("JSON is text")
+        };
+        assert_eq!(
+            written(json!({"b": [1, "x", null], "a": {"d": true, "c": 1.5}, "B": {}})),
+            r#"{"B":{},"a":{"c":1.5,"d":true},"b":[1,"x",null]}"#
+        );
+        assert_eq!(written(json!({"k": []})), r#"{"k":[]}"#);
+        assert_eq!(
+            written(json!({"description": "gone", "enum": [{"description": "kept"}]})),
+            r#"{"enum":[{"description":"kept"}]}"#
+        );
+    }
+
+    #[test]
     fn a_fingerprint_drops_annotations_on_schemas_only() {
         let same = |a: Value, b: Value| assert_eq!(fingerprint(&a), fingerprint(&b), "{a} {b}");
         let differ = |a: Value, b: Value| assert_ne!(fingerprint(&a), fingerprint(&b), "{a} {b}");
@@ -1195,20 +1208,18 @@ mod tests {
                     {"type": "object", "properties": {"Go": {"type": "string"}}},
                     {"type": "object", "properties": {"Stop": {"$ref": "#/$defs/Row"}}}
                 ]},
-                "id": {"type": "string"}
+                "id": {"type": "string"},
+                "grid": {"type": "array", "items": {"type": "array", "items": {"type": "integer"}}}
             },
             "$defs": {
                 "To": {"type": "object", "properties": {"mail": {"type": "string", "maxLength": 5}}},
                 "Row": {"type": "object", "properties": {"max_rows": {"type": "integer", "maximum": 9}}}
             }
         });
-        // A top-level rename the macro recorded.
+        let range = |n: &Value| n.get("maximum").is_some();
+        // A top-level rename the macro recorded, which folding would not find.
         assert_eq!(
-            wire(
-                &root,
-                &[("account_ref", "accountRef")],
-                &[("key", "account_ref")]
-            ),
+            wire(&root, &[("account", "accountRef")], &[("key", "account")]),
             "/accountRef"
         );
         // The recorded renames are the top level's only.
@@ -1239,7 +1250,6 @@ mod tests {
             "/by_room/r 2/max_rows"
         );
         // An externally tagged variant's name, which garde does not report.
-        let range = |n: &Value| n.get("maximum").is_some();
         assert_eq!(
             wire_on(
                 &root,
@@ -1249,8 +1259,27 @@ mod tests {
             ),
             "/choice/Stop/max_rows"
         );
-        // A newtype variant's inner value is the value itself.
+        // A newtype variant's inner value is the value itself, a string or
+        // an object.
         assert_eq!(wire(&root, &[], &[("key", "id"), ("index", "0")]), "/id");
+        assert_eq!(
+            wire_on(
+                &root,
+                &[],
+                &[("key", "choice"), ("index", "0"), ("key", "max_rows")],
+                &range
+            ),
+            "/choice/Stop/max_rows"
+        );
+        // Arrays of arrays: each index in its place.
+        assert_eq!(
+            wire(
+                &root,
+                &[],
+                &[("key", "grid"), ("index", "1"), ("index", "2")]
+            ),
+            "/grid/1/2"
+        );
         // Nothing decides: the pointer ends at the last place known.
         assert_eq!(
             wire_on(&root, &[], &[("key", "to"), ("key", "nowhere")], &|_| false),

@@ -1271,6 +1271,11 @@ mod tests {
             ),
             "/choice/Stop/max_rows"
         );
+        // garde's component with no key (an `Option`'s value) is no step.
+        assert_eq!(
+            wire(&root, &[], &[("key", "to"), ("none", ""), ("key", "mail")]),
+            "/to/mail"
+        );
         // Arrays of arrays: each index in its place.
         assert_eq!(
             wire(

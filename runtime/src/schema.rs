@@ -1423,5 +1423,10 @@ mod tests {
         let own = json!({"properties": {"a": {}}, "anyOf": [{"properties": {"b": {}}}]});
         assert_eq!(property_maps(&root, &own, 8).len(), 1);
         assert_eq!(property_maps(&root, &json!({"anyOf": [own]}), 0).len(), 0);
+        // A union that refers to itself is followed as deep as it is asked
+        // to go, and no deeper.
+        let looping = json!({"anyOf": [{"$ref": "#"}, {"properties": {"a": {}}}]});
+        assert_eq!(property_maps(&looping, &looping, 8).len(), 8);
+        assert_eq!(property_name(&looping, &looping, "a"), Some("a"));
     }
 }

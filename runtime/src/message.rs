@@ -11,7 +11,7 @@ use serde_json::Value;
 
 use crate::Code;
 use crate::pointer;
-use crate::schema::{node_at, resolve};
+use crate::schema::{node_at, nodes_at, resolve};
 
 /// How the value at an exact pointer (see [`pointer::exact`]) is named in a
 /// message: `nights`, `columns/1`, or `the arguments`; where the pointer
@@ -103,11 +103,25 @@ pub(crate) fn unknown(parent: &str, field: Option<&str>, schema: &Value) -> Stri
         }
         (_, false) => format!("{} has a field that does not exist", label(parent)),
     };
-    if let Some(props) = node_at(schema, parent)
-        .map(|n| non_null(schema, n))
-        .and_then(|n| n.get("properties"))
-        .and_then(Value::as_object)
-    {
+    fn properties_of<'s>(
+        schema: &'s Value,
+        node: &'s Value,
+    ) -> Option<&'s serde_json::Map<String, Value>> {
+        non_null(schema, node)
+            .get("properties")
+            .and_then(Value::as_object)
+    }
+    let properties = |node| properties_of(schema, node);
+    // Where the first subschema found has no properties (an adjacently
+    // tagged enum's content, under another variant), the one that has.
+    let props = node_at(schema, parent).and_then(properties).or_else(|| {
+        let mut objects = nodes_at(schema, parent).into_iter().filter_map(properties);
+        match (objects.next(), objects.next()) {
+            (Some(only), None) => Some(only),
+            _ => None,
+        }
+    });
+    if let Some(props) = props {
         out.push_str("; allowed: ");
         // Sorted: a `serde_json` built with `preserve_order` (which other
         // crates of a program may ask for) keeps the schema's order.
@@ -309,6 +323,34 @@ fn length(node: &Value) -> Option<String> {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn an_unknown_field_lists_the_one_object_that_may_hold_it() {
+        let string = json!({"properties": {"c": {"type": "string"}}});
+        let with_x = json!({"properties": {"c": {"properties": {"x": {}}}}});
+        let with_y = json!({"properties": {"c": {"properties": {"y": {}}}}});
+        let one = json!({"properties": {"a": {"oneOf": [string, with_x]}}});
+        assert_eq!(
+            unknown("/a/c", Some("z"), &one),
+            "\"z\" is not a field here; allowed: x"
+        );
+        // Two objects might: neither list is given.
+        let two = json!({"properties": {"a": {"oneOf": [string, with_x, with_y]}}});
+        assert_eq!(
+            unknown("/a/c", Some("z"), &two),
+            "\"z\" is not a field here"
+        );
+        // Under a key that is not shown, the field is said to be inside.
+        let map = json!({"properties": {"m": {"additionalProperties": {"properties": {"x": {}}}}}});
+        assert_eq!(
+            unknown("/m/a b", Some("z"), &map),
+            "\"z\" is not a field of a value inside m; allowed: x"
+        );
+        assert_eq!(
+            unknown("/m/a b", Some("z z"), &map),
+            "a value inside m has a field that does not exist; allowed: x"
+        );
+    }
 
     fn schema() -> Value {
         json!({

@@ -1748,3 +1748,27 @@ fn a_rule_broken_under_a_key_that_is_not_echoed_is_described_as_inside() {
         );
     }
 }
+
+/// An unknown key in an adjacently tagged enum's content lists the fields
+/// of the variant the tag names, though another variant's content is not
+/// an object.
+#[test]
+fn an_unknown_key_in_adjacent_content_lists_its_variant_s_fields() {
+    let mut toolbox = Toolbox::new(());
+    toolbox.register(BookDays).unwrap();
+    let outcome = call(
+        &toolbox,
+        "book_days",
+        r#"{"adjacent":{"t":"span","c":{"last":"2026-12-01","x":1}}}"#,
+    );
+    let rejection = outcome.rejection().expect("refused");
+    assert_eq!(
+        (rejection.code(), rejection.path(), rejection.safe_message()),
+        (
+            Code::UnknownField,
+            "/adjacent/c/x",
+            "\"x\" is not a field here; allowed: last"
+        ),
+        "{rejection:?}"
+    );
+}

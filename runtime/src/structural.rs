@@ -131,8 +131,8 @@ fn separately(raw: RawArgs<'_>, def: &ToolDef, serde: &mut Serde<'_>) -> Result<
 /// in the document whose subschema names a format, else the first. `None`
 /// where the message describes no single value or nothing below matches.
 ///
-/// Reads the whole document once more, at a refusal only; serde's own
-/// depth limit bounds the recursion.
+/// Reads the whole document once more, at a refusal only, keeping two
+/// paths at most; serde's own depth limit bounds the recursion.
 fn refused_below(
     text: &str,
     under: &[Segment<'_>],
@@ -146,44 +146,59 @@ fn refused_below(
         path: Vec::new(),
         under: &pointer::exact(under.iter().cloned()),
         described,
-        found: Vec::new(),
+        schema,
+        written: String::new(),
+        first: None,
+        formatted: None,
     };
     serde::de::DeserializeSeed::deserialize(
         &mut finder,
         &mut serde_json::Deserializer::from_str(text),
     )
     .ok()?;
-    let has_format =
-        |steps: &Vec<Step>| message::names_format(&pointer::exact_of_steps(steps), schema);
-    let first = finder.found.iter().position(has_format).unwrap_or(0);
-    finder.found.into_iter().nth(first)
+    finder.formatted.or(finder.first)
 }
 
-/// Walks a document in order, collecting the places below `under` whose
-/// value serde would describe as `described` begins.
+/// Walks a document in order, looking below `under` for a value that
+/// serde would describe as `described` begins.
 struct Finder<'f> {
     path: Vec<Step>,
     under: &'f str,
     described: &'f str,
-    found: Vec<Vec<Step>>,
+    schema: &'f Value,
+    /// The description of the value being read.
+    written: String,
+    /// The first place found.
+    first: Option<Vec<Step>>,
+    /// The first place found whose subschema names a format.
+    formatted: Option<Vec<Step>>,
 }
 
 impl Finder<'_> {
     fn scalar(&mut self, description: core::fmt::Arguments<'_>) {
-        let description = description.to_string();
+        if self.formatted.is_some() {
+            return;
+        }
+        self.written.clear();
+        let _ = core::fmt::Write::write_fmt(&mut self.written, description);
         let matches = self
             .described
-            .strip_prefix(description.as_str())
+            .strip_prefix(self.written.as_str())
             .is_some_and(|rest| rest.starts_with(", expected"));
         if !matches {
             return;
         }
         let at = pointer::exact_of_steps(&self.path);
-        if at
+        if !at
             .strip_prefix(self.under)
             .is_some_and(|rest| rest.starts_with('/'))
         {
-            self.found.push(self.path.clone());
+            return;
+        }
+        if message::names_format(&at, self.schema) {
+            self.formatted = Some(self.path.clone());
+        } else if self.first.is_none() {
+            self.first = Some(self.path.clone());
         }
     }
 }

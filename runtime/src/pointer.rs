@@ -158,7 +158,8 @@ mod tests {
     fn the_shown_part_of_an_exact_pointer_is_the_built_one() {
         let long = "x".repeat(41);
         let edge = "k".repeat(40);
-        let cases: [&[Segment<'_>]; 8] = [
+        let fits = "k".repeat(39);
+        let cases: [&[Segment<'_>]; 9] = [
             &[],
             &[Segment::Key("a.b"), Segment::Key("c-d"), Segment::Index(3)],
             &[Segment::Key("ok"), Segment::Key("a b"), Segment::Key("z")],
@@ -172,6 +173,13 @@ mod tests {
                 Segment::Key(&edge),
                 Segment::Index(12_345),
                 Segment::Key("z"),
+            ],
+            // Exactly the longest pointer shown.
+            &[
+                Segment::Key(&fits),
+                Segment::Key(&fits),
+                Segment::Key(&fits),
+                Segment::Index(1_234_567),
             ],
         ];
         for segments in cases {

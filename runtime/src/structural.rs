@@ -381,7 +381,8 @@ mod tests {
                     "properties":{"days":{"type":"integer","minimum":1,"maximum":90}},
                     "additionalProperties":false
                 },
-                "n":{"type":"integer","minimum":0,"maximum":255}
+                "n":{"type":"integer","minimum":0,"maximum":255},
+                "format":{"enum":["csv","jsonl"]}
             },
             "additionalProperties":false
         })
@@ -450,6 +451,27 @@ mod tests {
         assert_eq!(
             refused_below(text, &under, typed, &schema()).map(|s| pointer::exact_of_steps(&s)),
             Some("/a/x".to_owned())
+        );
+    }
+
+    #[test]
+    fn a_value_its_type_refuses_is_not_valid_and_an_unknown_variant_lists_the_choices() {
+        let at = [Segment::Key("format")];
+        assert_eq!(
+            refused(&at, "unknown variant `xml`, expected `csv` or `jsonl` at line 1"),
+            (
+                Code::InvalidValue,
+                "/format".to_owned(),
+                "format must be one of: csv, jsonl".to_owned()
+            )
+        );
+        assert_eq!(
+            refused(&at, "not a format we take at line 1"),
+            (
+                Code::InvalidValue,
+                "/format".to_owned(),
+                "format is not valid".to_owned()
+            )
         );
     }
 

@@ -458,7 +458,10 @@ mod tests {
     fn a_value_its_type_refuses_is_not_valid_and_an_unknown_variant_lists_the_choices() {
         let at = [Segment::Key("format")];
         assert_eq!(
-            refused(&at, "unknown variant `xml`, expected `csv` or `jsonl` at line 1"),
+            refused(
+                &at,
+                "unknown variant `xml`, expected `csv` or `jsonl` at line 1"
+            ),
             (
                 Code::InvalidValue,
                 "/format".to_owned(),

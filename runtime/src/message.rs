@@ -103,14 +103,6 @@ pub(crate) fn unknown(parent: &str, field: Option<&str>, schema: &Value) -> Stri
         }
         (_, false) => format!("{} has a field that does not exist", label(parent)),
     };
-    fn properties_of<'s>(
-        schema: &'s Value,
-        node: &'s Value,
-    ) -> Option<&'s serde_json::Map<String, Value>> {
-        non_null(schema, node)
-            .get("properties")
-            .and_then(Value::as_object)
-    }
     let properties = |node| properties_of(schema, node);
     // Where the first subschema found has no properties (an adjacently
     // tagged enum's content, under another variant), the one that has.
@@ -135,6 +127,16 @@ pub(crate) fn unknown(parent: &str, field: Option<&str>, schema: &Value) -> Stri
         }
     }
     out
+}
+
+/// The properties of the object `node` describes, optional or not.
+fn properties_of<'s>(
+    schema: &'s Value,
+    node: &'s Value,
+) -> Option<&'s serde_json::Map<String, Value>> {
+    non_null(schema, node)
+        .get("properties")
+        .and_then(Value::as_object)
 }
 
 /// The rules a set of validation keywords states, in words: what a

@@ -346,10 +346,11 @@ fn emit_read(
                     }
                 }
 
-                #serde::Deserializer::deserialize_struct(
+                // A map, not a struct: the arguments are always an object,
+                // and a struct would also be read from an array by position,
+                // code each tool would compile for every deserializer.
+                #serde::Deserializer::deserialize_map(
                     __deserializer,
-                    #name,
-                    <__Names as ::toolgate::__private::Names>::NAMES,
                     __Visitor(::core::marker::PhantomData),
                 )
             }

@@ -56,20 +56,8 @@ pub(crate) fn build<'a>(segments: impl IntoIterator<Item = Segment<'a>>) -> Stri
     for segment in segments {
         let before = out.len();
         match segment {
-            Segment::Key(key) if is_echoable(key) => {
-                out.push('/');
-                for c in key.chars() {
-                    match c {
-                        '~' => out.push_str("~0"),
-                        '/' => out.push_str("~1"),
-                        c => out.push(c),
-                    }
-                }
-            }
-            Segment::Key(_) => break,
-            Segment::Index(index) => {
-                let _ = write!(out, "/{index}");
-            }
+            Segment::Key(key) if !is_echoable(key) => break,
+            segment => push(&mut out, &segment),
         }
         if out.len() > MAX_POINTER {
             out.truncate(before);
@@ -85,23 +73,28 @@ pub(crate) fn build<'a>(segments: impl IntoIterator<Item = Segment<'a>>) -> Stri
 pub(crate) fn exact<'a>(segments: impl IntoIterator<Item = Segment<'a>>) -> String {
     let mut out = String::new();
     for segment in segments {
-        match segment {
-            Segment::Key(key) => {
-                out.push('/');
-                for c in key.chars() {
-                    match c {
-                        '~' => out.push_str("~0"),
-                        '/' => out.push_str("~1"),
-                        c => out.push(c),
-                    }
-                }
-            }
-            Segment::Index(index) => {
-                let _ = write!(out, "/{index}");
-            }
-        }
+        push(&mut out, &segment);
     }
     out
+}
+
+/// Appends `/` and the segment, a key escaped as RFC 6901 says.
+fn push(out: &mut String, segment: &Segment<'_>) {
+    match segment {
+        Segment::Key(key) => {
+            out.push('/');
+            for c in key.chars() {
+                match c {
+                    '~' => out.push_str("~0"),
+                    '/' => out.push_str("~1"),
+                    c => out.push(c),
+                }
+            }
+        }
+        Segment::Index(index) => {
+            let _ = write!(out, "/{index}");
+        }
+    }
 }
 
 /// [`exact`] over owned steps.

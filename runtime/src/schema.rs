@@ -1042,35 +1042,16 @@ mod tests {
             "examples": [1], "$comment": "c"});
         let bare = json!({"type": "integer"});
         // Wherever a schema is: under each map, schema and list keyword.
-        for place in [
-            "properties",
-            "$defs",
-            "definitions",
-            "patternProperties",
-            "dependentSchemas",
-        ] {
+        for place in SCHEMA_MAPS {
             same(
                 json!({place: {"x": noted.clone()}}),
                 json!({place: {"x": bare.clone()}}),
             );
         }
-        for place in [
-            "items",
-            "additionalProperties",
-            "not",
-            "if",
-            "then",
-            "else",
-            "contains",
-            "propertyNames",
-            "unevaluatedItems",
-            "unevaluatedProperties",
-            "additionalItems",
-            "contentSchema",
-        ] {
+        for place in SCHEMAS {
             same(json!({place: noted.clone()}), json!({place: bare.clone()}));
         }
-        for place in ["anyOf", "oneOf", "allOf", "prefixItems"] {
+        for place in SCHEMA_LISTS {
             same(
                 json!({place: [noted.clone()]}),
                 json!({place: [bare.clone()]}),

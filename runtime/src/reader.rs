@@ -1105,10 +1105,12 @@ struct Entries<'r, 'de> {
     started: bool,
 }
 
-impl<'de> de::MapAccess<'de> for Entries<'_, 'de> {
-    type Error = Stop;
-
-    fn next_key_seed<K: DeserializeSeed<'de>>(&mut self, seed: K) -> Result<Option<K::Value>> {
+impl<'r, 'de> Entries<'r, 'de> {
+    /// Reads the next key up to its colon, checks it against the guide
+    /// and the object's other keys, and gives its text; `None` at the
+    /// object's end. Not generic, so compiled once, not once for each key
+    /// type.
+    fn next_key(&mut self) -> Result<Option<(Text<'_, 'de>, Probe<'de>)>> {
         let reader = &mut *self.reader;
         reader.skip_ws();
         match reader.peek() {
@@ -1139,22 +1141,33 @@ impl<'de> de::MapAccess<'de> for Entries<'_, 'de> {
             Listed::Repeated => return Err(reader.stop()),
             Listed::No => reader.remember(self.first, key)?,
         }
-        let text = if key.decoded {
-            Text::Copied(reader.arena.get(key.start..key.end).unwrap_or_default())
-        } else {
-            match reader.slice(key.start, key.end) {
-                Some(text) => Text::Borrowed(text),
-                None => return Err(reader.stop()),
-            }
+        let probe = reader.probe.map(|found| (found, reader.pos));
+        if key.decoded {
+            let text = reader.arena.get(key.start..key.end).unwrap_or_default();
+            return Ok(Some((Text::Copied(text), probe)));
+        }
+        match reader.slice(key.start, key.end) {
+            Some(text) => Ok(Some((Text::Borrowed(text), probe))),
+            None => Err(reader.stop()),
+        }
+    }
+}
+
+impl<'de> de::MapAccess<'de> for Entries<'_, 'de> {
+    type Error = Stop;
+
+    fn next_key_seed<K: DeserializeSeed<'de>>(&mut self, seed: K) -> Result<Option<K::Value>> {
+        let Some((text, probe)) = self.next_key()? else {
+            return Ok(None);
         };
         let mut stopped = false;
         let read = seed.deserialize(KeyReader {
             text,
             stopped: &mut stopped,
-            probe: reader.probe.map(|found| (found, reader.pos)),
+            probe,
         });
-        reader.stopped |= stopped;
-        reader.watch(read).map(Some)
+        self.reader.stopped |= stopped;
+        self.reader.watch(read).map(Some)
     }
 
     fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value> {
@@ -1371,8 +1384,12 @@ enum Text<'a, 'de> {
 struct KeyReader<'a, 'de> {
     text: Text<'a, 'de>,
     stopped: &'a mut bool,
-    probe: Option<(&'a Cell<Option<KeyParse>>, usize)>,
+    probe: Probe<'a>,
 }
+
+/// Where a probe of map keys records what a key's type asked for, and
+/// the offset just past the key.
+type Probe<'a> = Option<(&'a Cell<Option<KeyParse>>, usize)>;
 
 impl<'a, 'de: 'a> KeyReader<'a, 'de> {
     fn stop(self) -> Stop {

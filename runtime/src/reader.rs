@@ -35,6 +35,7 @@ use smallvec::SmallVec;
 
 use crate::Limits;
 use crate::bounded::plain_text_end;
+use crate::pointer::Step;
 use crate::shape::{self, Child, Id, Shape};
 
 /// serde_json refuses to nest deeper than this, whatever gate 1 allows;
@@ -45,23 +46,76 @@ const SERDE_JSON_DEPTH: usize = 127;
 /// many; past it, they are sorted and compared when it closes.
 const EARLY_KEYS: usize = 16;
 
-/// Why the reader stopped. Never shown: the separate gates then say what
-/// went wrong, and where.
+/// Why the reader stopped or refused. Reading in one pass it is never
+/// shown: the separate gates then say what went wrong, and where. When
+/// explaining, it carries serde's message (a visitor's, or serde_json's
+/// own for what serde_json refuses).
+// Boxed so that a stop is one word: the single pass returns it from every
+// call, and a message is only made when explaining.
+#[allow(clippy::box_collection)]
 #[derive(Debug)]
-pub(crate) struct Stop;
+pub(crate) struct Stop(Option<Box<String>>);
+
+const STOP: Stop = Stop(None);
 
 impl fmt::Display for Stop {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("the single-pass reader stopped")
+        match &self.0 {
+            Some(message) => f.write_str(message),
+            None => f.write_str("the single-pass reader stopped"),
+        }
     }
 }
 
 impl std::error::Error for Stop {}
 
 impl de::Error for Stop {
-    fn custom<T: fmt::Display>(_: T) -> Self {
-        Stop
+    #[cold]
+    fn custom<T: fmt::Display>(message: T) -> Self {
+        Stop(Some(Box::new(message.to_string())))
     }
+
+    #[cold]
+    fn invalid_type(unexpected: de::Unexpected<'_>, expected: &dyn de::Expected) -> Self {
+        de::Error::custom(format_args!(
+            "invalid type: {}, expected {expected}",
+            AsJson(unexpected)
+        ))
+    }
+
+    #[cold]
+    fn invalid_value(unexpected: de::Unexpected<'_>, expected: &dyn de::Expected) -> Self {
+        de::Error::custom(format_args!(
+            "invalid value: {}, expected {expected}",
+            AsJson(unexpected)
+        ))
+    }
+}
+
+/// A value serde describes, as serde_json's messages describe it: `null`
+/// for the unit value, and floats as serde_json writes them.
+struct AsJson<'a>(de::Unexpected<'a>);
+
+impl fmt::Display for AsJson<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.0 {
+            de::Unexpected::Unit => f.write_str("null"),
+            de::Unexpected::Float(value) => {
+                let written = serde_json::to_string(&value).map_err(|_| fmt::Error)?;
+                write!(f, "floating point `{written}`")
+            }
+            unexpected => unexpected.fmt(f),
+        }
+    }
+}
+
+/// Why serde refused the arguments, read as serde_json and
+/// serde_path_to_error would say it: serde's message, and the path to the
+/// innermost value the refusal passed through.
+#[derive(Debug)]
+pub(crate) struct Refused {
+    pub(crate) path: Vec<Step>,
+    pub(crate) message: String,
 }
 
 type Result<T> = core::result::Result<T, Stop>;
@@ -71,6 +125,7 @@ type Result<T> = core::result::Result<T, Stop>;
 ///
 /// `text` is `bytes` as text if already known to be UTF-8; otherwise each
 /// string is checked as it is read.
+#[cfg(test)]
 pub(crate) fn read<'de, A: DeserializeOwned>(
     bytes: &'de [u8],
     text: Option<&'de str>,
@@ -79,16 +134,84 @@ pub(crate) fn read<'de, A: DeserializeOwned>(
 ) -> Option<A> {
     // Only serde's part is generic: the rest is compiled once, not once
     // for each tool.
+    let mut value = None;
+    let read = read_with(bytes, text, limits, shape, &mut |reader| {
+        A::deserialize(reader).map(|read| value = Some(read))
+    });
+    if read { value } else { None }
+}
+
+/// serde into a type, driving the reader it is given: the only part of
+/// reading that is generic, so that the rest is compiled once, not once for
+/// each tool.
+pub(crate) type Serde<'s> = dyn for<'de> FnMut(&mut Reader<'de>) -> Result<()> + 's;
+
+/// The part of [`read`] that is not generic: whether `serde` read the
+/// document and the reader accepts it.
+pub(crate) fn read_with<'de>(
+    bytes: &'de [u8],
+    text: Option<&'de str>,
+    limits: &Limits,
+    shape: &'de Shape,
+    serde: &mut dyn FnMut(&mut Reader<'de>) -> Result<()>,
+) -> bool {
     if !numbers_are_plain() {
-        return None;
+        return false;
     }
     let mut reader = Reader::new(bytes, text, limits, shape);
-    if !reader.at_object() {
-        return None;
-    }
-    let value = A::deserialize(&mut reader).ok()?;
-    reader.finished().then_some(value)
+    reader.at_object() && serde(&mut reader).is_ok() && reader.finished()
 }
+
+/// Reads `text`, which gate 1's scan accepted, into `A` exactly as
+/// serde_json reads it, and on a refusal says why and where as
+/// serde_path_to_error would: the separate gates' gate 2, by the same
+/// deserializer as the single pass, so that each argument type's
+/// `Deserialize` is compiled once, not once more for serde_json.
+///
+/// No schema and no limits are checked here (the scan and the shape walk
+/// do that): what serde_json reads differently from the single pass (a
+/// struct from an array, a unit variant written with a value, numbers past
+/// 64 bits, numeric map keys, bytes, raw values) is read as serde_json
+/// reads it, and what serde_json refuses is refused with its message.
+#[cfg(test)]
+pub(crate) fn explain<A: DeserializeOwned>(text: &str) -> core::result::Result<A, Refused> {
+    let mut value = None;
+    explain_with(text, &mut |reader| {
+        A::deserialize(reader).map(|read| value = Some(read))
+    })?;
+    value.ok_or_else(|| Refused {
+        path: Vec::new(),
+        message: UNREAD.to_owned(),
+    })
+}
+
+/// The part of [`explain`] that is not generic.
+pub(crate) fn explain_with<'de>(
+    text: &'de str,
+    serde: &mut dyn FnMut(&mut Reader<'de>) -> Result<()>,
+) -> core::result::Result<(), Refused> {
+    let mut reader = Reader::new(text.as_bytes(), Some(text), &Limits::default(), no_shape());
+    reader.explain = true;
+    reader.depth_limit = SERDE_JSON_DEPTH;
+    reader.node_limit = usize::MAX;
+    reader.string_limit = usize::MAX;
+    let read = serde(&mut reader).and_then(|()| {
+        reader.skip_ws();
+        if reader.pos == reader.bytes.len() {
+            Ok(())
+        } else {
+            Err(reader.refuse("trailing characters"))
+        }
+    });
+    read.map_err(|Stop(message)| Refused {
+        path: reader.failed.take().unwrap_or_default(),
+        message: message.map_or_else(|| UNREAD.to_owned(), |m| *m),
+    })
+}
+
+/// The message of a refusal with no message of serde's: never expected,
+/// as gate 1's scan accepted the text.
+const UNREAD: &str = "the arguments could not be read";
 
 /// Where a map key's type asked for a parse: the byte offset just past
 /// the key, and the `deserialize_*` method it asked for.
@@ -98,16 +221,32 @@ pub(crate) type KeyParse = (usize, &'static str);
 /// [`crate::keys`]): the first map key whose type asks to parse its text,
 /// if the reader gets that far. No schema is checked.
 pub(crate) fn key_parse<A: DeserializeOwned>(json: &str) -> Option<KeyParse> {
+    // Only what the key types asked for matters, not whether the instance
+    // deserializes.
     let found = Cell::new(None);
-    let shape = Shape::default();
-    let mut reader = Reader::new(json.as_bytes(), Some(json), &Limits::default(), &shape);
-    reader.probe = Some(&found);
-    if reader.at_object() {
-        // Only what the key types asked for matters, not whether the
-        // instance deserializes.
-        let _ = A::deserialize(&mut reader);
-    }
+    key_parse_with(json, &found, &mut |reader| {
+        A::deserialize(reader).map(|_| ())
+    });
     found.get()
+}
+
+/// The part of [`key_parse`] that is not generic.
+fn key_parse_with<'de>(
+    json: &'de str,
+    found: &'de Cell<Option<KeyParse>>,
+    serde: &mut dyn FnMut(&mut Reader<'de>) -> Result<()>,
+) {
+    let mut reader = Reader::new(json.as_bytes(), Some(json), &Limits::default(), no_shape());
+    reader.probe = Some(found);
+    if reader.at_object() {
+        let _ = serde(&mut reader);
+    }
+}
+
+/// The shape of no schema: every value accepted.
+fn no_shape() -> &'static Shape {
+    static NONE: OnceLock<Shape> = OnceLock::new();
+    NONE.get_or_init(Shape::default)
 }
 
 /// Whether serde_json reads numbers as numbers. A crate graph that
@@ -350,7 +489,26 @@ enum Number {
     F64(f64),
 }
 
-struct Reader<'de> {
+impl Number {
+    fn unexpected(&self) -> de::Unexpected<'static> {
+        match *self {
+            Number::U64(v) => de::Unexpected::Unsigned(v),
+            Number::I64(v) => de::Unexpected::Signed(v),
+            Number::F64(v) => de::Unexpected::Float(v),
+        }
+    }
+
+    fn visit<'de, V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        match self {
+            Number::U64(v) => visitor.visit_u64(v),
+            Number::I64(v) => visitor.visit_i64(v),
+            Number::F64(v) => visitor.visit_f64(v),
+        }
+    }
+}
+
+/// The reader. Made only here; serde drives it.
+pub(crate) struct Reader<'de> {
     shape: &'de Shape,
     /// The subschemas the next value must satisfy; empty for any value.
     /// Each value takes them as it starts.
@@ -381,6 +539,18 @@ struct Reader<'de> {
     /// Set when probing map keys: where a key's type first asked for a
     /// parse.
     probe: Option<&'de Cell<Option<KeyParse>>>,
+    /// Reading as serde_json does, to explain a refusal (see [`explain`]).
+    explain: bool,
+    /// Explaining: the path to the value being read; `None` for a step
+    /// serde_path_to_error cannot name (a key not read as text), below
+    /// which nothing is named.
+    path: Vec<Option<Step>>,
+    /// Explaining: the text of the key just read, if its type read it as
+    /// text or a number (what serde_path_to_error captures).
+    key: Option<String>,
+    /// Explaining: the path of the first refusal, serde_path_to_error's
+    /// rule (the innermost value a refusal passed through, first seen).
+    failed: Option<Vec<Step>>,
 }
 
 impl<'de> Reader<'de> {
@@ -403,6 +573,10 @@ impl<'de> Reader<'de> {
             arena: String::new(),
             scratch: String::new(),
             probe: None,
+            explain: false,
+            path: Vec::new(),
+            key: None,
+            failed: None,
         }
     }
 
@@ -422,13 +596,152 @@ impl<'de> Reader<'de> {
 
     #[cold]
     fn stop(&mut self) -> Stop {
+        if self.explain {
+            return self.refuse(UNREAD);
+        }
         self.stopped = true;
-        Stop
+        STOP
+    }
+
+    /// A refusal with serde_json's `message`, noted where it is seen.
+    #[cold]
+    fn refuse(&mut self, message: impl fmt::Display) -> Stop {
+        self.stopped = true;
+        self.note(None);
+        de::Error::custom(message)
+    }
+
+    /// Refuses the value at `pos` as not what `expected` reads, as
+    /// serde_json does when explaining (its message names the value);
+    /// else stops.
+    #[cold]
+    fn mismatch(&mut self, expected: &dyn de::Expected) -> Stop {
+        if !self.explain {
+            return self.stop();
+        }
+        let refusal = match self.peek() {
+            Some(b'n') => de::Error::invalid_type(de::Unexpected::Unit, expected),
+            Some(b't') => de::Error::invalid_type(de::Unexpected::Bool(true), expected),
+            Some(b'f') => de::Error::invalid_type(de::Unexpected::Bool(false), expected),
+            Some(b'[') => de::Error::invalid_type(de::Unexpected::Seq, expected),
+            Some(b'{') => de::Error::invalid_type(de::Unexpected::Map, expected),
+            Some(b'"') => match self.string() {
+                Ok((_, _, true)) => {
+                    de::Error::invalid_type(de::Unexpected::Str(&self.scratch), expected)
+                }
+                Ok((start, end, false)) => match self.slice(start, end) {
+                    Some(text) => de::Error::invalid_type(de::Unexpected::Str(text), expected),
+                    None => return self.refuse(UNREAD),
+                },
+                Err(refused) => return refused,
+            },
+            Some(b'-' | b'0'..=b'9') => match self.number() {
+                Ok(number) => de::Error::invalid_type(number.unexpected(), expected),
+                Err(refused) => return refused,
+            },
+            _ => return self.refuse("expected value"),
+        };
+        self.stopped = true;
+        self.note(None);
+        refusal
+    }
+
+    /// Explaining: notes the path of the first refusal, at the value being
+    /// read, or at `below` inside it.
+    fn note(&mut self, below: Option<Step>) {
+        if self.explain && self.failed.is_none() {
+            let named = self.path.iter().map_while(Option::as_ref);
+            let mut path: Vec<Step> = named.cloned().collect();
+            if path.len() == self.path.len() {
+                path.extend(below);
+            }
+            self.failed = Some(path);
+        }
+    }
+
+    /// Takes what a key's type read of it: whether it stopped and,
+    /// explaining, its text, noting a refusal under the key where its type
+    /// read it.
+    fn key_read(&mut self, stopped: bool, captured: Option<String>, refused: bool) {
+        self.stopped |= stopped;
+        if !self.explain {
+            return;
+        }
+        if refused {
+            if self.failed.is_none() {
+                match captured {
+                    Some(key) => self.note(Some(Step::Key(key))),
+                    None => {
+                        self.path.push(None);
+                        self.note(None);
+                        self.path.pop();
+                    }
+                }
+            }
+        } else {
+            self.key = captured;
+        }
+    }
+
+    /// Explaining: reads a variant's name into `seed` as serde_json does,
+    /// with the reader itself, keeping the name for the path below it.
+    fn variant_name<T: DeserializeSeed<'de>>(&mut self, seed: T) -> Result<T::Value> {
+        self.variant_text();
+        let read = seed.deserialize(&mut *self);
+        self.watch(read)
+    }
+
+    /// Explaining: the text of the string at `pos` (left unread) as the
+    /// name below which a variant's content is read.
+    fn variant_text(&mut self) {
+        self.skip_ws();
+        let at = self.pos;
+        self.key = None;
+        if self.peek() == Some(b'"') {
+            self.key = match self.string() {
+                Ok((start, end, false)) => self.slice(start, end).map(str::to_owned),
+                Ok((_, _, true)) => Some(self.scratch.clone()),
+                Err(_) => None,
+            };
+        }
+        self.pos = at;
+    }
+
+    /// Explaining: refuses a unit variant's name where a variant with
+    /// content (`expected`) was asked for, as serde_json does, under the
+    /// variant's name; else stops.
+    #[cold]
+    fn not_unit(&mut self, expected: &'static str) -> Stop {
+        if !self.explain {
+            return self.stop();
+        }
+        let refusal = de::Error::invalid_type(de::Unexpected::UnitVariant, &expected);
+        let variant = self.key.take().map(Step::Key);
+        self.enter(variant);
+        self.note(None);
+        self.path.pop();
+        self.stopped = true;
+        refusal
+    }
+
+    /// Explaining: steps into a member at `step`.
+    fn enter(&mut self, step: Option<Step>) {
+        self.path.push(step);
+    }
+
+    /// Explaining: steps out of a member, noting a refusal that no value
+    /// inside it saw at the container.
+    fn leave(&mut self, refused: bool) {
+        self.path.pop();
+        if refused {
+            self.note(None);
+        }
     }
 
     fn watch<T>(&mut self, result: Result<T>) -> Result<T> {
         if result.is_err() {
             self.stopped = true;
+            self.note(None);
         }
         result
     }
@@ -563,6 +876,9 @@ impl<'de> Reader<'de> {
     /// Steps into the object or array whose bracket is at `pos`.
     fn open(&mut self) -> Result<()> {
         if self.depth >= self.depth_limit {
+            if self.explain {
+                return Err(self.refuse("recursion limit exceeded"));
+            }
             return Err(self.stop());
         }
         self.depth += 1;
@@ -575,6 +891,13 @@ impl<'de> Reader<'de> {
     fn close(&mut self, bracket: u8) -> Result<()> {
         self.skip_ws();
         if self.peek() != Some(bracket) {
+            // A visitor that returned before the container's end.
+            if self.explain {
+                return Err(self.refuse(match (bracket, self.peek()) {
+                    (b'}', Some(b',')) => "trailing comma",
+                    _ => "trailing characters",
+                }));
+            }
             return Err(self.stop());
         }
         self.pos += 1;
@@ -763,6 +1086,13 @@ impl<'de> Reader<'de> {
         }
         let mut magnitude: Option<u64> = Some(0);
         match self.peek() {
+            // There can be only one leading zero (in a map key, where gate
+            // 1's scan has not looked).
+            Some(b'0')
+                if self.explain && matches!(self.bytes.get(self.pos + 1), Some(b'0'..=b'9')) =>
+            {
+                return Err(self.refuse("invalid number"));
+            }
             Some(b'0') => self.pos += 1,
             Some(b'1'..=b'9') => {
                 while let Some(digit @ b'0'..=b'9') = self.peek() {
@@ -772,6 +1102,7 @@ impl<'de> Reader<'de> {
                     self.pos += 1;
                 }
             }
+            _ if self.explain => return Err(self.refuse("invalid number")),
             _ => return Err(self.stop()),
         }
         let mut plain = true;
@@ -790,20 +1121,26 @@ impl<'de> Reader<'de> {
         }
         let token = self.bytes.get(start..self.pos).unwrap_or_default();
         if plain {
-            return match (negative, magnitude) {
-                (false, Some(m)) => Ok(Number::U64(m)),
-                (true, Some(m)) if m > 0 => match 0i64.checked_sub_unsigned(m) {
-                    Some(v) => Ok(Number::I64(v)),
-                    None => Err(self.stop()),
-                },
-                _ => Err(self.stop()),
-            };
-        }
-        if crate::number::integral(token).is_some() {
+            match (negative, magnitude) {
+                (false, Some(m)) => return Ok(Number::U64(m)),
+                (true, Some(m)) if m > 0 => {
+                    if let Some(v) = 0i64.checked_sub_unsigned(m) {
+                        return Ok(Number::I64(v));
+                    }
+                }
+                _ => {}
+            }
+            // `-0` and integers past 64 bits, which serde_json reads as
+            // floats: left to the separate gates.
+            if !self.explain {
+                return Err(self.stop());
+            }
+        } else if !self.explain && crate::number::integral(token).is_some() {
             return Err(self.stop());
         }
         match serde_json::from_slice::<f64>(token) {
             Ok(value) => Ok(Number::F64(value)),
+            Err(refused) if self.explain => Err(self.refuse(refused)),
             Err(_) => Err(self.stop()),
         }
     }
@@ -815,6 +1152,9 @@ impl<'de> Reader<'de> {
             self.pos += 1;
         }
         if self.pos == start {
+            if self.explain {
+                return Err(self.refuse("invalid number"));
+            }
             return Err(self.stop());
         }
         Ok(())
@@ -828,11 +1168,7 @@ impl<'de> Reader<'de> {
             Number::U64(_) | Number::I64(_) => shape::INTEGER,
         };
         self.judge(kind, self.bytes.get(start..self.pos).unwrap_or_default())?;
-        let visited = match number {
-            Number::U64(v) => visitor.visit_u64(v),
-            Number::I64(v) => visitor.visit_i64(v),
-            Number::F64(v) => visitor.visit_f64(v),
-        };
+        let visited = number.visit(visitor);
         self.watch(visited)
     }
 
@@ -884,6 +1220,73 @@ impl<'de> Reader<'de> {
         Ok(value)
     }
 
+    /// Reads past the value at `pos`, checking it as any other. serde_json
+    /// skips a value without its depth limit: explaining, so does this.
+    fn skip(&mut self) -> Result<()> {
+        let limit = self.depth_limit;
+        if self.explain {
+            self.depth_limit = usize::MAX;
+        }
+        let skipped = de::Deserializer::deserialize_any(&mut *self, de::IgnoredAny);
+        self.depth_limit = limit;
+        skipped.map(|_| ())
+    }
+
+    /// The text of the value at `pos`, read past.
+    fn raw_value(&mut self) -> Result<&'de str> {
+        self.skip_ws();
+        let start = self.pos;
+        self.skip()?;
+        match self.slice(start, self.pos) {
+            Some(text) => Ok(text),
+            None => Err(self.stop()),
+        }
+    }
+
+    /// Reads the value at `pos` with serde_json itself, when explaining,
+    /// for what serde_json reads by a path of its own (128-bit integers,
+    /// bytes); else stops. Generic only over the visitors that ask for
+    /// these, the primitives', not over each tool's types.
+    fn by_serde_json<V: Visitor<'de>>(
+        &mut self,
+        visitor: V,
+        read: impl FnOnce(&mut JsonReader<'de>, V) -> serde_json::Result<V::Value>,
+    ) -> Result<V::Value> {
+        if !self.explain {
+            return Err(self.stop());
+        }
+        let text = self.raw_value()?;
+        let mut json = serde_json::Deserializer::from_str(text);
+        let read = read(&mut json, visitor).and_then(|value| json.end().map(|()| value));
+        read.map_err(|refused| self.refuse(refused))
+    }
+
+    /// A 128-bit integer, when explaining, read as serde_json reads it: a
+    /// sign and digits, whatever follows them (which the container then
+    /// refuses); else a stop.
+    fn wide<V: Visitor<'de>>(
+        &mut self,
+        visitor: V,
+        read: impl FnOnce(&mut JsonReader<'de>, V) -> serde_json::Result<V::Value>,
+    ) -> Result<V::Value> {
+        if !self.explain {
+            return Err(self.stop());
+        }
+        self.skip_ws();
+        let start = self.pos;
+        let signed = usize::from(self.peek() == Some(b'-'));
+        let digits = self.bytes.get(start + signed..).unwrap_or_default();
+        let end = start + signed + digits.iter().take_while(|b| b.is_ascii_digit()).count();
+        let integer = match self.slice(start, end) {
+            Some("") | None => return Err(self.refuse("invalid number")),
+            Some(integer) => integer,
+        };
+        let mut json = serde_json::Deserializer::from_str(integer);
+        let read = read(&mut json, visitor).map_err(|refused| self.refuse(refused))?;
+        self.pos = end;
+        Ok(read)
+    }
+
     fn visit_literal<V: Visitor<'de>>(&mut self, first: u8, visitor: V) -> Result<V::Value> {
         let (word, kind): (&[u8], u8) = match first {
             b't' => (b"true", shape::BOOLEAN),
@@ -910,13 +1313,33 @@ macro_rules! read_as {
     )*};
 }
 
-/// Each method listed stops the reader.
-macro_rules! stop_on {
-    ($($method:ident)*) => {$(
-        fn $method<V: Visitor<'de>>(self, _: V) -> Result<V::Value> {
-            Err(self.stop())
+/// serde_json's reader of text.
+type JsonReader<'de> = serde_json::Deserializer<serde_json::de::StrRead<'de>>;
+
+/// The name under which serde_json's `RawValue` asks for its text.
+const RAW_VALUE: &str = "$serde_json::private::RawValue";
+
+/// A raw value as serde_json hands it to `RawValue`: one entry, whose key
+/// is the name and whose value is the value's text.
+struct RawEntry<'de> {
+    text: Option<&'de str>,
+}
+
+impl<'de> de::MapAccess<'de> for RawEntry<'de> {
+    type Error = Stop;
+
+    fn next_key_seed<K: DeserializeSeed<'de>>(&mut self, seed: K) -> Result<Option<K::Value>> {
+        if self.text.is_none() {
+            return Ok(None);
         }
-    )*};
+        seed.deserialize(de::value::BorrowedStrDeserializer::new(RAW_VALUE))
+            .map(Some)
+    }
+
+    fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value> {
+        let text = self.text.take().unwrap_or_default();
+        seed.deserialize(de::value::BorrowedStrDeserializer::new(text))
+    }
 }
 
 impl<'de> de::Deserializer<'de> for &mut Reader<'de> {
@@ -936,7 +1359,7 @@ impl<'de> de::Deserializer<'de> for &mut Reader<'de> {
     fn deserialize_bool<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
         match self.value()? {
             first @ (b't' | b'f') => self.visit_literal(first, visitor),
-            _ => Err(self.stop()),
+            _ => Err(self.mismatch(&visitor)),
         }
     }
 
@@ -945,15 +1368,21 @@ impl<'de> de::Deserializer<'de> for &mut Reader<'de> {
     read_as!(deserialize_f64: deserialize_f32);
 
     // serde_json reads these by a path of their own: left to the gates one
-    // by one.
-    stop_on!(deserialize_i128 deserialize_u128);
+    // by one, which read them with serde_json.
+    fn deserialize_i128<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        self.wide(visitor, |json, visitor| json.deserialize_i128(visitor))
+    }
+
+    fn deserialize_u128<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        self.wide(visitor, |json, visitor| json.deserialize_u128(visitor))
+    }
 
     /// Every number type: serde_json hands each number to the visitor as
     /// what it is (`u64`, `i64` or `f64`), whatever type was asked for.
     fn deserialize_f64<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
         match self.value()? {
             b'-' | b'0'..=b'9' => self.visit_number(visitor),
-            _ => Err(self.stop()),
+            _ => Err(self.mismatch(&visitor)),
         }
     }
 
@@ -964,7 +1393,7 @@ impl<'de> de::Deserializer<'de> for &mut Reader<'de> {
     fn deserialize_str<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
         match self.value()? {
             b'"' => self.visit_string(visitor),
-            _ => Err(self.stop()),
+            _ => Err(self.mismatch(&visitor)),
         }
     }
 
@@ -973,8 +1402,14 @@ impl<'de> de::Deserializer<'de> for &mut Reader<'de> {
     }
 
     // serde_json reads bytes from a string without checking its text:
-    // left to the gates one by one.
-    stop_on!(deserialize_bytes deserialize_byte_buf);
+    // left to the gates one by one, which read them with serde_json.
+    fn deserialize_bytes<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        self.by_serde_json(visitor, |json, visitor| json.deserialize_bytes(visitor))
+    }
+
+    fn deserialize_byte_buf<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        self.by_serde_json(visitor, |json, visitor| json.deserialize_byte_buf(visitor))
+    }
 
     fn deserialize_option<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
         self.skip_ws();
@@ -993,7 +1428,7 @@ impl<'de> de::Deserializer<'de> for &mut Reader<'de> {
     fn deserialize_unit<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
         match self.value()? {
             b'n' => self.visit_literal(b'n', visitor),
-            _ => Err(self.stop()),
+            _ => Err(self.mismatch(&visitor)),
         }
     }
 
@@ -1005,14 +1440,20 @@ impl<'de> de::Deserializer<'de> for &mut Reader<'de> {
         self.deserialize_unit(visitor)
     }
 
-    /// serde_json's own types (`RawValue`) are read by serde_json alone.
+    /// serde_json's own types (`RawValue`) are left to the separate
+    /// gates, which read them as serde_json hands them over.
     fn deserialize_newtype_struct<V: Visitor<'de>>(
         self,
         name: &'static str,
         visitor: V,
     ) -> Result<V::Value> {
         if name.starts_with("$serde_json") {
-            return Err(self.stop());
+            if name != RAW_VALUE || !self.explain {
+                return Err(self.stop());
+            }
+            let text = self.raw_value()?;
+            let visited = visitor.visit_map(RawEntry { text: Some(text) });
+            return self.watch(visited);
         }
         let visited = visitor.visit_newtype_struct(&mut *self);
         self.watch(visited)
@@ -1021,7 +1462,7 @@ impl<'de> de::Deserializer<'de> for &mut Reader<'de> {
     fn deserialize_seq<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
         match self.value()? {
             b'[' => self.visit_seq(visitor),
-            _ => Err(self.stop()),
+            _ => Err(self.mismatch(&visitor)),
         }
     }
 
@@ -1041,19 +1482,24 @@ impl<'de> de::Deserializer<'de> for &mut Reader<'de> {
     fn deserialize_map<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
         match self.value()? {
             b'{' => self.visit_map(visitor),
-            _ => Err(self.stop()),
+            _ => Err(self.mismatch(&visitor)),
         }
     }
 
-    /// Only from an object: serde_json would also read an array by
-    /// position, which the schema does not allow.
+    /// Only from an object: serde_json also reads an array by position,
+    /// which the schema does not allow (explaining, it is read, and the
+    /// shape walk refuses it).
     fn deserialize_struct<V: Visitor<'de>>(
         self,
         _: &'static str,
         _: &'static [&'static str],
         visitor: V,
     ) -> Result<V::Value> {
-        self.deserialize_map(visitor)
+        match self.value()? {
+            b'{' => self.visit_map(visitor),
+            b'[' if self.explain => self.visit_seq(visitor),
+            _ => Err(self.mismatch(&visitor)),
+        }
     }
 
     fn deserialize_enum<V: Visitor<'de>>(
@@ -1075,10 +1521,15 @@ impl<'de> de::Deserializer<'de> for &mut Reader<'de> {
                     guide: &mut guide,
                 });
                 let value = self.watch(visited)?;
+                self.skip_ws();
+                if self.explain && self.peek() != Some(b'}') {
+                    return Err(self.refuse("expected value"));
+                }
                 self.close(b'}')?;
                 self.conclude(guide);
                 Ok(value)
             }
+            _ if self.explain => Err(self.refuse("expected value")),
             _ => Err(self.stop()),
         }
     }
@@ -1090,7 +1541,7 @@ impl<'de> de::Deserializer<'de> for &mut Reader<'de> {
     /// An ignored value is read like any other: its limits, keys and text
     /// are checked all the same.
     fn deserialize_ignored_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
-        self.deserialize_any(de::IgnoredAny)?;
+        self.skip()?;
         let visited = visitor.visit_unit();
         self.watch(visited)
     }
@@ -1110,7 +1561,7 @@ impl<'r, 'de> Entries<'r, 'de> {
     /// and the object's other keys, and gives its text; `None` at the
     /// object's end. Not generic, so compiled once, not once for each key
     /// type.
-    fn next_key(&mut self) -> Result<Option<(Text<'_, 'de>, Probe<'de>)>> {
+    fn next_key(&mut self) -> Result<Option<(Text<'_, 'de>, Probe<'de>, Option<&'de str>)>> {
         let reader = &mut *self.reader;
         reader.skip_ws();
         match reader.peek() {
@@ -1120,13 +1571,20 @@ impl<'r, 'de> Entries<'r, 'de> {
                 reader.skip_ws();
             }
             _ if !self.started => {}
+            _ if reader.explain => return Err(reader.refuse("expected `,` or `}`")),
             _ => return Err(reader.stop()),
         }
         self.started = true;
         if reader.peek() != Some(b'"') {
             return Err(reader.stop());
         }
+        let quote = reader.pos;
         let key = reader.key()?;
+        // Explaining: the key as written, quotes and all.
+        let quoted = match reader.explain {
+            true => reader.slice(quote, reader.pos),
+            false => None,
+        };
         reader.skip_ws();
         if reader.peek() != Some(b':') {
             return Err(reader.stop());
@@ -1144,10 +1602,10 @@ impl<'r, 'de> Entries<'r, 'de> {
         let probe = reader.probe.map(|found| (found, reader.pos));
         if key.decoded {
             let text = reader.arena.get(key.start..key.end).unwrap_or_default();
-            return Ok(Some((Text::Copied(text), probe)));
+            return Ok(Some((Text::Copied(text), probe, quoted)));
         }
         match reader.slice(key.start, key.end) {
-            Some(text) => Ok(Some((Text::Borrowed(text), probe))),
+            Some(text) => Ok(Some((Text::Borrowed(text), probe, quoted))),
             None => Err(reader.stop()),
         }
     }
@@ -1157,21 +1615,30 @@ impl<'de> de::MapAccess<'de> for Entries<'_, 'de> {
     type Error = Stop;
 
     fn next_key_seed<K: DeserializeSeed<'de>>(&mut self, seed: K) -> Result<Option<K::Value>> {
-        let Some((text, probe)) = self.next_key()? else {
+        let Some((text, probe, quoted)) = self.next_key()? else {
             return Ok(None);
         };
         let mut stopped = false;
+        let mut captured = None;
         let read = seed.deserialize(KeyReader {
             text,
             stopped: &mut stopped,
             probe,
+            explain: quoted.map(|quoted| (quoted, &mut captured)),
         });
-        self.reader.stopped |= stopped;
+        self.reader.key_read(stopped, captured, read.is_err());
         self.reader.watch(read).map(Some)
     }
 
     fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value> {
-        self.reader.member(self.guide, seed)
+        if !self.reader.explain {
+            return self.reader.member(self.guide, seed);
+        }
+        let key = self.reader.key.take().map(Step::Key);
+        self.reader.enter(key);
+        let read = self.reader.member(self.guide, seed);
+        self.reader.leave(read.is_err());
+        read
     }
 }
 
@@ -1193,13 +1660,20 @@ impl<'de> de::SeqAccess<'de> for Items<'_, 'de> {
             Some(b']') => return Ok(None),
             Some(b',') if self.index > 0 => reader.pos += 1,
             _ if self.index == 0 => {}
+            _ if reader.explain => return Err(reader.refuse("expected `,` or `]`")),
             _ => return Err(reader.stop()),
         }
         if let Some(guide) = self.guide.as_mut() {
             guide.index(reader.shape, self.index);
         }
         self.index += 1;
-        reader.member(self.guide, seed).map(Some)
+        if !reader.explain {
+            return reader.member(self.guide, seed).map(Some);
+        }
+        reader.enter(Some(Step::Index(self.index - 1)));
+        let read = reader.member(self.guide, seed);
+        reader.leave(read.is_err());
+        read.map(Some)
     }
 }
 
@@ -1213,6 +1687,10 @@ impl<'de> de::EnumAccess<'de> for UnitVariant<'_, 'de> {
     type Variant = Self;
 
     fn variant_seed<T: DeserializeSeed<'de>>(self, seed: T) -> Result<(T::Value, Self)> {
+        if self.reader.explain {
+            let read = self.reader.variant_name(seed)?;
+            return Ok((read, self));
+        }
         let quote = self.reader.pos;
         let (read, _) = name(self.reader, seed)?;
         let raw = self
@@ -1233,15 +1711,15 @@ impl<'de> de::VariantAccess<'de> for UnitVariant<'_, 'de> {
     }
 
     fn newtype_variant_seed<T: DeserializeSeed<'de>>(self, _: T) -> Result<T::Value> {
-        Err(self.reader.stop())
+        Err(self.reader.not_unit("newtype variant"))
     }
 
     fn tuple_variant<V: Visitor<'de>>(self, _: usize, _: V) -> Result<V::Value> {
-        Err(self.reader.stop())
+        Err(self.reader.not_unit("tuple variant"))
     }
 
     fn struct_variant<V: Visitor<'de>>(self, _: &'static [&'static str], _: V) -> Result<V::Value> {
-        Err(self.reader.stop())
+        Err(self.reader.not_unit("struct variant"))
     }
 }
 
@@ -1257,6 +1735,12 @@ impl<'de> de::EnumAccess<'de> for Variant<'_, 'de> {
 
     fn variant_seed<T: DeserializeSeed<'de>>(self, seed: T) -> Result<(T::Value, Self)> {
         let reader = &mut *self.reader;
+        if reader.explain {
+            let read = reader.variant_name(seed)?;
+            reader.skip_ws();
+            reader.pos += 1;
+            return Ok((read, self));
+        }
         reader.skip_ws();
         if reader.peek() != Some(b'"') {
             return Err(reader.stop());
@@ -1278,17 +1762,21 @@ impl<'de> de::EnumAccess<'de> for Variant<'_, 'de> {
 impl<'de> de::VariantAccess<'de> for Variant<'_, 'de> {
     type Error = Stop;
 
-    /// `{"Unit": null}`: serde_json reads it, the schema does not allow it.
+    /// `{"Unit": null}`: serde_json reads it, the schema does not allow it
+    /// (explaining, it is read, and the shape walk refuses it).
     fn unit_variant(self) -> Result<()> {
-        Err(self.reader.stop())
+        if !self.reader.explain {
+            return Err(self.reader.stop());
+        }
+        self.variant_content(core::marker::PhantomData::<()>)
     }
 
     fn newtype_variant_seed<T: DeserializeSeed<'de>>(self, seed: T) -> Result<T::Value> {
-        self.reader.member(self.guide, seed)
+        self.variant_content(seed)
     }
 
     fn tuple_variant<V: Visitor<'de>>(self, _: usize, visitor: V) -> Result<V::Value> {
-        self.reader.member(self.guide, Seq(visitor))
+        self.variant_content(Seq(visitor))
     }
 
     fn struct_variant<V: Visitor<'de>>(
@@ -1296,7 +1784,22 @@ impl<'de> de::VariantAccess<'de> for Variant<'_, 'de> {
         _: &'static [&'static str],
         visitor: V,
     ) -> Result<V::Value> {
-        self.reader.member(self.guide, Object(visitor))
+        self.variant_content(Object(visitor))
+    }
+}
+
+impl<'de> Variant<'_, 'de> {
+    /// Reads the variant's content into `seed`, under the variant's name
+    /// when explaining.
+    fn variant_content<T: DeserializeSeed<'de>>(self, seed: T) -> Result<T::Value> {
+        if !self.reader.explain {
+            return self.reader.member(self.guide, seed);
+        }
+        let variant = self.reader.key.take().map(Step::Key);
+        self.reader.enter(variant);
+        let read = self.reader.member(self.guide, seed);
+        self.reader.leave(read.is_err());
+        read
     }
 }
 
@@ -1361,6 +1864,7 @@ fn name<'de, T: DeserializeSeed<'de>>(
         text,
         stopped: &mut stopped,
         probe: None,
+        explain: None,
     });
     reader.stopped |= stopped;
     reader.watch(read).map(|read| (read, key))
@@ -1381,22 +1885,119 @@ enum Text<'a, 'de> {
 /// Probing map keys (`probe`), it records the first key whose type asks
 /// for anything that parses its text, and reads numbers, booleans and
 /// variant names as serde_json does, so that the probe goes on past them.
+///
+/// Explaining (`explain`: the key as written, quotes and all, and where to
+/// capture what its type read of it), it reads every request as
+/// serde_json's map keys do.
 struct KeyReader<'a, 'de> {
     text: Text<'a, 'de>,
     stopped: &'a mut bool,
     probe: Probe<'a>,
+    explain: Option<(&'de str, &'a mut Option<String>)>,
 }
 
 /// Where a probe of map keys records what a key's type asked for, and
 /// the offset just past the key.
 type Probe<'a> = Option<(&'a Cell<Option<KeyParse>>, usize)>;
 
-impl<'a, 'de: 'a> KeyReader<'a, 'de> {
+impl<'de> KeyReader<'_, 'de> {
     fn stop(self) -> Stop {
         *self.stopped = true;
-        Stop
+        STOP
     }
 
+    fn as_str(&self) -> &str {
+        match self.text {
+            Text::Borrowed(text) | Text::Copied(text) => text,
+        }
+    }
+
+    /// Explaining: notes that the key's type read it as its text.
+    fn capture_text(&mut self) {
+        let text = self.text;
+        if let Some((_, captured)) = &mut self.explain {
+            let (Text::Borrowed(text) | Text::Copied(text)) = text;
+            **captured = Some(text.to_owned());
+        }
+    }
+
+    /// Explaining: notes that the key's type read it as `text`.
+    fn capture(&mut self, text: &str) {
+        if let Some((_, captured)) = &mut self.explain {
+            **captured = Some(text.to_owned());
+        }
+    }
+
+    /// Explaining: a number key read as serde_json reads it: a number
+    /// right after the opening quote, and the closing quote right after
+    /// the number.
+    fn number_key<V: Visitor<'de>>(mut self, visitor: V) -> Result<V::Value> {
+        let Some(inner) = self.numeric()? else {
+            return Err(self.stop());
+        };
+        let shape = Shape::default();
+        let mut number = Reader::new(inner.as_bytes(), Some(inner), &Limits::default(), &shape);
+        number.explain = true;
+        let read = number.number()?;
+        match read {
+            Number::U64(v) => self.capture(&v.to_string()),
+            Number::I64(v) => self.capture(&v.to_string()),
+            Number::F64(_) => {}
+        }
+        let value = read.visit(visitor)?;
+        Self::quoted_after(inner, number.pos)?;
+        Ok(value)
+    }
+
+    /// Explaining: a 128-bit integer key, read by serde_json.
+    fn wide_key<V: Visitor<'de>>(
+        mut self,
+        visitor: V,
+        read: impl FnOnce(&mut JsonReader<'de>, V) -> serde_json::Result<V::Value>,
+    ) -> Result<V::Value> {
+        let Some(inner) = self.numeric()? else {
+            return Err(self.stop());
+        };
+        // serde_json reads a sign and digits, then wants the quote.
+        let digits = inner.strip_prefix('-').unwrap_or(inner);
+        let end =
+            inner.len() - digits.len() + digits.bytes().take_while(u8::is_ascii_digit).count();
+        let integer = inner.get(..end).unwrap_or_default();
+        let mut json = serde_json::Deserializer::from_str(integer);
+        let value = read(&mut json, visitor).map_err(de::Error::custom)?;
+        self.capture(integer);
+        Self::quoted_after(inner, end)?;
+        Ok(value)
+    }
+
+    /// Explaining: the key's text between its quotes, if it may be a
+    /// number (serde_json's first check of a number key); `None` when not
+    /// explaining.
+    fn numeric(&self) -> Result<Option<&'de str>> {
+        let Some((quoted, _)) = &self.explain else {
+            return Ok(None);
+        };
+        let inner = quoted.get(1..quoted.len() - 1).unwrap_or_default();
+        match inner.as_bytes().first() {
+            Some(b'0'..=b'9' | b'-') => Ok(Some(inner)),
+            _ => Err(de::Error::custom(
+                "invalid value: expected key to be a number in quotes",
+            )),
+        }
+    }
+
+    /// serde_json's last check of a number key: its closing quote comes
+    /// right after the number.
+    fn quoted_after(inner: &str, end: usize) -> Result<()> {
+        if end == inner.len() {
+            Ok(())
+        } else {
+            Err(de::Error::custom("expected `\"`"))
+        }
+    }
+}
+
+impl<'a, 'de: 'a> KeyReader<'a, 'de> {
     /// The key's type asked for `reads`, which may parse the key's text:
     /// a stop when probing, after the first is recorded.
     fn parses(self, reads: &'static str) -> core::result::Result<Self, Stop> {
@@ -1431,15 +2032,18 @@ macro_rules! parses {
     )*};
 }
 
-/// Methods for integer keys: read as serde_json reads them when probing,
-/// else left to the separate gates.
-macro_rules! integer_keys {
+/// Methods for number keys: read as serde_json reads them when probing or
+/// explaining, else left to the separate gates.
+macro_rules! number_keys {
     ($($method:ident => $ty:ty, $visit:ident;)*) => {$(
         fn $method<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+            if self.explain.is_some() {
+                return self.number_key(visitor);
+            }
             let text = self.probed()?;
             match text.parse::<$ty>() {
                 Ok(n) => visitor.$visit(n),
-                Err(_) => Err(Stop),
+                Err(_) => Err(STOP),
             }
         }
     )*};
@@ -1448,7 +2052,8 @@ macro_rules! integer_keys {
 impl<'de> de::Deserializer<'de> for KeyReader<'_, 'de> {
     type Error = Stop;
 
-    fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+    fn deserialize_any<V: Visitor<'de>>(mut self, visitor: V) -> Result<V::Value> {
+        self.capture_text();
         match self.text {
             Text::Borrowed(text) => visitor.visit_borrowed_str(text),
             Text::Copied(text) => visitor.visit_str(text),
@@ -1471,25 +2076,67 @@ impl<'de> de::Deserializer<'de> for KeyReader<'_, 'de> {
         visitor.visit_newtype_struct(self)
     }
 
-    fn deserialize_bool<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
-        match self.probed()? {
-            "true" => visitor.visit_bool(true),
-            "false" => visitor.visit_bool(false),
-            _ => Err(Stop),
+    /// serde_json reads `true` and `false` between the quotes, and
+    /// refuses any other key (naming it from its second character on).
+    fn deserialize_bool<V: Visitor<'de>>(mut self, visitor: V) -> Result<V::Value> {
+        if self.explain.is_none() {
+            return match self.probed()? {
+                "true" => visitor.visit_bool(true),
+                "false" => visitor.visit_bool(false),
+                _ => Err(STOP),
+            };
+        }
+        let text = self.as_str().to_owned();
+        let quoted = self.explain.as_ref().map_or("", |(quoted, _)| *quoted);
+        match (quoted, text.as_str()) {
+            ("\"true\"", _) | ("\"false\"", _) => {
+                self.capture(&text);
+                visitor.visit_bool(text == "true")
+            }
+            (q, _) if q.starts_with("\"t") || q.starts_with("\"f") => {
+                Err(de::Error::custom("expected ident"))
+            }
+            (_, text) => {
+                let rest = text.get(text.chars().next().map_or(0, char::len_utf8)..);
+                Err(de::Error::invalid_type(
+                    de::Unexpected::Str(rest.unwrap_or_default()),
+                    &visitor,
+                ))
+            }
         }
     }
 
-    integer_keys! {
+    number_keys! {
         deserialize_i8 => i64, visit_i64;
         deserialize_i16 => i64, visit_i64;
         deserialize_i32 => i64, visit_i64;
         deserialize_i64 => i64, visit_i64;
-        deserialize_i128 => i128, visit_i128;
         deserialize_u8 => u64, visit_u64;
         deserialize_u16 => u64, visit_u64;
         deserialize_u32 => u64, visit_u64;
         deserialize_u64 => u64, visit_u64;
-        deserialize_u128 => u128, visit_u128;
+    }
+
+    fn deserialize_i128<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        if self.explain.is_some() {
+            return self.wide_key(visitor, |json, visitor| json.deserialize_i128(visitor));
+        }
+        let text = self.probed()?;
+        match text.parse::<i128>() {
+            Ok(n) => visitor.visit_i128(n),
+            Err(_) => Err(STOP),
+        }
+    }
+
+    fn deserialize_u128<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        if self.explain.is_some() {
+            return self.wide_key(visitor, |json, visitor| json.deserialize_u128(visitor));
+        }
+        let text = self.probed()?;
+        match text.parse::<u128>() {
+            Ok(n) => visitor.visit_u128(n),
+            Err(_) => Err(STOP),
+        }
     }
 
     fn deserialize_enum<V: Visitor<'de>>(
@@ -1498,15 +2145,35 @@ impl<'de> de::Deserializer<'de> for KeyReader<'_, 'de> {
         _: &'static [&'static str],
         visitor: V,
     ) -> Result<V::Value> {
-        let text = self.probed()?;
-        visitor.visit_enum(de::value::StrDeserializer::<Stop>::new(text))
+        let text = match self.explain {
+            Some(_) => self.as_str().to_owned(),
+            None => self.probed()?.to_owned(),
+        };
+        visitor.visit_enum(de::value::StringDeserializer::<Stop>::new(text))
+    }
+
+    fn deserialize_f32<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        let key = self.parses("deserialize_f32")?;
+        key.number_key(visitor)
+    }
+
+    fn deserialize_f64<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        let key = self.parses("deserialize_f64")?;
+        key.number_key(visitor)
+    }
+
+    /// serde_json reads a key's bytes as it reads a string's.
+    fn deserialize_bytes<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        let key = self.parses("deserialize_bytes")?;
+        key.bytes(visitor)
+    }
+
+    fn deserialize_byte_buf<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        let key = self.parses("deserialize_byte_buf")?;
+        key.bytes(visitor)
     }
 
     parses! {
-        deserialize_f32() => stop_read;
-        deserialize_f64() => stop_read;
-        deserialize_bytes() => stop_read;
-        deserialize_byte_buf() => stop_read;
         deserialize_str() => deserialize_any;
         deserialize_unit() => deserialize_any;
         deserialize_unit_struct(_name: &'static str) => deserialize_any;
@@ -1523,9 +2190,13 @@ impl<'de> de::Deserializer<'de> for KeyReader<'_, 'de> {
 }
 
 impl<'de> KeyReader<'_, 'de> {
-    /// A request the reader leaves to the separate gates.
-    fn stop_read<V: Visitor<'de>>(self, _: V) -> Result<V::Value> {
-        Err(self.stop())
+    /// Explaining: the key's bytes, read by serde_json; else a stop.
+    fn bytes<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        let Some((quoted, _)) = self.explain else {
+            return Err(self.stop());
+        };
+        let mut json = serde_json::Deserializer::from_str(quoted);
+        de::Deserializer::deserialize_bytes(&mut json, visitor).map_err(de::Error::custom)
     }
 }
 
@@ -2426,6 +3097,200 @@ mod tests {
                 .max_depth(1 + self.below(6))
                 .max_nodes(2 + self.below(60))
                 .max_string_bytes(self.below(40))
+        }
+    }
+
+    /// What serde_json and serde_path_to_error say of `text`: the value,
+    /// or the path (cut at a step they cannot name) and the message
+    /// (without its position).
+    fn oracle<A: DeserializeOwned>(text: &str) -> core::result::Result<A, (Vec<String>, String)> {
+        let mut json = serde_json::Deserializer::from_str(text);
+        match serde_path_to_error::deserialize::<_, A>(&mut json) {
+            Ok(value) => match json.end() {
+                Ok(()) => Ok(value),
+                Err(e) => Err((Vec::new(), unplaced(&e.to_string()))),
+            },
+            Err(e) => {
+                let path = e
+                    .path()
+                    .iter()
+                    .map_while(|segment| match segment {
+                        serde_path_to_error::Segment::Seq { index } => Some(index.to_string()),
+                        serde_path_to_error::Segment::Map { key } => Some(key.clone()),
+                        serde_path_to_error::Segment::Enum { variant } => Some(variant.clone()),
+                        serde_path_to_error::Segment::Unknown => None,
+                    })
+                    .collect();
+                Err((path, unplaced(&e.inner().to_string())))
+            }
+        }
+    }
+
+    /// `message` without serde_json's position (` at line 1 column 9`).
+    fn unplaced(message: &str) -> String {
+        match message.rfind(" at line ") {
+            Some(end) => message.get(..end).unwrap_or(message).to_owned(),
+            None => message.to_owned(),
+        }
+    }
+
+    /// What [`explain`] says of `text`, in the oracle's terms.
+    fn explained<A: DeserializeOwned>(
+        text: &str,
+    ) -> core::result::Result<A, (Vec<String>, String)> {
+        explain::<A>(text).map_err(|refused| {
+            let path = refused
+                .path
+                .iter()
+                .map(|step| match step {
+                    crate::pointer::Step::Key(key) => key.clone(),
+                    crate::pointer::Step::Index(index) => index.to_string(),
+                })
+                .collect();
+            (path, unplaced(&refused.message))
+        })
+    }
+
+    /// Explaining reads what serde_json reads, with the same value, and
+    /// refuses what it refuses, with serde's message at
+    /// serde_path_to_error's path: on every generated document gate 1's
+    /// scan accepts, as the separate gates hand it to serde.
+    #[test]
+    fn explaining_reads_and_refuses_as_serde_json_and_its_path_tracker_do() {
+        let scale = if std::env::var_os("TOOLGATE_QUICK_PROPERTIES").is_some() {
+            10
+        } else {
+            1
+        };
+        let mut g = Gen {
+            state: 0x2545_F491_4F6C_DD1D,
+            clean: false,
+        };
+        let (mut accepted, mut refused) = (0, 0);
+        for _ in 0..20_000 / scale {
+            let doc = g.args();
+            let Ok(raw) = bounded::scan(doc.as_bytes(), &Limits::default()) else {
+                continue;
+            };
+            let text = if raw.has_spelled_integers() {
+                crate::number::with_plain_integers(&doc)
+            } else {
+                doc.as_str().into()
+            };
+            let expected = oracle::<Args>(&text);
+            accepted += usize::from(expected.is_ok());
+            refused += usize::from(expected.is_err());
+            assert_eq!(explained::<Args>(&text), expected, "{text}");
+        }
+        assert!(
+            accepted > 2_000 / scale && refused > 2_000 / scale,
+            "{accepted} {refused}"
+        );
+    }
+
+    /// Types serde_json reads by paths of their own: number and boolean
+    /// map keys, 128-bit integers, bytes, raw values, structs from arrays,
+    /// unit variants written with a value, and serde_json's own depth
+    /// limit.
+    #[test]
+    fn explaining_reads_serde_json_s_own_paths_as_serde_json_does() {
+        // Its fields are compared through `Debug`.
+        #[derive(Debug, Deserialize)]
+        #[serde(deny_unknown_fields)]
+        #[allow(dead_code)]
+        struct Odd {
+            #[serde(default)]
+            by_number: Option<std::collections::BTreeMap<u8, bool>>,
+            #[serde(default)]
+            by_float: Option<std::collections::BTreeMap<i64, u8>>,
+            #[serde(default)]
+            by_flag: Option<std::collections::BTreeMap<bool, u8>>,
+            #[serde(default)]
+            by_wide: Option<std::collections::BTreeMap<i128, u8>>,
+            #[serde(default)]
+            wide: Option<i128>,
+            #[serde(default)]
+            unsigned_wide: Option<u128>,
+            #[serde(default)]
+            raw: Option<Box<serde_json::value::RawValue>>,
+            #[serde(default)]
+            window: Option<Window>,
+            #[serde(default)]
+            step: Option<Step>,
+            #[serde(default)]
+            unit: Option<()>,
+            #[serde(default)]
+            deep: Option<Value>,
+            #[serde(default)]
+            by_step: Option<std::collections::BTreeMap<String, Step>>,
+        }
+        // RawValue compares by identity: compare what it holds.
+        fn shown(read: core::result::Result<Odd, (Vec<String>, String)>) -> String {
+            match read {
+                Ok(odd) => format!("{odd:?} {:?}", odd.raw.as_ref().map(|r| r.get())),
+                Err(e) => format!("{e:?}"),
+            }
+        }
+        let deep = format!("{}{}", "[".repeat(130), "]".repeat(130));
+        let docs = [
+            r#"{"by_number":{"1":true,"255":false}}"#,
+            r#"{"by_number":{"256":true}}"#,
+            r#"{"by_number":{"-1":true}}"#,
+            r#"{"by_number":{"x":true}}"#,
+            r#"{"by_number":{"12x":true}}"#,
+            r#"{"by_number":{"01":true}}"#,
+            r#"{"by_number":{"1.5":true}}"#,
+            r#"{"by_number":{" 1":true}}"#,
+            r#"{"by_number":{"1":true}}"#,
+            r#"{"by_number":{"1":"yes"}}"#,
+            r#"{"by_float":{"-":1}}"#,
+            r#"{"by_float":{"1e3":1}}"#,
+            r#"{"by_float":{"-9223372036854775809":1}}"#,
+            r#"{"by_flag":{"true":1,"false":2}}"#,
+            r#"{"by_flag":{"yes":1}}"#,
+            r#"{"by_flag":{"tru":1}}"#,
+            r#"{"by_flag":{"falsey":1}}"#,
+            r#"{"by_wide":{"170141183460469231731687303715884105727":1}}"#,
+            r#"{"by_wide":{"170141183460469231731687303715884105728":1}}"#,
+            r#"{"wide":-170141183460469231731687303715884105728}"#,
+            r#"{"wide":1.5}"#,
+            r#"{"wide":"7"}"#,
+            r#"{"unsigned_wide":-1}"#,
+            r#"{"unsigned_wide":340282366920938463463374607431768211455}"#,
+            r#"{"raw": {"a" : [1, 2]} }"#,
+            r#"{"raw":"text"}"#,
+            r#"{"window":[7,"mon"]}"#,
+            r#"{"window":[7,"mon",1]}"#,
+            r#"{"window":[]}"#,
+            r#"{"window":"soon"}"#,
+            r#"{"step":{"Stop":null}}"#,
+            r#"{"step":{"Stop":1}}"#,
+            r#"{"step":"Go"}"#,
+            r#"{"step":"Turn"}"#,
+            r#"{"step":"Pair"}"#,
+            r#"{"step":{}}"#,
+            r#"{"step":{"Go":1,"Stop":null}}"#,
+            r#"{"step":{"Turn":{"degrees":"x"}}}"#,
+            r#"{"step":{"Walk":1}}"#,
+            r#"{"step":3}"#,
+            r#"{"step":[1]}"#,
+            r#"{"by_step":{"a":{"Pair":[1,300]}}}"#,
+            r#"{"by_step":{"a":{"Pair":[1]}}}"#,
+            r#"{"unit":null}"#,
+            r#"{"unit":{}}"#,
+            r#"{"unit":-0}"#,
+            r#"{"deep":[[[]]]}"#,
+            r#"{"nope":1}"#,
+        ];
+        for doc in docs.iter().copied().chain([
+            format!(r#"{{"deep":{deep}}}"#).as_str(),
+            format!(r#"{{"raw":{deep}}}"#).as_str(),
+        ]) {
+            assert_eq!(
+                shown(explained::<Odd>(doc)),
+                shown(oracle::<Odd>(doc)),
+                "{doc}"
+            );
         }
     }
 

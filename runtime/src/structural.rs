@@ -7,7 +7,8 @@ use std::borrow::Cow;
 
 use crate::audit::Gate;
 use crate::pointer::{self, Segment, Step};
-use crate::{Code, RawArgs, Rejection, ToolDef, bounded, message, reader};
+use crate::reader::{self, Serde};
+use crate::{Code, RawArgs, Rejection, ToolDef, bounded, message};
 
 /// Arguments that deserialized into the tool's closed struct: every required
 /// field present, no unknown field, every value of the right type and within
@@ -42,17 +43,9 @@ pub(crate) fn parse<A: DeserializeOwned>(
     raw: RawArgs<'_>,
     def: &ToolDef,
 ) -> Result<Parsed<A>, (Gate, Rejection)> {
-    // An untagged union is checked before serde reads it (see
-    // `Shape::walks_first`): gate by gate.
-    if let Some(limits) = raw.pending()
-        && !def.shape.walks_first()
-        && let Some(args) = reader::read::<A>(raw.as_bytes(), raw.text(), limits, &def.shape)
-    {
-        return Ok(Parsed(args));
-    }
     let mut args = None;
-    gate_by_gate(raw, def, &mut |de| {
-        serde_path_to_error::deserialize(de).map(|read| args = Some(read))
+    read(raw, def, &mut |reader| {
+        A::deserialize(reader).map(|read| args = Some(read))
     })?;
     match args {
         Some(args) => Ok(Parsed(args)),
@@ -60,11 +53,19 @@ pub(crate) fn parse<A: DeserializeOwned>(
     }
 }
 
-/// serde into the arguments, reading from the deserializer it is given.
-type Serde<'r> = dyn for<'t> FnMut(
-        &mut serde_json::Deserializer<serde_json::de::StrRead<'t>>,
-    ) -> Result<(), serde_path_to_error::Error<serde_json::Error>>
-    + 'r;
+/// [`parse`] but for serde's part: whether `serde` read the arguments, the
+/// last time it was called.
+fn read(raw: RawArgs<'_>, def: &ToolDef, serde: &mut Serde<'_>) -> Result<(), (Gate, Rejection)> {
+    // An untagged union is checked before serde reads it (see
+    // `Shape::walks_first`): gate by gate.
+    if let Some(limits) = raw.pending()
+        && !def.shape.walks_first()
+        && reader::read_with(raw.as_bytes(), raw.text(), limits, &def.shape, serde)
+    {
+        return Ok(());
+    }
+    gate_by_gate(raw, def, serde)
+}
 
 /// Gates 1 (if pending) and 2, one after the other.
 fn gate_by_gate(
@@ -92,11 +93,11 @@ fn separately(raw: RawArgs<'_>, def: &ToolDef, serde: &mut Serde<'_>) -> Result<
     if def.shape.walks_first() {
         def.shape.explain(&text, schema)?;
     }
-    // One deserializer for the fallback and its explanation, so that each
-    // argument type's `Deserialize` is compiled for it once, not once more
-    // for plain serde_json. Tracking the path costs an allocation per key,
+    // The single pass's own deserializer, reading as serde_json does, so
+    // that each argument type's `Deserialize` is compiled once, not once
+    // more for serde_json. Tracking the path costs an allocation per key,
     // paid only where the single-pass reader stopped.
-    let Err(error) = serde(&mut serde_json::Deserializer::from_str(&text)) else {
+    let Err(refused) = reader::explain_with(&text, serde) else {
         // serde accepts shapes the schema refuses (an array read as a
         // struct, extra keys beside a unit variant's tag): the schema rules.
         return def.shape.check(&text, raw.is_lax(), schema);
@@ -104,17 +105,8 @@ fn separately(raw: RawArgs<'_>, def: &ToolDef, serde: &mut Serde<'_>) -> Result<
     // Refused. Where the schema's structure refuses too, its answer names
     // the place exactly; serde's path stops at the first enum it buffered.
     def.shape.explain(&text, schema)?;
-    let segments: Vec<Segment<'_>> = error
-        .path()
-        .iter()
-        .map_while(|segment| match segment {
-            serde_path_to_error::Segment::Seq { index } => Some(Segment::Index(*index)),
-            serde_path_to_error::Segment::Map { key } => Some(Segment::Key(key)),
-            serde_path_to_error::Segment::Enum { variant } => Some(Segment::Key(variant)),
-            serde_path_to_error::Segment::Unknown => None,
-        })
-        .collect();
-    let message = error.inner().to_string();
+    let segments: Vec<Segment<'_>> = refused.path.iter().map(Step::segment).collect();
+    let message = refused.message;
     // Below an enum serde buffered (internally or adjacently tagged), its
     // path ends at the enum; a value refused by its type is then found by
     // what serde says the value was.

@@ -192,6 +192,7 @@ pub(crate) fn explain_with<'de>(
 ) -> core::result::Result<(), Refused> {
     let mut reader = Reader::new(text.as_bytes(), Some(text), &Limits::default(), no_shape());
     reader.explain = true;
+    reader.trail = Some(Box::default());
     reader.depth_limit = SERDE_JSON_DEPTH;
     reader.node_limit = usize::MAX;
     reader.string_limit = usize::MAX;
@@ -204,7 +205,7 @@ pub(crate) fn explain_with<'de>(
         }
     });
     read.map_err(|Stop(message)| Refused {
-        path: reader.failed.take().unwrap_or_default(),
+        path: reader.trail().failed.take().unwrap_or_default(),
         message: message.map_or_else(|| UNREAD.to_owned(), |m| *m),
     })
 }
@@ -541,15 +542,23 @@ pub(crate) struct Reader<'de> {
     probe: Option<&'de Cell<Option<KeyParse>>>,
     /// Reading as serde_json does, to explain a refusal (see [`explain`]).
     explain: bool,
-    /// Explaining: the path to the value being read; `None` for a step
+    /// Explaining: where the reader is and where it refused. Boxed, so
+    /// that the single pass carries one word of it.
+    trail: Option<Box<Trail>>,
+}
+
+/// Where an explaining reader is, and where it first refused.
+#[derive(Default)]
+struct Trail {
+    /// The path to the value being read; `None` for a step
     /// serde_path_to_error cannot name (a key not read as text), below
     /// which nothing is named.
     path: Vec<Option<Step>>,
-    /// Explaining: the text of the key just read, if its type read it as
-    /// text or a number (what serde_path_to_error captures).
+    /// The text of the key just read, if its type read it as text or a
+    /// number (what serde_path_to_error captures).
     key: Option<String>,
-    /// Explaining: the path of the first refusal, serde_path_to_error's
-    /// rule (the innermost value a refusal passed through, first seen).
+    /// The path of the first refusal, serde_path_to_error's rule (the
+    /// innermost value a refusal passed through, first seen).
     failed: Option<Vec<Step>>,
 }
 
@@ -574,9 +583,7 @@ impl<'de> Reader<'de> {
             scratch: String::new(),
             probe: None,
             explain: false,
-            path: Vec::new(),
-            key: None,
-            failed: None,
+            trail: None,
         }
     }
 
@@ -649,42 +656,55 @@ impl<'de> Reader<'de> {
     /// Explaining: notes the path of the first refusal, at the value being
     /// read, or at `below` inside it.
     fn note(&mut self, below: Option<Step>) {
-        if self.explain && self.failed.is_none() {
-            let named = self.path.iter().map_while(Option::as_ref);
-            let mut path: Vec<Step> = named.cloned().collect();
-            if path.len() == self.path.len() {
-                path.extend(below);
-            }
-            self.failed = Some(path);
-        }
-    }
-
-    /// Takes what a key's type read of it: whether it stopped and,
-    /// explaining, its text, noting a refusal under the key where its type
-    /// read it.
-    fn key_read(&mut self, stopped: bool, captured: Option<String>, refused: bool) {
-        self.stopped |= stopped;
         if !self.explain {
             return;
         }
+        let trail = self.trail();
+        if trail.failed.is_none() {
+            let named = trail.path.iter().map_while(Option::as_ref);
+            let mut path: Vec<Step> = named.cloned().collect();
+            if path.len() == trail.path.len() {
+                path.extend(below);
+            }
+            trail.failed = Some(path);
+        }
+    }
+
+    /// Explaining: the trail.
+    fn trail(&mut self) -> &mut Trail {
+        self.trail.get_or_insert_with(Box::default)
+    }
+
+    /// Explaining: the step below which the member whose key was just
+    /// read is read.
+    fn take_key(&mut self) -> Option<Step> {
+        self.trail().key.take().map(Step::Key)
+    }
+
+    /// Explaining: takes what a key's type read of its text, noting a
+    /// refusal under the key where its type read it.
+    #[cold]
+    fn key_read(&mut self, captured: Option<String>, refused: bool) {
         if refused {
-            if self.failed.is_none() {
+            if self.trail().failed.is_none() {
                 match captured {
                     Some(key) => self.note(Some(Step::Key(key))),
                     None => {
-                        self.path.push(None);
+                        self.enter(None);
                         self.note(None);
-                        self.path.pop();
+                        self.trail().path.pop();
                     }
                 }
             }
         } else {
-            self.key = captured;
+            self.trail().key = captured;
         }
     }
 
     /// Explaining: reads a variant's name into `seed` as serde_json does,
     /// with the reader itself, keeping the name for the path below it.
+    #[cold]
+    #[inline(never)]
     fn variant_name<T: DeserializeSeed<'de>>(&mut self, seed: T) -> Result<T::Value> {
         self.variant_text();
         let read = seed.deserialize(&mut *self);
@@ -696,14 +716,15 @@ impl<'de> Reader<'de> {
     fn variant_text(&mut self) {
         self.skip_ws();
         let at = self.pos;
-        self.key = None;
+        let mut key = None;
         if self.peek() == Some(b'"') {
-            self.key = match self.string() {
+            key = match self.string() {
                 Ok((start, end, false)) => self.slice(start, end).map(str::to_owned),
                 Ok((_, _, true)) => Some(self.scratch.clone()),
                 Err(_) => None,
             };
         }
+        self.trail().key = key;
         self.pos = at;
     }
 
@@ -716,23 +737,23 @@ impl<'de> Reader<'de> {
             return self.stop();
         }
         let refusal = de::Error::invalid_type(de::Unexpected::UnitVariant, &expected);
-        let variant = self.key.take().map(Step::Key);
+        let variant = self.take_key();
         self.enter(variant);
         self.note(None);
-        self.path.pop();
+        self.trail().path.pop();
         self.stopped = true;
         refusal
     }
 
     /// Explaining: steps into a member at `step`.
     fn enter(&mut self, step: Option<Step>) {
-        self.path.push(step);
+        self.trail().path.push(step);
     }
 
     /// Explaining: steps out of a member, noting a refusal that no value
     /// inside it saw at the container.
     fn leave(&mut self, refused: bool) {
-        self.path.pop();
+        self.trail().path.pop();
         if refused {
             self.note(None);
         }
@@ -1626,20 +1647,36 @@ impl<'de> de::MapAccess<'de> for Entries<'_, 'de> {
             probe,
             explain: quoted.map(|quoted| (quoted, &mut captured)),
         });
-        self.reader.key_read(stopped, captured, read.is_err());
+        self.reader.stopped |= stopped;
+        if self.reader.explain {
+            self.reader.key_read(captured, read.is_err());
+        }
         self.reader.watch(read).map(Some)
     }
 
     fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value> {
-        if !self.reader.explain {
-            return self.reader.member(self.guide, seed);
+        if self.reader.explain {
+            let key = self.reader.take_key();
+            return explained_member(self.reader, self.guide, key, seed);
         }
-        let key = self.reader.key.take().map(Step::Key);
-        self.reader.enter(key);
-        let read = self.reader.member(self.guide, seed);
-        self.reader.leave(read.is_err());
-        read
+        self.reader.member(self.guide, seed)
     }
+}
+
+/// Explaining: reads a member below `step` into `seed`, the path kept as
+/// serde_path_to_error keeps it. Out of the single pass's way.
+#[cold]
+#[inline(never)]
+fn explained_member<'de, T: DeserializeSeed<'de>>(
+    reader: &mut Reader<'de>,
+    guide: &mut Option<Guide>,
+    step: Option<Step>,
+    seed: T,
+) -> Result<T::Value> {
+    reader.enter(step);
+    let read = reader.member(guide, seed);
+    reader.leave(read.is_err());
+    read
 }
 
 /// The items of an array.
@@ -1667,13 +1704,11 @@ impl<'de> de::SeqAccess<'de> for Items<'_, 'de> {
             guide.index(reader.shape, self.index);
         }
         self.index += 1;
-        if !reader.explain {
-            return reader.member(self.guide, seed).map(Some);
+        if reader.explain {
+            let step = Some(Step::Index(self.index - 1));
+            return explained_member(reader, self.guide, step, seed).map(Some);
         }
-        reader.enter(Some(Step::Index(self.index - 1)));
-        let read = reader.member(self.guide, seed);
-        reader.leave(read.is_err());
-        read.map(Some)
+        reader.member(self.guide, seed).map(Some)
     }
 }
 
@@ -1792,14 +1827,11 @@ impl<'de> Variant<'_, 'de> {
     /// Reads the variant's content into `seed`, under the variant's name
     /// when explaining.
     fn variant_content<T: DeserializeSeed<'de>>(self, seed: T) -> Result<T::Value> {
-        if !self.reader.explain {
-            return self.reader.member(self.guide, seed);
+        if self.reader.explain {
+            let variant = self.reader.take_key();
+            return explained_member(self.reader, self.guide, variant, seed);
         }
-        let variant = self.reader.key.take().map(Step::Key);
-        self.reader.enter(variant);
-        let read = self.reader.member(self.guide, seed);
-        self.reader.leave(read.is_err());
-        read
+        self.reader.member(self.guide, seed)
     }
 }
 
@@ -1913,6 +1945,7 @@ impl<'de> KeyReader<'_, 'de> {
     }
 
     /// Explaining: notes that the key's type read it as its text.
+    #[cold]
     fn capture_text(&mut self) {
         let text = self.text;
         if let Some((_, captured)) = &mut self.explain {
@@ -2053,7 +2086,9 @@ impl<'de> de::Deserializer<'de> for KeyReader<'_, 'de> {
     type Error = Stop;
 
     fn deserialize_any<V: Visitor<'de>>(mut self, visitor: V) -> Result<V::Value> {
-        self.capture_text();
+        if self.explain.is_some() {
+            self.capture_text();
+        }
         match self.text {
             Text::Borrowed(text) => visitor.visit_borrowed_str(text),
             Text::Copied(text) => visitor.visit_str(text),

@@ -186,13 +186,11 @@ pub(crate) fn explain<A: DeserializeOwned>(text: &str) -> core::result::Result<A
 }
 
 /// The part of [`explain`] that is not generic.
-pub(crate) fn explain_with<'de>(
-    text: &'de str,
-    serde: &mut dyn FnMut(&mut Reader<'de>) -> Result<()>,
-) -> core::result::Result<(), Refused> {
+pub(crate) fn explain_with(text: &str, serde: &mut Serde<'_>) -> core::result::Result<(), Refused> {
+    let mut trail = Trail::default();
     let mut reader = Reader::new(text.as_bytes(), Some(text), &Limits::default(), no_shape());
     reader.explain = true;
-    reader.trail = Some(Box::default());
+    reader.trail = Some(&mut trail);
     reader.depth_limit = SERDE_JSON_DEPTH;
     reader.node_limit = usize::MAX;
     reader.string_limit = usize::MAX;
@@ -204,8 +202,9 @@ pub(crate) fn explain_with<'de>(
             Err(reader.refuse("trailing characters"))
         }
     });
+    drop(reader);
     read.map_err(|Stop(message)| Refused {
-        path: reader.trail().failed.take().unwrap_or_default(),
+        path: trail.failed.take().unwrap_or_default(),
         message: message.map_or_else(|| UNREAD.to_owned(), |m| *m),
     })
 }
@@ -542,9 +541,9 @@ pub(crate) struct Reader<'de> {
     probe: Option<&'de Cell<Option<KeyParse>>>,
     /// Reading as serde_json does, to explain a refusal (see [`explain`]).
     explain: bool,
-    /// Explaining: where the reader is and where it refused. Boxed, so
-    /// that the single pass carries one word of it.
-    trail: Option<Box<Trail>>,
+    /// Explaining: where the reader is and where it refused. Borrowed,
+    /// so that the single pass carries one word of it and nothing to drop.
+    trail: Option<&'de mut Trail>,
 }
 
 /// Where an explaining reader is, and where it first refused.
@@ -656,10 +655,9 @@ impl<'de> Reader<'de> {
     /// Explaining: notes the path of the first refusal, at the value being
     /// read, or at `below` inside it.
     fn note(&mut self, below: Option<Step>) {
-        if !self.explain {
+        let Some(trail) = self.trail.as_deref_mut() else {
             return;
-        }
-        let trail = self.trail();
+        };
         if trail.failed.is_none() {
             let named = trail.path.iter().map_while(Option::as_ref);
             let mut path: Vec<Step> = named.cloned().collect();
@@ -670,34 +668,30 @@ impl<'de> Reader<'de> {
         }
     }
 
-    /// Explaining: the trail.
-    fn trail(&mut self) -> &mut Trail {
-        self.trail.get_or_insert_with(Box::default)
-    }
-
     /// Explaining: the step below which the member whose key was just
     /// read is read.
     fn take_key(&mut self) -> Option<Step> {
-        self.trail().key.take().map(Step::Key)
+        let trail = self.trail.as_deref_mut()?;
+        trail.key.take().map(Step::Key)
     }
 
     /// Explaining: takes what a key's type read of its text, noting a
     /// refusal under the key where its type read it.
     #[cold]
     fn key_read(&mut self, captured: Option<String>, refused: bool) {
-        if refused {
-            if self.trail().failed.is_none() {
-                match captured {
-                    Some(key) => self.note(Some(Step::Key(key))),
-                    None => {
-                        self.enter(None);
-                        self.note(None);
-                        self.trail().path.pop();
-                    }
-                }
+        if !refused {
+            if let Some(trail) = self.trail.as_deref_mut() {
+                trail.key = captured;
             }
-        } else {
-            self.trail().key = captured;
+            return;
+        }
+        match captured {
+            Some(key) => self.note(Some(Step::Key(key))),
+            None => {
+                self.enter(None);
+                self.note(None);
+                self.leave(false);
+            }
         }
     }
 
@@ -724,7 +718,9 @@ impl<'de> Reader<'de> {
                 Err(_) => None,
             };
         }
-        self.trail().key = key;
+        if let Some(trail) = self.trail.as_deref_mut() {
+            trail.key = key;
+        }
         self.pos = at;
     }
 
@@ -740,20 +736,24 @@ impl<'de> Reader<'de> {
         let variant = self.take_key();
         self.enter(variant);
         self.note(None);
-        self.trail().path.pop();
+        self.leave(false);
         self.stopped = true;
         refusal
     }
 
     /// Explaining: steps into a member at `step`.
     fn enter(&mut self, step: Option<Step>) {
-        self.trail().path.push(step);
+        if let Some(trail) = self.trail.as_deref_mut() {
+            trail.path.push(step);
+        }
     }
 
     /// Explaining: steps out of a member, noting a refusal that no value
     /// inside it saw at the container.
     fn leave(&mut self, refused: bool) {
-        self.trail().path.pop();
+        if let Some(trail) = self.trail.as_deref_mut() {
+            trail.path.pop();
+        }
         if refused {
             self.note(None);
         }
@@ -854,6 +854,7 @@ impl<'de> Reader<'de> {
 
     /// Reads a member of a container into `seed`, expected to satisfy
     /// what `guide` says.
+    #[inline(always)]
     fn member<T: DeserializeSeed<'de>>(
         &mut self,
         guide: &mut Option<Guide>,

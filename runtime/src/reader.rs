@@ -601,6 +601,7 @@ impl<'de> Reader<'de> {
     }
 
     #[cold]
+    #[inline(never)]
     fn stop(&mut self) -> Stop {
         if self.explain {
             return self.refuse(UNREAD);
@@ -611,6 +612,7 @@ impl<'de> Reader<'de> {
 
     /// A refusal with serde_json's `message`, noted where it is seen.
     #[cold]
+    #[inline(never)]
     fn refuse(&mut self, message: impl fmt::Display) -> Stop {
         self.stopped = true;
         self.note(None);
@@ -621,6 +623,7 @@ impl<'de> Reader<'de> {
     /// serde_json does when explaining (its message names the value);
     /// else stops.
     #[cold]
+    #[inline(never)]
     fn mismatch(&mut self, expected: &dyn de::Expected) -> Stop {
         if !self.explain {
             return self.stop();
@@ -1866,6 +1869,7 @@ impl<'de, V: Visitor<'de>> DeserializeSeed<'de> for Object<V> {
 
 /// Reads the variant name whose quote is at `pos` into `seed`; says
 /// where its text is (decoded in `scratch` if it had escapes).
+#[inline]
 fn name<'de, T: DeserializeSeed<'de>>(
     reader: &mut Reader<'de>,
     seed: T,

@@ -866,7 +866,11 @@ impl<'de> Reader<'de> {
         let Some(guide) = guide else {
             self.expect = Expect::Any;
             let read = seed.deserialize(&mut *self);
-            return self.watch(read);
+            // Not noted here: a refusal that no value inside the member
+            // noted (a type that refused before reading) is noted by the
+            // caller at the container, as serde_path_to_error notes it.
+            self.stopped |= read.is_err();
+            return read;
         };
         let expected = guide.expect();
         self.expect = match &expected {
@@ -3263,6 +3267,18 @@ mod tests {
             deep: Option<Value>,
             #[serde(default)]
             by_step: Option<std::collections::BTreeMap<String, Step>>,
+            #[serde(default)]
+            texts: Option<Vec<String>>,
+            #[serde(default)]
+            refusals: Option<std::collections::BTreeMap<String, Refuses>>,
+        }
+        /// Refuses without reading anything.
+        #[derive(Debug)]
+        struct Refuses;
+        impl<'de> Deserialize<'de> for Refuses {
+            fn deserialize<D: serde::Deserializer<'de>>(_: D) -> core::result::Result<Self, D::Error> {
+                Err(de::Error::custom("refused unread"))
+            }
         }
         // RawValue compares by identity: compare what it holds.
         fn shown(read: core::result::Result<Odd, (Vec<String>, String)>) -> String {
@@ -3321,6 +3337,13 @@ mod tests {
             r#"{"unit":-0}"#,
             r#"{"deep":[[[]]]}"#,
             r#"{"nope":1}"#,
+            r#"{"texts":["a",null]}"#,
+            r#"{"texts":[1.5,1e300,-0]}"#,
+            r#"{"texts":[1e300]}"#,
+            r#"{"texts":[true]}"#,
+            r#"{"texts":[{}]}"#,
+            r#"{"refusals":{}}"#,
+            r#"{"refusals":{"a":1}}"#,
         ];
         for doc in docs.iter().copied().chain([
             format!(r#"{{"deep":{deep}}}"#).as_str(),

@@ -693,7 +693,7 @@ impl<'de> Reader<'de> {
             None => {
                 self.enter(None);
                 self.note(None);
-                self.leave(false);
+                self.leave();
             }
         }
     }
@@ -739,7 +739,7 @@ impl<'de> Reader<'de> {
         let variant = self.take_key();
         self.enter(variant);
         self.note(None);
-        self.leave(false);
+        self.leave();
         self.stopped = true;
         refusal
     }
@@ -751,14 +751,13 @@ impl<'de> Reader<'de> {
         }
     }
 
-    /// Explaining: steps out of a member, noting a refusal that no value
-    /// inside it saw at the container.
-    fn leave(&mut self, refused: bool) {
+    /// Explaining: steps out of a member. (A refusal inside it was noted
+    /// there, at the latest by [`Reader::member`]: serde_path_to_error
+    /// notes a member's refusal at the member, even one its type made
+    /// before reading anything.)
+    fn leave(&mut self) {
         if let Some(trail) = self.trail.as_deref_mut() {
             trail.path.pop();
-        }
-        if refused {
-            self.note(None);
         }
     }
 
@@ -866,11 +865,7 @@ impl<'de> Reader<'de> {
         let Some(guide) = guide else {
             self.expect = Expect::Any;
             let read = seed.deserialize(&mut *self);
-            // Not noted here: a refusal that no value inside the member
-            // noted (a type that refused before reading) is noted by the
-            // caller at the container, as serde_path_to_error notes it.
-            self.stopped |= read.is_err();
-            return read;
+            return self.watch(read);
         };
         let expected = guide.expect();
         self.expect = match &expected {
@@ -1683,7 +1678,7 @@ fn explained_member<'de, T: DeserializeSeed<'de>>(
 ) -> Result<T::Value> {
     reader.enter(step);
     let read = reader.member(guide, seed);
-    reader.leave(read.is_err());
+    reader.leave();
     read
 }
 
@@ -3276,7 +3271,9 @@ mod tests {
         #[derive(Debug)]
         struct Refuses;
         impl<'de> Deserialize<'de> for Refuses {
-            fn deserialize<D: serde::Deserializer<'de>>(_: D) -> core::result::Result<Self, D::Error> {
+            fn deserialize<D: serde::Deserializer<'de>>(
+                _: D,
+            ) -> core::result::Result<Self, D::Error> {
                 Err(de::Error::custom("refused unread"))
             }
         }
@@ -3343,6 +3340,7 @@ mod tests {
             r#"{"texts":[true]}"#,
             r#"{"texts":[{}]}"#,
             r#"{"refusals":{}}"#,
+            // Placed at the member, though nothing in it was read.
             r#"{"refusals":{"a":1}}"#,
         ];
         for doc in docs.iter().copied().chain([

@@ -1268,9 +1268,9 @@ impl<'de> Reader<'de> {
     }
 
     /// Reads the value at `pos` with serde_json itself, when explaining,
-    /// for what serde_json reads by a path of its own (128-bit integers,
-    /// bytes); else stops. Generic only over the visitors that ask for
-    /// these, the primitives', not over each tool's types.
+    /// for what serde_json reads by a path of its own (bytes); else stops.
+    /// Generic only over the visitors that ask for it, not over each
+    /// tool's types.
     fn by_serde_json<V: Visitor<'de>>(
         &mut self,
         visitor: V,
@@ -2086,6 +2086,24 @@ macro_rules! number_keys {
     )*};
 }
 
+/// Methods for 128-bit integer keys: read as serde_json reads them when
+/// explaining, as Rust parses them when probing, else left to the separate
+/// gates.
+macro_rules! wide_keys {
+    ($($method:ident => $ty:ty, $visit:ident;)*) => {$(
+        fn $method<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+            if self.explain.is_some() {
+                return self.wide_key(visitor, |json, visitor| json.$method(visitor));
+            }
+            let text = self.probed()?;
+            match text.parse::<$ty>() {
+                Ok(n) => visitor.$visit(n),
+                Err(_) => Err(STOP),
+            }
+        }
+    )*};
+}
+
 impl<'de> de::Deserializer<'de> for KeyReader<'_, 'de> {
     type Error = Stop;
 
@@ -2156,26 +2174,9 @@ impl<'de> de::Deserializer<'de> for KeyReader<'_, 'de> {
         deserialize_u64 => u64, visit_u64;
     }
 
-    fn deserialize_i128<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
-        if self.explain.is_some() {
-            return self.wide_key(visitor, |json, visitor| json.deserialize_i128(visitor));
-        }
-        let text = self.probed()?;
-        match text.parse::<i128>() {
-            Ok(n) => visitor.visit_i128(n),
-            Err(_) => Err(STOP),
-        }
-    }
-
-    fn deserialize_u128<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
-        if self.explain.is_some() {
-            return self.wide_key(visitor, |json, visitor| json.deserialize_u128(visitor));
-        }
-        let text = self.probed()?;
-        match text.parse::<u128>() {
-            Ok(n) => visitor.visit_u128(n),
-            Err(_) => Err(STOP),
-        }
+    wide_keys! {
+        deserialize_i128 => i128, visit_i128;
+        deserialize_u128 => u128, visit_u128;
     }
 
     fn deserialize_enum<V: Visitor<'de>>(
@@ -2191,28 +2192,12 @@ impl<'de> de::Deserializer<'de> for KeyReader<'_, 'de> {
         visitor.visit_enum(de::value::StringDeserializer::<Stop>::new(text))
     }
 
-    fn deserialize_f32<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
-        let key = self.parses("deserialize_f32")?;
-        key.number_key(visitor)
-    }
-
-    fn deserialize_f64<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
-        let key = self.parses("deserialize_f64")?;
-        key.number_key(visitor)
-    }
-
-    /// serde_json reads a key's bytes as it reads a string's.
-    fn deserialize_bytes<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
-        let key = self.parses("deserialize_bytes")?;
-        key.bytes(visitor)
-    }
-
-    fn deserialize_byte_buf<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
-        let key = self.parses("deserialize_byte_buf")?;
-        key.bytes(visitor)
-    }
-
+    // serde_json reads a key's bytes as it reads a string's.
     parses! {
+        deserialize_f32() => number_key;
+        deserialize_f64() => number_key;
+        deserialize_bytes() => bytes;
+        deserialize_byte_buf() => bytes;
         deserialize_str() => deserialize_any;
         deserialize_unit() => deserialize_any;
         deserialize_unit_struct(_name: &'static str) => deserialize_any;

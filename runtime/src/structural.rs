@@ -287,8 +287,9 @@ fn reject(segments: &[Segment<'_>], serde_message: &str, schema: &Value) -> Reje
 
     if text.starts_with("unknown field `") {
         let field = quoted();
-        // serde_path_to_error may or may not have pushed the unknown key
-        // itself (it does for structs, not inside internally tagged enums).
+        // The path may or may not end with the unknown key itself (it does
+        // for structs, not inside internally tagged enums, whose content
+        // serde buffers), as serde_path_to_error would place it.
         let parent_segments = match segments.split_last() {
             Some((Segment::Key(k), parent)) if Some(*k) == field => parent,
             _ => segments,

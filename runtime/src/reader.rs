@@ -153,7 +153,7 @@ pub(crate) fn read_with<'de>(
     text: Option<&'de str>,
     limits: &Limits,
     shape: &'de Shape,
-    serde: &mut dyn FnMut(&mut Reader<'de>) -> Result<()>,
+    serde: &mut Serde<'_>,
 ) -> bool {
     if !numbers_are_plain() {
         return false;
@@ -189,7 +189,6 @@ pub(crate) fn explain<A: DeserializeOwned>(text: &str) -> core::result::Result<A
 pub(crate) fn explain_with(text: &str, serde: &mut Serde<'_>) -> core::result::Result<(), Refused> {
     let mut trail = Trail::default();
     let mut reader = Reader::new(text.as_bytes(), Some(text), &Limits::default(), no_shape());
-    reader.explain = true;
     reader.trail = Some(&mut trail);
     reader.depth_limit = SERDE_JSON_DEPTH;
     reader.node_limit = usize::MAX;
@@ -231,11 +230,7 @@ pub(crate) fn key_parse<A: DeserializeOwned>(json: &str) -> Option<KeyParse> {
 }
 
 /// The part of [`key_parse`] that is not generic.
-fn key_parse_with<'de>(
-    json: &'de str,
-    found: &'de Cell<Option<KeyParse>>,
-    serde: &mut dyn FnMut(&mut Reader<'de>) -> Result<()>,
-) {
+fn key_parse_with<'de>(json: &'de str, found: &'de Cell<Option<KeyParse>>, serde: &mut Serde<'_>) {
     let mut reader = Reader::new(json.as_bytes(), Some(json), &Limits::default(), no_shape());
     reader.probe = Some(found);
     if reader.at_object() {
@@ -539,10 +534,10 @@ pub(crate) struct Reader<'de> {
     /// Set when probing map keys: where a key's type first asked for a
     /// parse.
     probe: Option<&'de Cell<Option<KeyParse>>>,
-    /// Reading as serde_json does, to explain a refusal (see [`explain`]).
-    explain: bool,
-    /// Explaining: where the reader is and where it refused. Borrowed,
-    /// so that the single pass carries one word of it and nothing to drop.
+    /// Set when reading as serde_json does, to explain a refusal (see
+    /// [`explain_with`]): where the reader is and where it refused.
+    /// Borrowed, so that the single pass carries one word of it and
+    /// nothing to drop.
     trail: Option<&'de mut Trail>,
 }
 
@@ -581,7 +576,6 @@ impl<'de> Reader<'de> {
             arena: String::new(),
             scratch: String::new(),
             probe: None,
-            explain: false,
             trail: None,
         }
     }
@@ -600,11 +594,24 @@ impl<'de> Reader<'de> {
         shaped && !self.stopped && self.pos == self.bytes.len()
     }
 
+    /// Whether the reader reads as serde_json does, to explain a refusal.
+    fn explaining(&self) -> bool {
+        self.trail.is_some()
+    }
+
     #[cold]
     #[inline(never)]
     fn stop(&mut self) -> Stop {
-        if self.explain {
-            return self.refuse(UNREAD);
+        self.stop_as(UNREAD)
+    }
+
+    /// Stops; when explaining, refuses with serde_json's `message` for
+    /// what it refuses here.
+    #[cold]
+    #[inline(never)]
+    fn stop_as(&mut self, message: impl fmt::Display) -> Stop {
+        if self.explaining() {
+            return self.refuse(message);
         }
         self.stopped = true;
         STOP
@@ -614,9 +621,14 @@ impl<'de> Reader<'de> {
     #[cold]
     #[inline(never)]
     fn refuse(&mut self, message: impl fmt::Display) -> Stop {
+        self.refused(de::Error::custom(message))
+    }
+
+    /// `refusal`, noted where it is seen.
+    fn refused(&mut self, refusal: Stop) -> Stop {
         self.stopped = true;
         self.note(None);
-        de::Error::custom(message)
+        refusal
     }
 
     /// Refuses the value at `pos` as not what `expected` reads, as
@@ -625,7 +637,7 @@ impl<'de> Reader<'de> {
     #[cold]
     #[inline(never)]
     fn mismatch(&mut self, expected: &dyn de::Expected) -> Stop {
-        if !self.explain {
+        if !self.explaining() {
             return self.stop();
         }
         let refusal = match self.peek() {
@@ -650,9 +662,7 @@ impl<'de> Reader<'de> {
             },
             _ => return self.refuse("expected value"),
         };
-        self.stopped = true;
-        self.note(None);
-        refusal
+        self.refused(refusal)
     }
 
     /// Explaining: notes the path of the first refusal, at the value being
@@ -732,15 +742,14 @@ impl<'de> Reader<'de> {
     /// variant's name; else stops.
     #[cold]
     fn not_unit(&mut self, expected: &'static str) -> Stop {
-        if !self.explain {
+        if !self.explaining() {
             return self.stop();
         }
         let refusal = de::Error::invalid_type(de::Unexpected::UnitVariant, &expected);
         let variant = self.take_key();
         self.enter(variant);
-        self.note(None);
+        let refusal = self.refused(refusal);
         self.leave();
-        self.stopped = true;
         refusal
     }
 
@@ -900,10 +909,7 @@ impl<'de> Reader<'de> {
     /// Steps into the object or array whose bracket is at `pos`.
     fn open(&mut self) -> Result<()> {
         if self.depth >= self.depth_limit {
-            if self.explain {
-                return Err(self.refuse("recursion limit exceeded"));
-            }
-            return Err(self.stop());
+            return Err(self.stop_as("recursion limit exceeded"));
         }
         self.depth += 1;
         self.pos += 1;
@@ -916,13 +922,10 @@ impl<'de> Reader<'de> {
         self.skip_ws();
         if self.peek() != Some(bracket) {
             // A visitor that returned before the container's end.
-            if self.explain {
-                return Err(self.refuse(match (bracket, self.peek()) {
-                    (b'}', Some(b',')) => "trailing comma",
-                    _ => "trailing characters",
-                }));
-            }
-            return Err(self.stop());
+            return Err(self.stop_as(match (bracket, self.peek()) {
+                (b'}', Some(b',')) => "trailing comma",
+                _ => "trailing characters",
+            }));
         }
         self.pos += 1;
         self.depth -= 1;
@@ -1110,12 +1113,10 @@ impl<'de> Reader<'de> {
         }
         let mut magnitude: Option<u64> = Some(0);
         match self.peek() {
-            // There can be only one leading zero (in a map key, where gate
-            // 1's scan has not looked).
-            Some(b'0')
-                if self.explain && matches!(self.bytes.get(self.pos + 1), Some(b'0'..=b'9')) =>
-            {
-                return Err(self.refuse("invalid number"));
+            // There can be only one leading zero (a map key's, which gate
+            // 1's scan has not looked at).
+            Some(b'0') if matches!(self.bytes.get(self.pos + 1), Some(b'0'..=b'9')) => {
+                return Err(self.stop_as("invalid number"));
             }
             Some(b'0') => self.pos += 1,
             Some(b'1'..=b'9') => {
@@ -1126,8 +1127,7 @@ impl<'de> Reader<'de> {
                     self.pos += 1;
                 }
             }
-            _ if self.explain => return Err(self.refuse("invalid number")),
-            _ => return Err(self.stop()),
+            _ => return Err(self.stop_as("invalid number")),
         }
         let mut plain = true;
         if self.peek() == Some(b'.') {
@@ -1156,16 +1156,15 @@ impl<'de> Reader<'de> {
             }
             // `-0` and integers past 64 bits, which serde_json reads as
             // floats: left to the separate gates.
-            if !self.explain {
+            if !self.explaining() {
                 return Err(self.stop());
             }
-        } else if !self.explain && crate::number::integral(token).is_some() {
+        } else if !self.explaining() && crate::number::integral(token).is_some() {
             return Err(self.stop());
         }
         match serde_json::from_slice::<f64>(token) {
             Ok(value) => Ok(Number::F64(value)),
-            Err(refused) if self.explain => Err(self.refuse(refused)),
-            Err(_) => Err(self.stop()),
+            Err(refused) => Err(self.stop_as(refused)),
         }
     }
 
@@ -1176,10 +1175,7 @@ impl<'de> Reader<'de> {
             self.pos += 1;
         }
         if self.pos == start {
-            if self.explain {
-                return Err(self.refuse("invalid number"));
-            }
-            return Err(self.stop());
+            return Err(self.stop_as("invalid number"));
         }
         Ok(())
     }
@@ -1248,7 +1244,7 @@ impl<'de> Reader<'de> {
     /// skips a value without its depth limit: explaining, so does this.
     fn skip(&mut self) -> Result<()> {
         let limit = self.depth_limit;
-        if self.explain {
+        if self.explaining() {
             self.depth_limit = usize::MAX;
         }
         let skipped = de::Deserializer::deserialize_any(&mut *self, de::IgnoredAny);
@@ -1276,7 +1272,7 @@ impl<'de> Reader<'de> {
         visitor: V,
         read: impl FnOnce(&mut JsonReader<'de>, V) -> serde_json::Result<V::Value>,
     ) -> Result<V::Value> {
-        if !self.explain {
+        if !self.explaining() {
             return Err(self.stop());
         }
         let text = self.raw_value()?;
@@ -1293,14 +1289,12 @@ impl<'de> Reader<'de> {
         visitor: V,
         read: impl FnOnce(&mut JsonReader<'de>, V) -> serde_json::Result<V::Value>,
     ) -> Result<V::Value> {
-        if !self.explain {
+        if !self.explaining() {
             return Err(self.stop());
         }
         self.skip_ws();
         let start = self.pos;
-        let signed = usize::from(self.peek() == Some(b'-'));
-        let digits = self.bytes.get(start + signed..).unwrap_or_default();
-        let end = start + signed + digits.iter().take_while(|b| b.is_ascii_digit()).count();
+        let end = start + integer_len(self.bytes.get(start..).unwrap_or_default());
         let integer = match self.slice(start, end) {
             Some("") | None => return Err(self.refuse("invalid number")),
             Some(integer) => integer,
@@ -1335,6 +1329,14 @@ macro_rules! read_as {
             self.$to(visitor)
         }
     )*};
+}
+
+/// How long the 128-bit integer at the start of `text` is, as serde_json
+/// reads one: a sign, then digits.
+fn integer_len(text: &[u8]) -> usize {
+    let signed = usize::from(text.first() == Some(&b'-'));
+    let digits = text.get(signed..).unwrap_or_default();
+    signed + digits.iter().take_while(|b| b.is_ascii_digit()).count()
 }
 
 /// serde_json's reader of text.
@@ -1472,7 +1474,7 @@ impl<'de> de::Deserializer<'de> for &mut Reader<'de> {
         visitor: V,
     ) -> Result<V::Value> {
         if name.starts_with("$serde_json") {
-            if name != RAW_VALUE || !self.explain {
+            if name != RAW_VALUE || !self.explaining() {
                 return Err(self.stop());
             }
             let text = self.raw_value()?;
@@ -1521,7 +1523,7 @@ impl<'de> de::Deserializer<'de> for &mut Reader<'de> {
     ) -> Result<V::Value> {
         match self.value()? {
             b'{' => self.visit_map(visitor),
-            b'[' if self.explain => self.visit_seq(visitor),
+            b'[' if self.explaining() => self.visit_seq(visitor),
             _ => Err(self.mismatch(&visitor)),
         }
     }
@@ -1546,15 +1548,14 @@ impl<'de> de::Deserializer<'de> for &mut Reader<'de> {
                 });
                 let value = self.watch(visited)?;
                 self.skip_ws();
-                if self.explain && self.peek() != Some(b'}') {
-                    return Err(self.refuse("expected value"));
+                if self.peek() != Some(b'}') {
+                    return Err(self.stop_as("expected value"));
                 }
                 self.close(b'}')?;
                 self.conclude(guide);
                 Ok(value)
             }
-            _ if self.explain => Err(self.refuse("expected value")),
-            _ => Err(self.stop()),
+            _ => Err(self.stop_as("expected value")),
         }
     }
 
@@ -1595,8 +1596,7 @@ impl<'r, 'de> Entries<'r, 'de> {
                 reader.skip_ws();
             }
             _ if !self.started => {}
-            _ if reader.explain => return Err(reader.refuse("expected `,` or `}`")),
-            _ => return Err(reader.stop()),
+            _ => return Err(reader.stop_as("expected `,` or `}`")),
         }
         self.started = true;
         if reader.peek() != Some(b'"') {
@@ -1605,7 +1605,7 @@ impl<'r, 'de> Entries<'r, 'de> {
         let quote = reader.pos;
         let key = reader.key()?;
         // Explaining: the key as written, quotes and all.
-        let quoted = match reader.explain {
+        let quoted = match reader.explaining() {
             true => reader.slice(quote, reader.pos),
             false => None,
         };
@@ -1651,14 +1651,14 @@ impl<'de> de::MapAccess<'de> for Entries<'_, 'de> {
             explain: quoted.map(|quoted| (quoted, &mut captured)),
         });
         self.reader.stopped |= stopped;
-        if self.reader.explain {
+        if self.reader.explaining() {
             self.reader.key_read(captured, read.is_err());
         }
         self.reader.watch(read).map(Some)
     }
 
     fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value> {
-        if self.reader.explain {
+        if self.reader.explaining() {
             let key = self.reader.take_key();
             return explained_member(self.reader, self.guide, key, seed);
         }
@@ -1700,14 +1700,13 @@ impl<'de> de::SeqAccess<'de> for Items<'_, 'de> {
             Some(b']') => return Ok(None),
             Some(b',') if self.index > 0 => reader.pos += 1,
             _ if self.index == 0 => {}
-            _ if reader.explain => return Err(reader.refuse("expected `,` or `]`")),
-            _ => return Err(reader.stop()),
+            _ => return Err(reader.stop_as("expected `,` or `]`")),
         }
         if let Some(guide) = self.guide.as_mut() {
             guide.index(reader.shape, self.index);
         }
         self.index += 1;
-        if reader.explain {
+        if reader.explaining() {
             let step = Some(Step::Index(self.index - 1));
             return explained_member(reader, self.guide, step, seed).map(Some);
         }
@@ -1725,7 +1724,7 @@ impl<'de> de::EnumAccess<'de> for UnitVariant<'_, 'de> {
     type Variant = Self;
 
     fn variant_seed<T: DeserializeSeed<'de>>(self, seed: T) -> Result<(T::Value, Self)> {
-        if self.reader.explain {
+        if self.reader.explaining() {
             let read = self.reader.variant_name(seed)?;
             return Ok((read, self));
         }
@@ -1773,7 +1772,7 @@ impl<'de> de::EnumAccess<'de> for Variant<'_, 'de> {
 
     fn variant_seed<T: DeserializeSeed<'de>>(self, seed: T) -> Result<(T::Value, Self)> {
         let reader = &mut *self.reader;
-        if reader.explain {
+        if reader.explaining() {
             let read = reader.variant_name(seed)?;
             reader.skip_ws();
             reader.pos += 1;
@@ -1803,7 +1802,7 @@ impl<'de> de::VariantAccess<'de> for Variant<'_, 'de> {
     /// `{"Unit": null}`: serde_json reads it, the schema does not allow it
     /// (explaining, it is read, and the shape walk refuses it).
     fn unit_variant(self) -> Result<()> {
-        if !self.reader.explain {
+        if !self.reader.explaining() {
             return Err(self.reader.stop());
         }
         self.variant_content(core::marker::PhantomData::<()>)
@@ -1830,7 +1829,7 @@ impl<'de> Variant<'_, 'de> {
     /// Reads the variant's content into `seed`, under the variant's name
     /// when explaining.
     fn variant_content<T: DeserializeSeed<'de>>(self, seed: T) -> Result<T::Value> {
-        if self.reader.explain {
+        if self.reader.explaining() {
             let variant = self.reader.take_key();
             return explained_member(self.reader, self.guide, variant, seed);
         }
@@ -1951,11 +1950,8 @@ impl<'de> KeyReader<'_, 'de> {
     /// Explaining: notes that the key's type read it as its text.
     #[cold]
     fn capture_text(&mut self) {
-        let text = self.text;
-        if let Some((_, captured)) = &mut self.explain {
-            let (Text::Borrowed(text) | Text::Copied(text)) = text;
-            **captured = Some(text.to_owned());
-        }
+        let (Text::Borrowed(text) | Text::Copied(text)) = self.text;
+        self.capture(text);
     }
 
     /// Explaining: notes that the key's type read it as `text`.
@@ -1972,9 +1968,14 @@ impl<'de> KeyReader<'_, 'de> {
         let Some(inner) = self.numeric()? else {
             return Err(self.stop());
         };
-        let shape = Shape::default();
-        let mut number = Reader::new(inner.as_bytes(), Some(inner), &Limits::default(), &shape);
-        number.explain = true;
+        let mut trail = Trail::default();
+        let mut number = Reader::new(
+            inner.as_bytes(),
+            Some(inner),
+            &Limits::default(),
+            no_shape(),
+        );
+        number.trail = Some(&mut trail);
         let read = number.number()?;
         match read {
             Number::U64(v) => self.capture(&v.to_string()),
@@ -1996,9 +1997,7 @@ impl<'de> KeyReader<'_, 'de> {
             return Err(self.stop());
         };
         // serde_json reads a sign and digits, then wants the quote.
-        let digits = inner.strip_prefix('-').unwrap_or(inner);
-        let end =
-            inner.len() - digits.len() + digits.bytes().take_while(u8::is_ascii_digit).count();
+        let end = integer_len(inner.as_bytes());
         let integer = inner.get(..end).unwrap_or_default();
         let mut json = serde_json::Deserializer::from_str(integer);
         let value = read(&mut json, visitor).map_err(de::Error::custom)?;
@@ -2192,7 +2191,6 @@ impl<'de> de::Deserializer<'de> for KeyReader<'_, 'de> {
         visitor.visit_enum(de::value::StringDeserializer::<Stop>::new(text))
     }
 
-    // serde_json reads a key's bytes as it reads a string's.
     parses! {
         deserialize_f32() => number_key;
         deserialize_f64() => number_key;
@@ -2214,7 +2212,8 @@ impl<'de> de::Deserializer<'de> for KeyReader<'_, 'de> {
 }
 
 impl<'de> KeyReader<'_, 'de> {
-    /// Explaining: the key's bytes, read by serde_json; else a stop.
+    /// Explaining: the key's bytes, read by serde_json as it reads a
+    /// string's; else a stop.
     fn bytes<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
         let Some((quoted, _)) = self.explain else {
             return Err(self.stop());

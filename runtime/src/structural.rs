@@ -53,8 +53,9 @@ pub(crate) fn parse<A: DeserializeOwned>(
     }
 }
 
-/// [`parse`] but for serde's part: whether `serde` read the arguments, the
-/// last time it was called.
+/// Gates 1 (if pending) and 2 for [`parse`], serde's part passed in: in
+/// one pass if the single-pass reader accepts, else gate by gate. On `Ok`,
+/// the last call of `serde` read the arguments.
 fn read(raw: RawArgs<'_>, def: &ToolDef, serde: &mut Serde<'_>) -> Result<(), (Gate, Rejection)> {
     // An untagged union is checked before serde reads it (see
     // `Shape::walks_first`): gate by gate.

@@ -306,7 +306,7 @@ impl<'a, S> Invocation<'a, S> {
             let run = crate::effect::before(&self, needs, approver).await?;
             Ok(Admitted {
                 invocation: self,
-                run: Some(run),
+                run: Some(Box::new(run)),
             })
         }))
     }
@@ -325,8 +325,9 @@ pub enum Admission<A, G> {
 #[doc(hidden)]
 pub struct Admitted<'a, S> {
     invocation: Invocation<'a, S>,
-    /// The effect gate's hold on the call, for a call it gates.
-    run: Option<crate::effect::Run>,
+    /// The effect gate's hold on the call, for a call it gates: boxed, so
+    /// that a call it lets through carries one word of it.
+    run: Option<Box<crate::effect::Run>>,
 }
 
 impl<'a, S> Admitted<'a, S> {
@@ -366,7 +367,7 @@ impl<'a, S> Admitted<'a, S> {
         match run {
             None => Finished::Now(outcome),
             Some(run) => Finished::Later(Box::pin(async move {
-                crate::effect::after(&invocation, run, outcome).await
+                crate::effect::after(&invocation, *run, outcome).await
             })),
         }
     }

@@ -814,19 +814,22 @@ impl<'de> Reader<'de> {
         Ok(self.shape.verdicts(set, &atoms, local))
     }
 
-    /// Starts the check of the object or array (`kind`) being opened.
-    fn guide(&mut self, kind: u8) -> Result<Option<Guide>> {
+    /// Starts the check of the object or array (`kind`) being opened, in
+    /// `guide` (`None` until then): written in place, as a union's guide is
+    /// large to move.
+    fn guide(&mut self, kind: u8, guide: &mut Option<Guide>) -> Result<()> {
         let shape = self.shape;
         let set = match core::mem::take(&mut self.expect) {
-            Expect::Any => return Ok(None),
+            Expect::Any => return Ok(()),
             Expect::One(id) if shape.simple(id) => {
-                return Ok(Some(Guide::One {
+                *guide = Some(Guide::One {
                     id,
                     alive: shape.takes(id, kind),
                     found: 0,
                     child: Child::Any,
                     seen: 0,
-                }));
+                });
+                return Ok(());
             }
             Expect::One(id) => SmallVec::from_elem(id, 1),
             Expect::Many(set) => set,
@@ -835,22 +838,23 @@ impl<'de> Reader<'de> {
         if atoms.len() > 64 {
             return Err(self.stop());
         }
-        Ok(Some(Guide::Many(Many {
+        *guide = Some(Guide::Many(Many {
             alive: shape.container_bits(&atoms, kind),
             found: SmallVec::from_elem(0, atoms.len()),
             children: SmallVec::new(),
             set,
             atoms,
-        })))
+        }));
+        Ok(())
     }
 
     /// Ends the check of a closed object or array.
-    fn conclude(&mut self, guide: Option<Guide>) {
+    fn conclude(&mut self, guide: &Option<Guide>) {
         self.verdict = match guide {
             None => u64::MAX,
             Some(Guide::One {
                 id, alive, found, ..
-            }) => u64::from(alive && found >= self.shape.required(id)),
+            }) => u64::from(*alive && *found >= self.shape.required(*id)),
             Some(Guide::Many(many)) => {
                 let mut local = many.alive;
                 for (i, (id, found)) in many.atoms.iter().zip(&many.found).enumerate() {
@@ -1211,7 +1215,8 @@ impl<'de> Reader<'de> {
     }
 
     fn visit_map<V: Visitor<'de>>(&mut self, visitor: V) -> Result<V::Value> {
-        let mut guide = self.guide(shape::OBJECT)?;
+        let mut guide = None;
+        self.guide(shape::OBJECT, &mut guide)?;
         self.open()?;
         let first = self.keys.len();
         let visited = visitor.visit_map(Entries {
@@ -1222,12 +1227,13 @@ impl<'de> Reader<'de> {
         });
         let value = self.watch(visited)?;
         self.close_object(first)?;
-        self.conclude(guide);
+        self.conclude(&guide);
         Ok(value)
     }
 
     fn visit_seq<V: Visitor<'de>>(&mut self, visitor: V) -> Result<V::Value> {
-        let mut guide = self.guide(shape::ARRAY)?;
+        let mut guide = None;
+        self.guide(shape::ARRAY, &mut guide)?;
         self.open()?;
         let visited = visitor.visit_seq(Items {
             reader: self,
@@ -1236,7 +1242,7 @@ impl<'de> Reader<'de> {
         });
         let value = self.watch(visited)?;
         self.close(b']')?;
-        self.conclude(guide);
+        self.conclude(&guide);
         Ok(value)
     }
 
@@ -1540,7 +1546,8 @@ impl<'de> de::Deserializer<'de> for &mut Reader<'de> {
                 self.watch(visited)
             }
             b'{' => {
-                let mut guide = self.guide(shape::OBJECT)?;
+                let mut guide = None;
+        self.guide(shape::OBJECT, &mut guide)?;
                 self.open()?;
                 let visited = visitor.visit_enum(Variant {
                     reader: &mut *self,
@@ -1552,7 +1559,7 @@ impl<'de> de::Deserializer<'de> for &mut Reader<'de> {
                     return Err(self.stop_as("expected value"));
                 }
                 self.close(b'}')?;
-                self.conclude(guide);
+                self.conclude(&guide);
                 Ok(value)
             }
             _ => Err(self.stop_as("expected value")),

@@ -9,7 +9,7 @@ pub use std::sync::OnceLock;
 
 pub use crate::keys::{ParsedKey, parsed_key};
 pub use crate::tool::{
-    Admission, Admitted, BoxFuture, Finished, IntoOutcome, Invocation, check, into_outcome,
+    Admission, BoxFuture, Finished, IntoOutcome, Invocation, check, into_outcome,
 };
 pub use crate::wire::{Fields, Names, missing};
 

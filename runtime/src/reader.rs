@@ -1547,7 +1547,7 @@ impl<'de> de::Deserializer<'de> for &mut Reader<'de> {
             }
             b'{' => {
                 let mut guide = None;
-        self.guide(shape::OBJECT, &mut guide)?;
+                self.guide(shape::OBJECT, &mut guide)?;
                 self.open()?;
                 let visited = visitor.visit_enum(Variant {
                     reader: &mut *self,

@@ -157,6 +157,10 @@ pub struct Invocation<'a, S> {
     /// The arguments, shared by the objects a policy sees: made for the
     /// first one.
     pub(crate) shared: Option<std::sync::Arc<str>>,
+    /// The effect gate's hold on the call, once [`admit`](Self::admit) let
+    /// a call it gates through: boxed, so that a call it lets through at
+    /// once carries one word of it.
+    pub(crate) run: Option<Box<crate::effect::Run>>,
 }
 
 impl<'a, S> Invocation<'a, S> {
@@ -185,6 +189,7 @@ impl<'a, S> Invocation<'a, S> {
             seen: self.seen,
             asked: self.asked,
             shared: self.shared,
+            run: self.run,
         }
     }
 
@@ -282,14 +287,11 @@ impl<'a, S> Invocation<'a, S> {
     /// outcome instead if the body does not run now (an approval asked
     /// for, a replay, a refusal). Compiled once, not once for each tool:
     /// the body is not part of it.
-    pub fn admit(
-        self,
+    pub fn admit<'b>(
+        &'b mut self,
         approval: Option<bool>,
         approver: Option<String>,
-    ) -> Admission<
-        Admitted<'a, S>,
-        impl Future<Output = Result<Admitted<'a, S>, Outcome>> + use<'a, S>,
-    > {
+    ) -> Admission<impl Future<Output = Result<(), Outcome>> + use<'a, 'b, S>> {
         let needs = self.asked
             || self
                 .effects
@@ -297,51 +299,23 @@ impl<'a, S> Invocation<'a, S> {
                 .needs_approval(self.def.effect(), approval);
         let gated = needs || self.resuming.is_some() || self.def.effect() != crate::Effect::Read;
         if !gated {
-            return Admission::Now(Admitted {
-                invocation: self,
-                run: None,
-            });
+            return Admission::Now;
         }
         Admission::Later(Box::pin(async move {
-            let run = crate::effect::before(&self, needs, approver).await?;
-            Ok(Admitted {
-                invocation: self,
-                run: Some(Box::new(run)),
-            })
+            let run = crate::effect::before(self, needs, approver).await?;
+            self.run = Some(Box::new(run));
+            Ok(())
         }))
     }
-}
 
-/// What [`Invocation::admit`] decided: the call runs now, or once the
-/// effect gate, awaited, lets it.
-#[doc(hidden)]
-pub enum Admission<A, G> {
-    Now(A),
-    Later(Pin<Box<G>>),
-}
-
-/// A call that gate 6 let through: its body runs next, and
-/// [`finish`](Admitted::finish) keeps what it returned.
-#[doc(hidden)]
-pub struct Admitted<'a, S> {
-    invocation: Invocation<'a, S>,
-    /// The effect gate's hold on the call, for a call it gates: boxed, so
-    /// that a call it lets through carries one word of it.
-    run: Option<Box<crate::effect::Run>>,
-}
-
-impl<'a, S> Admitted<'a, S> {
     /// The body, pinned by the call's future, within the tool's time limit
-    /// (or the toolbox's).
-    pub fn run<'b, F: Future<Output = Outcome>>(
+    /// (or the toolbox's). Only after [`admit`](Self::admit) let the call
+    /// through.
+    pub fn run<'f, F: Future<Output = Outcome>>(
         &self,
-        body: Pin<&'b mut F>,
-    ) -> crate::effect::Timed<'b, F> {
-        let limit = self
-            .invocation
-            .def
-            .timeout()
-            .or(self.invocation.effects.policy.timeout);
+        body: Pin<&'f mut F>,
+    ) -> crate::effect::Timed<'f, F> {
+        let limit = self.def.timeout().or(self.effects.policy.timeout);
         crate::effect::Timed::new(body, limit)
     }
 
@@ -349,31 +323,34 @@ impl<'a, S> Admitted<'a, S> {
     /// holds the call. A body stopped at its time limit may have taken
     /// effect before it was stopped, so its idempotency key stays held
     /// until the lease runs out.
-    pub fn finish(
-        self,
+    pub fn finish<'b>(
+        &'b mut self,
         ran: Result<Outcome, core::time::Duration>,
-    ) -> Finished<impl Future<Output = Outcome> + use<'a, S>> {
-        let Admitted { invocation, run } = self;
+    ) -> Finished<impl Future<Output = Outcome> + use<'a, 'b, S>> {
         let outcome = match ran {
             Ok(outcome) => outcome,
             Err(limit) => {
-                return Finished::Now(crate::effect::timed_out(
-                    invocation.ctx,
-                    invocation.def,
-                    limit,
-                ));
+                return Finished::Now(crate::effect::timed_out(self.ctx, self.def, limit));
             }
         };
-        match run {
+        match self.run.take() {
             None => Finished::Now(outcome),
             Some(run) => Finished::Later(Box::pin(async move {
-                crate::effect::after(&invocation, *run, outcome).await
+                crate::effect::after(self, *run, outcome).await
             })),
         }
     }
 }
 
-/// What [`Admitted::finish`] left to do: nothing (the outcome is final),
+/// What [`Invocation::admit`] decided: the call runs now, or once the
+/// effect gate, awaited, lets it.
+#[doc(hidden)]
+pub enum Admission<G> {
+    Now,
+    Later(Pin<Box<G>>),
+}
+
+/// What [`Invocation::finish`] left to do: nothing (the outcome is final),
 /// or record it, awaited.
 #[doc(hidden)]
 pub enum Finished<R> {

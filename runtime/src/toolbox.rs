@@ -790,6 +790,7 @@ impl<S: Send + Sync + 'static> Toolbox<S> {
             seen: Vec::new(),
             asked: false,
             shared: None,
+            run: None,
         };
         match panic::contain(|| entry.tool.__call(invocation)).await {
             Ok(outcome) => outcome,

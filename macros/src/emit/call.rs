@@ -184,7 +184,6 @@ pub(crate) fn emit(tool: &ToolFn) -> TokenStream {
     // async body is pinned here, in the call's own future, and polled
     // within the time limit; the gate before and after it is compiled once
     // in the runtime, not once for each tool.
-    let admitted = quote_spanned!(site=> __admitted);
     let outcome = quote_spanned! {output_span=>
         ::toolgate::__private::into_outcome(#callee(#(#call_args),*)#awaited, #context, #marker::definition())
     };
@@ -193,22 +192,20 @@ pub(crate) fn emit(tool: &ToolFn) -> TokenStream {
             let body = quote_spanned!(site=> __body);
             quote! {
                 let #body = ::core::pin::pin!(async move { #outcome });
-                #admitted.run(#body).await
+                #invocation.run(#body).await
             }
         }
         None => quote!(::core::result::Result::Ok(#outcome)),
     };
     let ran_value = quote_spanned!(site=> __ran);
     let finish = quote! {
-        let #admitted = match #invocation.admit(#approval, #approver) {
-            ::toolgate::__private::Admission::Now(admitted) => admitted,
-            ::toolgate::__private::Admission::Later(gate) => match gate.await {
-                ::core::result::Result::Ok(admitted) => admitted,
-                ::core::result::Result::Err(outcome) => return outcome,
-            },
-        };
+        if let ::toolgate::__private::Admission::Later(gate) = #invocation.admit(#approval, #approver) {
+            if let ::core::result::Result::Err(outcome) = gate.await {
+                return outcome;
+            }
+        }
         let #ran_value = { #ran };
-        match #admitted.finish(#ran_value) {
+        match #invocation.finish(#ran_value) {
             ::toolgate::__private::Finished::Now(outcome) => outcome,
             ::toolgate::__private::Finished::Later(recording) => recording.await,
         }

@@ -3,6 +3,7 @@
 use std::collections::BTreeMap;
 use std::fmt;
 use std::sync::Arc;
+use std::time::Duration;
 
 use crate::effect::Effects;
 
@@ -418,20 +419,36 @@ impl<S: Send + Sync + 'static> Toolbox<S> {
         let arguments = arguments.into();
         let bytes = arguments.as_bytes();
         let outcome = match self.admit(ctx, name) {
-            Ok(entry) => match self.rate_limited(ctx, name).await {
-                Some(rejection) => Outcome::Rejected(rejection),
-                None => self.run(ctx, entry, bytes, arguments.as_text(), None).await,
-            },
+            Ok(entry) => {
+                // The store is asked only if the policy limits the tool.
+                let limited = match self.effects.policy.rate_of(name) {
+                    Some(rate) => self.rate_limited(ctx, name, rate).await,
+                    None => None,
+                };
+                match limited {
+                    Some(rejection) => Outcome::Rejected(rejection),
+                    None => self.run(ctx, entry, bytes, arguments.as_text(), None).await,
+                }
+            }
             Err(rejection) => Outcome::Rejected(rejection),
         };
-        self.budget(ctx, name, bytes, outcome).await
+        // Only a rejection in a conversation counts against a budget.
+        match (&outcome, ctx.session_id()) {
+            (Outcome::Rejected(_), Some(_)) => self.budget(ctx, name, bytes, outcome).await,
+            _ => outcome,
+        }
     }
 
-    /// Gate 6's rate limit: a token for this actor and tool, if the policy
-    /// limits the tool. A store failure lets the call through (the limit
-    /// protects capacity, not correctness) and is logged.
-    async fn rate_limited(&self, ctx: &ToolContext, name: &str) -> Option<Rejection> {
-        let (calls, period) = self.effects.policy.rate_of(name)?;
+    /// Gate 6's rate limit: a token for this actor and tool, at `rate` (the
+    /// policy's calls per period for it). A store failure lets the call
+    /// through (the limit protects capacity, not correctness) and is
+    /// logged.
+    async fn rate_limited(
+        &self,
+        ctx: &ToolContext,
+        name: &str,
+        (calls, period): (u32, Duration),
+    ) -> Option<Rejection> {
         let key = crate::effect::digest(&["rate", ctx.tenant(), ctx.actor(), name]);
         let now = self.effects.clock.now();
         match self.effects.store.take(&key, calls, period, now).await {

@@ -9,11 +9,11 @@ pub use std::sync::OnceLock;
 
 pub use crate::keys::{ParsedKey, parsed_key};
 pub use crate::tool::{
-    Admission, BoxFuture, Finished, IntoOutcome, Invocation, check, into_outcome,
+    Admission, BoxFuture, Finished, IntoOutcome, Invocation, Prepared, check, into_outcome,
 };
 pub use crate::wire::{Fields, Names, missing};
 
-use crate::{Effect, ToolDef, schema};
+use crate::{Effect, Outcome, ToolDef, schema};
 
 /// The parts of a definition the macro knows at compile time.
 pub struct Meta {
@@ -290,15 +290,44 @@ impl<S: ?Sized + SharedState> Boxing<S> {
     }
 }
 
+impl<S: Send + Sync + 'static> Boxing<S> {
+    /// The call of a tool that names no resource and whose body is a plain
+    /// function, as its generated code `prepared` it, boxed: see
+    /// [`crate::tool::Plain`].
+    #[inline(always)]
+    pub fn call<'a, B>(
+        &self,
+        invocation: Invocation<'a, S>,
+        prepared: Prepared<B>,
+    ) -> BoxFuture<'a, Outcome>
+    where
+        B: FnOnce() -> Outcome + Send + 'a,
+    {
+        match prepared {
+            Ok((approval, approver, body)) => Box::pin(crate::tool::Plain::new(
+                invocation, approval, approver, body,
+            )),
+            Err(refused) => Box::pin(core::future::ready(refused)),
+        }
+    }
+}
+
 /// [`Boxing`]'s stand-in for a state that is not shareable: never called,
 /// since a crate that would call it does not compile.
-pub trait Unshareable {
+pub trait Unshareable<S: ?Sized> {
     fn wrap<F>(&self, _future: F) -> core::future::Pending<crate::Outcome> {
+        unreachable!("the state must be Send + Sync + 'static, which the crate was refused for")
+    }
+
+    fn call<'a, B>(&self, _: Invocation<'a, S>, _: Prepared<B>) -> BoxFuture<'a, Outcome>
+    where
+        S: Sized,
+    {
         unreachable!("the state must be Send + Sync + 'static, which the crate was refused for")
     }
 }
 
-impl<S: ?Sized> Unshareable for Boxing<S> {}
+impl<S: ?Sized> Unshareable<S> for Boxing<S> {}
 
 /// Calls `model_argument_is_not_a_resource` on a probe: the trait method
 /// (fine) unless the type is a resource, when the inherent method wins and

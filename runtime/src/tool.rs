@@ -2,6 +2,7 @@
 
 use core::future::Future;
 use core::pin::Pin;
+use core::task::{Context, Poll};
 
 use serde::Serialize;
 
@@ -292,20 +293,26 @@ impl<'a, S> Invocation<'a, S> {
         approval: Option<bool>,
         approver: Option<String>,
     ) -> Admission<impl Future<Output = Result<(), Outcome>> + use<'a, 'b, S>> {
+        let Some(needs) = self.gated(approval) else {
+            return Admission::Now;
+        };
+        Admission::Later(Box::pin(async move {
+            let run = crate::effect::before(self, needs, approver).await?;
+            self.run = Some(Box::new(run));
+            Ok(())
+        }))
+    }
+
+    /// Whether gate 6 holds the call (`Some`), and then whether it needs a
+    /// person's approval; `None` for a `read` call it lets through at once.
+    fn gated(&self, approval: Option<bool>) -> Option<bool> {
         let needs = self.asked
             || self
                 .effects
                 .policy
                 .needs_approval(self.def.effect(), approval);
         let gated = needs || self.resuming.is_some() || self.def.effect() != crate::Effect::Read;
-        if !gated {
-            return Admission::Now;
-        }
-        Admission::Later(Box::pin(async move {
-            let run = crate::effect::before(self, needs, approver).await?;
-            self.run = Some(Box::new(run));
-            Ok(())
-        }))
+        gated.then_some(needs)
     }
 
     /// The body, pinned by the call's future, within the tool's time limit
@@ -356,6 +363,167 @@ pub enum Admission<G> {
 pub enum Finished<R> {
     Now(Outcome),
     Later(Pin<Box<R>>),
+}
+
+/// What a tool's generated code reads from its arguments, for a tool that
+/// names no resource and whose body is a plain function: the approval and
+/// approver its expressions said (see [`Invocation::admit`]) and its body,
+/// not yet run; or the outcome if gates 2 and 3 or the tool's check
+/// refused the call.
+#[doc(hidden)]
+pub type Prepared<B> = Result<(Option<bool>, Option<String>, B), Outcome>;
+
+/// The call of a tool that names no resource and whose body is a plain
+/// function, once its generated code has prepared it: gate 6, the body,
+/// gate 6 again.
+///
+/// A future written out rather than an async block, so that only its
+/// `poll`, a line, is compiled for each tool: the steps are compiled once
+/// for each state type, with the body passed in as `dyn FnMut`. (An async
+/// block generic over the body would be compiled again for every tool, its
+/// steps and drop glue included.)
+#[doc(hidden)]
+pub struct Plain<'a, S, B> {
+    steps: Steps<'a, S>,
+    body: Option<B>,
+}
+
+impl<'a, S, B> Plain<'a, S, B> {
+    #[inline(always)]
+    pub(crate) fn new(
+        invocation: Invocation<'a, S>,
+        approval: Option<bool>,
+        approver: Option<String>,
+        body: B,
+    ) -> Self {
+        Plain {
+            steps: Steps {
+                invocation: Some(invocation),
+                approval,
+                approver,
+                at: At::Gate,
+            },
+            body: Some(body),
+        }
+    }
+}
+
+// Nothing in it is ever pinned: the body is called by value, the gate's
+// futures are boxed.
+impl<S, B> Unpin for Plain<'_, S, B> {}
+
+impl<'a, S: Sync, B: FnOnce() -> Outcome> Future for Plain<'a, S, B> {
+    type Output = Outcome;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Outcome> {
+        let Plain { steps, body } = Pin::into_inner(self);
+        steps.poll(cx, &mut || body.take().map(|body| body()))
+    }
+}
+
+/// A [`Plain`] call, but its body.
+struct Steps<'a, S> {
+    /// Here, except while gate 6 holds it.
+    invocation: Option<Invocation<'a, S>>,
+    approval: Option<bool>,
+    approver: Option<String>,
+    at: At<'a, S>,
+}
+
+/// Where a [`Plain`] call is.
+enum At<'a, S> {
+    /// At gate 6, or past it and done.
+    Gate,
+    /// Gate 6 holds the call and has not let it through yet.
+    Admitting(crate::BoxFuture<'a, Result<Invocation<'a, S>, Outcome>>),
+    /// Gate 6 keeps the body's outcome.
+    Recording(crate::BoxFuture<'a, Outcome>),
+}
+
+impl<'a, S: Sync> Steps<'a, S> {
+    fn poll(
+        &mut self,
+        cx: &mut Context<'_>,
+        body: &mut dyn FnMut() -> Option<Outcome>,
+    ) -> Poll<Outcome> {
+        match &mut self.at {
+            At::Gate => {}
+            At::Admitting(gate) => match gate.as_mut().poll(cx) {
+                Poll::Pending => return Poll::Pending,
+                Poll::Ready(admitted) => {
+                    self.at = At::Gate;
+                    match admitted {
+                        Ok(invocation) => self.invocation = Some(invocation),
+                        Err(outcome) => return Poll::Ready(outcome),
+                    }
+                    return self.ran(cx, body);
+                }
+            },
+            At::Recording(recording) => {
+                let polled = recording.as_mut().poll(cx);
+                if polled.is_ready() {
+                    self.at = At::Gate;
+                }
+                return polled;
+            }
+        }
+        let Some(invocation) = &self.invocation else {
+            return Poll::Pending;
+        };
+        let Some(needs) = invocation.gated(self.approval) else {
+            return self.ran(cx, body);
+        };
+        let (Some(mut invocation), approver) = (self.invocation.take(), self.approver.take())
+        else {
+            return Poll::Pending;
+        };
+        let mut gate: crate::BoxFuture<'a, Result<Invocation<'a, S>, Outcome>> =
+            Box::pin(async move {
+                let run = crate::effect::before(&invocation, needs, approver).await?;
+                invocation.run = Some(Box::new(run));
+                Ok(invocation)
+            });
+        match gate.as_mut().poll(cx) {
+            Poll::Pending => {
+                self.at = At::Admitting(gate);
+                Poll::Pending
+            }
+            Poll::Ready(Err(outcome)) => Poll::Ready(outcome),
+            Poll::Ready(Ok(invocation)) => {
+                self.invocation = Some(invocation);
+                self.ran(cx, body)
+            }
+        }
+    }
+
+    /// Runs the body of a call gate 6 let through, and has gate 6 keep its
+    /// outcome if it holds the call. Pending if the body already ran.
+    fn ran(
+        &mut self,
+        cx: &mut Context<'_>,
+        body: &mut dyn FnMut() -> Option<Outcome>,
+    ) -> Poll<Outcome> {
+        let Some(outcome) = body() else {
+            return Poll::Pending;
+        };
+        let held = self.invocation.as_ref().is_some_and(|i| i.run.is_some());
+        let (true, Some(mut invocation)) = (held, self.invocation.take()) else {
+            return Poll::Ready(outcome);
+        };
+        let mut recording: crate::BoxFuture<'a, Outcome> = Box::pin(async move {
+            let recording = match invocation.finish(Ok(outcome)) {
+                Finished::Now(outcome) => return outcome,
+                Finished::Later(recording) => recording,
+            };
+            recording.await
+        });
+        // Polled at once, as an async block would be.
+        let polled = recording.as_mut().poll(cx);
+        if polled.is_pending() {
+            self.at = At::Recording(recording);
+        }
+        polled
+    }
 }
 
 /// What the body returned, as the outcome the model sees.

@@ -1384,3 +1384,75 @@ fn every_decision_of_gate_six_goes_to_the_audit_log() {
         [("approval_denied".to_owned(), "manager_1".to_owned())]
     );
 }
+
+/// Count a plain function's runs.
+#[tool(effect = write, approval = n > 5)]
+fn tally(gate: &Gate, #[garde(range(min = 1, max = 9))] n: u8) -> Result<u8, ToolError> {
+    gate.runs.fetch_add(1, Ordering::SeqCst);
+    Ok(n)
+}
+
+/// Count an async function's runs.
+#[tool(effect = write, approval = n > 5)]
+async fn tally_later(
+    gate: &Gate,
+    #[garde(range(min = 1, max = 9))] n: u8,
+) -> Result<u8, ToolError> {
+    std::future::ready(()).await;
+    gate.runs.fetch_add(1, Ordering::SeqCst);
+    Ok(n)
+}
+
+// A tool whose body is a plain function is driven by the runtime, one
+// with an async body by its own generated future: gate 6 must treat both
+// alike, before the body and after it.
+#[test]
+fn a_plain_body_and_an_async_one_pass_gate_six_alike() {
+    for name in ["tally", "tally_later"] {
+        let mut toolbox = Toolbox::new(Gate::default());
+        toolbox
+            .register(Tally)
+            .unwrap()
+            .register(TallyLater)
+            .unwrap();
+        let ctx = ToolContext::new("u", "t", "req")
+            .with_session("conv")
+            .allow_all_tools();
+        let runs = |toolbox: &Toolbox<Gate>| toolbox.state().runs.load(Ordering::SeqCst);
+
+        // Refused at gate 3: the body never runs, and nothing is kept.
+        let refused = block_on(toolbox.call(&ctx, name, r#"{"n":0}"#));
+        assert_eq!(
+            code(&refused),
+            Some(Code::OutOfRange),
+            "{name}: {refused:?}"
+        );
+        // A write runs once; the same call again replays its outcome.
+        let first = block_on(toolbox.call(&ctx, name, r#"{"n":2}"#));
+        assert_eq!(
+            first.value(),
+            Some(&serde_json::json!(2)),
+            "{name}: {first:?}"
+        );
+        let again = block_on(toolbox.call(&ctx, name, r#"{"n":2}"#));
+        assert!(again.is_replay(), "{name}: {again:?}");
+        assert_eq!(again.value(), first.value(), "{name}");
+        assert_eq!(runs(&toolbox), 1, "{name}");
+        // Above the tool's own condition, it waits for a person's approval,
+        // then runs once.
+        let pending = block_on(toolbox.call(&ctx, name, r#"{"n":7}"#));
+        let Some(approval) = pending.approval() else {
+            panic!("{name}: expected an approval request, got {pending:?}");
+        };
+        assert_eq!(runs(&toolbox), 1, "{name}");
+        let boss = ToolContext::new("boss", "t", "req_b");
+        block_on(toolbox.approve(&boss, &approval.id)).unwrap();
+        let resumed = block_on(toolbox.resume(&ctx, &approval.id));
+        assert_eq!(
+            resumed.value(),
+            Some(&serde_json::json!(7)),
+            "{name}: {resumed:?}"
+        );
+        assert_eq!(runs(&toolbox), 2, "{name}");
+    }
+}

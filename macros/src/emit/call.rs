@@ -119,10 +119,21 @@ pub(crate) fn emit(tool: &ToolFn) -> TokenStream {
             Param::Invalid => {}
         }
     }
+    // A tool that names no resource and whose body is a plain function
+    // awaits nothing of its own: its arguments, bindings and check are read
+    // at once, into its body as a closure, and the runtime drives the call
+    // around it (`Boxing::call`), compiled once rather than as an async
+    // block for each tool.
+    let driven = tool.resources().next().is_none() && tool.func.sig.asyncness.is_none();
+    let label = syn::Lifetime::new("'prepared", site);
     let check = tool.attrs.check.as_ref().map(|expr| {
+        let refused = match driven {
+            true => quote!(break #label ::core::result::Result::Err(rejected)),
+            false => quote!(return rejected),
+        };
         quote_spanned! {expr.span()=>
             if let ::core::result::Result::Err(rejected) = #invocation.check(#expr) {
-                return rejected;
+                #refused;
             }
         }
     });
@@ -211,6 +222,39 @@ pub(crate) fn emit(tool: &ToolFn) -> TokenStream {
         }
     };
 
+    let call = match driven {
+        true => {
+            let prepared = quote_spanned!(site=> __prepared);
+            quote! {
+                let #prepared = #label: {
+                    let #args_ident { #(#fields,)* } = match #invocation.validate::<#args>() {
+                        ::core::result::Result::Ok(valid) => valid.into_inner(),
+                        ::core::result::Result::Err(rejected) => break #label ::core::result::Result::Err(rejected),
+                    };
+                    let #context = #invocation.context();
+                    let #state_ref = #invocation.state();
+                    #(#bindings)*
+                    #check
+                    ::core::result::Result::Ok((#approval, #approver, move || #outcome))
+                };
+                ::toolgate::__private::Boxing::<#runs_on>::new().call(#invocation, #prepared)
+            }
+        }
+        false => quote! {
+            ::std::boxed::Box::pin(::toolgate::__private::Boxing::<#runs_on>::new().wrap(async move {
+                let #context = #invocation.context();
+                let #state_ref = #invocation.state();
+                let #args_ident { #(#fields,)* } = match #invocation.validate::<#args>() {
+                    ::core::result::Result::Ok(valid) => valid.into_inner(),
+                    ::core::result::Result::Err(rejected) => return rejected,
+                };
+                #(#bindings)*
+                #check
+                #finish
+            }))
+        },
+    };
+
     quote! {
         #[automatically_derived]
         impl #impl_generics ::toolgate::Tool<__S> for #marker {
@@ -226,17 +270,7 @@ pub(crate) fn emit(tool: &ToolFn) -> TokenStream {
                 #lend
                 #[allow(unused_imports)]
                 use ::toolgate::__private::Unshareable as _;
-                ::std::boxed::Box::pin(::toolgate::__private::Boxing::<#runs_on>::new().wrap(async move {
-                    let #context = #invocation.context();
-                    let #state_ref = #invocation.state();
-                    let #args_ident { #(#fields,)* } = match #invocation.validate::<#args>() {
-                        ::core::result::Result::Ok(valid) => valid.into_inner(),
-                        ::core::result::Result::Err(rejected) => return rejected,
-                    };
-                    #(#bindings)*
-                    #check
-                    #finish
-                }))
+                #call
             }
 
             fn __check(

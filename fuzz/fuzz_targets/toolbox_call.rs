@@ -11,16 +11,40 @@
 //! - an unknown tool is refused with `NOT_PERMITTED`;
 //! - gates 1–3 in one pass (the single-pass reader) answer exactly as the
 //!   gates one by one: the same verdict, a rejection word for word.
+//!
+//! The example tools' bodies are async or name resources; `tally`, a plain
+//! function, takes the other way through a call (the runtime's own future
+//! around the body, rather than the tool's generated one).
 #![no_main]
 
 use std::future::Future;
 use std::pin::pin;
 use std::sync::OnceLock;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::task::{Context, Poll, Waker};
 
 use libfuzzer_sys::fuzz_target;
-use toolgate::{Code, MAX_MESSAGE_CHARS, Outcome, ToolContext, Toolbox};
+use toolgate::{Code, MAX_MESSAGE_CHARS, Outcome, ToolContext, ToolError, Toolbox, tool};
 use toolgate_examples::{export, hotel, invoice, refund};
+
+/// How many tallies were kept.
+#[derive(Default)]
+struct Tallies(AtomicUsize);
+
+/// Keep a tally under a label.
+#[tool(effect = write)]
+fn tally(
+    tallies: &Tallies,
+    /// How much to add.
+    #[garde(range(min = 1, max = 100))]
+    n: u32,
+    /// What the tally is for.
+    #[garde(length(chars, min = 1, max = 16))]
+    label: String,
+) -> Result<String, ToolError> {
+    tallies.0.fetch_add(1, Ordering::SeqCst);
+    Ok(format!("{label}: {n}"))
+}
 
 fn ctx() -> &'static ToolContext {
     static CTX: OnceLock<ToolContext> = OnceLock::new();
@@ -88,11 +112,12 @@ fn now<F: Future>(future: F) -> F::Output {
     }
 }
 
-const NAMES: [&str; 5] = [
+const NAMES: [&str; 6] = [
     "book_hotel",
     "schedule_export",
     "issue_refund",
     "refund_invoice",
+    "tally",
     "no_such_tool",
 ];
 
@@ -131,6 +156,9 @@ fuzz_target!(|data: &[u8]| {
             arguments,
             |s| s.refunds().len(),
         ),
+        "tally" => call(Tallies::default(), Tally, name, arguments, |t| {
+            t.0.load(Ordering::SeqCst)
+        }),
         _ => call(
             invoice::Billing::demo(),
             invoice::RefundInvoice,

@@ -296,11 +296,15 @@ impl<'a, S> Invocation<'a, S> {
         let Some(needs) = self.gated(approval) else {
             return Admission::Now;
         };
-        Admission::Later(Box::pin(async move {
-            let run = crate::effect::before(self, needs, approver).await?;
-            self.run = Some(Box::new(run));
-            Ok(())
-        }))
+        Admission::Later(Box::pin(self.held(needs, approver)))
+    }
+
+    /// Gate 6 before the body of a call it holds; on `Ok` the call holds
+    /// its key (`run`) and runs.
+    async fn held(&mut self, needs: bool, approver: Option<String>) -> Result<(), Outcome> {
+        let run = crate::effect::before(self, needs, approver).await?;
+        self.run = Some(Box::new(run));
+        Ok(())
     }
 
     /// Whether gate 6 holds the call (`Some`), and then whether it needs a
@@ -446,83 +450,66 @@ impl<'a, S: Sync> Steps<'a, S> {
         cx: &mut Context<'_>,
         body: &mut dyn FnMut() -> Option<Outcome>,
     ) -> Poll<Outcome> {
-        match &mut self.at {
-            At::Gate => {}
-            At::Admitting(gate) => match gate.as_mut().poll(cx) {
-                Poll::Pending => return Poll::Pending,
-                Poll::Ready(admitted) => {
+        loop {
+            match &mut self.at {
+                At::Gate => {}
+                At::Admitting(gate) => {
+                    let admitted = core::task::ready!(gate.as_mut().poll(cx));
                     self.at = At::Gate;
                     match admitted {
                         Ok(invocation) => self.invocation = Some(invocation),
                         Err(outcome) => return Poll::Ready(outcome),
                     }
-                    return self.ran(cx, body);
+                    match self.ran(body) {
+                        Some(outcome) => return Poll::Ready(outcome),
+                        None => continue,
+                    }
                 }
-            },
-            At::Recording(recording) => {
-                let polled = recording.as_mut().poll(cx);
-                if polled.is_ready() {
+                At::Recording(recording) => {
+                    let outcome = core::task::ready!(recording.as_mut().poll(cx));
                     self.at = At::Gate;
+                    return Poll::Ready(outcome);
                 }
-                return polled;
             }
-        }
-        let Some(invocation) = &self.invocation else {
-            return Poll::Pending;
-        };
-        let Some(needs) = invocation.gated(self.approval) else {
-            return self.ran(cx, body);
-        };
-        let (Some(mut invocation), approver) = (self.invocation.take(), self.approver.take())
-        else {
-            return Poll::Pending;
-        };
-        let mut gate: crate::BoxFuture<'a, Result<Invocation<'a, S>, Outcome>> =
-            Box::pin(async move {
-                let run = crate::effect::before(&invocation, needs, approver).await?;
-                invocation.run = Some(Box::new(run));
+            // At gate 6; done once the invocation is gone.
+            let Some(invocation) = &self.invocation else {
+                return Poll::Pending;
+            };
+            let Some(needs) = invocation.gated(self.approval) else {
+                match self.ran(body) {
+                    Some(outcome) => return Poll::Ready(outcome),
+                    None => continue,
+                }
+            };
+            let Some(mut invocation) = self.invocation.take() else {
+                return Poll::Pending;
+            };
+            let approver = self.approver.take();
+            self.at = At::Admitting(Box::pin(async move {
+                invocation.held(needs, approver).await?;
                 Ok(invocation)
-            });
-        match gate.as_mut().poll(cx) {
-            Poll::Pending => {
-                self.at = At::Admitting(gate);
-                Poll::Pending
-            }
-            Poll::Ready(Err(outcome)) => Poll::Ready(outcome),
-            Poll::Ready(Ok(invocation)) => {
-                self.invocation = Some(invocation);
-                self.ran(cx, body)
-            }
+            }));
         }
     }
 
-    /// Runs the body of a call gate 6 let through, and has gate 6 keep its
-    /// outcome if it holds the call. Pending if the body already ran.
-    fn ran(
-        &mut self,
-        cx: &mut Context<'_>,
-        body: &mut dyn FnMut() -> Option<Outcome>,
-    ) -> Poll<Outcome> {
+    /// Runs the body of a call gate 6 let through: its outcome, or `None`
+    /// once gate 6 is keeping it (`At::Recording`, polled next). Either
+    /// way the invocation is gone after, and the call done.
+    fn ran(&mut self, body: &mut dyn FnMut() -> Option<Outcome>) -> Option<Outcome> {
+        let held = self.invocation.as_mut().and_then(|i| i.run.take());
         let Some(outcome) = body() else {
-            return Poll::Pending;
+            self.invocation = None;
+            return None;
         };
-        let held = self.invocation.as_ref().is_some_and(|i| i.run.is_some());
-        let (true, Some(mut invocation)) = (held, self.invocation.take()) else {
-            return Poll::Ready(outcome);
+        let Some(run) = held else {
+            self.invocation = None;
+            return Some(outcome);
         };
-        let mut recording: crate::BoxFuture<'a, Outcome> = Box::pin(async move {
-            let recording = match invocation.finish(Ok(outcome)) {
-                Finished::Now(outcome) => return outcome,
-                Finished::Later(recording) => recording,
-            };
-            recording.await
-        });
-        // Polled at once, as an async block would be.
-        let polled = recording.as_mut().poll(cx);
-        if polled.is_pending() {
-            self.at = At::Recording(recording);
-        }
-        polled
+        let invocation = self.invocation.take()?;
+        self.at = At::Recording(Box::pin(async move {
+            crate::effect::after(&invocation, *run, outcome).await
+        }));
+        None
     }
 }
 

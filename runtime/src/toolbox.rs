@@ -433,9 +433,12 @@ impl<S: Send + Sync + 'static> Toolbox<S> {
             Err(rejection) => Outcome::Rejected(rejection),
         };
         // Only a rejection in a conversation counts against a budget.
-        match (&outcome, ctx.session_id()) {
-            (Outcome::Rejected(_), Some(_)) => self.budget(ctx, name, bytes, outcome).await,
-            _ => outcome,
+        let (Outcome::Rejected(rejection), Some(session)) = (&outcome, ctx.session_id()) else {
+            return outcome;
+        };
+        match self.budget(ctx, session, name, bytes, rejection).await {
+            Some(exhausted) => exhausted,
+            None => outcome,
         }
     }
 
@@ -469,21 +472,19 @@ impl<S: Send + Sync + 'static> Toolbox<S> {
         }
     }
 
-    /// Gate 6's retry budgets: a rejection counts against the budget of
-    /// the same call (tool and bytes) and the conversation's total; past
-    /// either, the model reads `RETRY_BUDGET_EXHAUSTED`, which tells it to
-    /// stop. Only rejections touch the store, and only in a conversation
-    /// (`ToolContext::with_session`).
+    /// Gate 6's retry budgets, for `rejection` in conversation `session`
+    /// (`ToolContext::with_session`): it counts against the budget of the
+    /// same call (tool and bytes) and the conversation's total; past
+    /// either, the model reads `RETRY_BUDGET_EXHAUSTED` (the outcome
+    /// returned), which tells it to stop. Only rejections touch the store.
     async fn budget(
         &self,
         ctx: &ToolContext,
+        session: &str,
         name: &str,
         bytes: &[u8],
-        outcome: Outcome,
-    ) -> Outcome {
-        let (Outcome::Rejected(rejection), Some(session)) = (&outcome, ctx.session_id()) else {
-            return outcome;
-        };
+        rejection: &Rejection,
+    ) -> Option<Outcome> {
         // Waiting, a lost race or a store failure is not the model's mistake.
         if matches!(
             rejection.code(),
@@ -493,7 +494,7 @@ impl<S: Send + Sync + 'static> Toolbox<S> {
                 | Code::Unavailable
                 | Code::ApprovalPending
         ) {
-            return outcome;
+            return None;
         }
         let store = &*self.effects.store;
         let now = self.effects.clock.now();
@@ -517,15 +518,15 @@ impl<S: Send + Sync + 'static> Toolbox<S> {
                     "the conversation's rejections, past their budget"
                 };
                 audit::denied(ctx, name, Gate::Effect, reason);
-                Outcome::Rejected(Rejection::new(
+                Some(Outcome::Rejected(Rejection::new(
                     Code::RetryBudgetExhausted,
                     "This call was refused too often in this conversation. Stop retrying it and tell the user what went wrong.",
-                ))
+                )))
             }
-            Ok(_) => outcome,
+            Ok(_) => None,
             Err(error) => {
                 audit::failed(ctx, name, &error);
-                outcome
+                None
             }
         }
     }

@@ -126,11 +126,12 @@ pub(crate) fn emit(tool: &ToolFn) -> TokenStream {
     // block for each tool.
     let driven = tool.resources().next().is_none() && tool.func.sig.asyncness.is_none();
     let label = syn::Lifetime::new("'prepared", site);
+    // How the code before the body gives up with the outcome `rejected`.
+    let refused = match driven {
+        true => quote!(break #label ::core::result::Result::Err(rejected)),
+        false => quote!(return rejected),
+    };
     let check = tool.attrs.check.as_ref().map(|expr| {
-        let refused = match driven {
-            true => quote!(break #label ::core::result::Result::Err(rejected)),
-            false => quote!(return rejected),
-        };
         quote_spanned! {expr.span()=>
             if let ::core::result::Result::Err(rejected) = #invocation.check(#expr) {
                 #refused;
@@ -222,19 +223,23 @@ pub(crate) fn emit(tool: &ToolFn) -> TokenStream {
         }
     };
 
+    // Gates 2 and 3, then the tool's bindings and check.
+    let before_body = quote! {
+        let #context = #invocation.context();
+        let #state_ref = #invocation.state();
+        let #args_ident { #(#fields,)* } = match #invocation.validate::<#args>() {
+            ::core::result::Result::Ok(valid) => valid.into_inner(),
+            ::core::result::Result::Err(rejected) => #refused,
+        };
+        #(#bindings)*
+        #check
+    };
     let call = match driven {
         true => {
             let prepared = quote_spanned!(site=> __prepared);
             quote! {
                 let #prepared = #label: {
-                    let #args_ident { #(#fields,)* } = match #invocation.validate::<#args>() {
-                        ::core::result::Result::Ok(valid) => valid.into_inner(),
-                        ::core::result::Result::Err(rejected) => break #label ::core::result::Result::Err(rejected),
-                    };
-                    let #context = #invocation.context();
-                    let #state_ref = #invocation.state();
-                    #(#bindings)*
-                    #check
+                    #before_body
                     ::core::result::Result::Ok((#approval, #approver, move || #outcome))
                 };
                 ::toolgate::__private::Boxing::<#runs_on>::new().call(#invocation, #prepared)
@@ -242,14 +247,7 @@ pub(crate) fn emit(tool: &ToolFn) -> TokenStream {
         }
         false => quote! {
             ::std::boxed::Box::pin(::toolgate::__private::Boxing::<#runs_on>::new().wrap(async move {
-                let #context = #invocation.context();
-                let #state_ref = #invocation.state();
-                let #args_ident { #(#fields,)* } = match #invocation.validate::<#args>() {
-                    ::core::result::Result::Ok(valid) => valid.into_inner(),
-                    ::core::result::Result::Err(rejected) => return rejected,
-                };
-                #(#bindings)*
-                #check
+                #before_body
                 #finish
             }))
         },

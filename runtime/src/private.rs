@@ -11,7 +11,7 @@ pub use crate::keys::{ParsedKey, parsed_key};
 pub use crate::tool::{
     Admission, BoxFuture, Finished, IntoOutcome, Invocation, Prepared, check, into_outcome,
 };
-pub use crate::wire::{Fields, Names, missing};
+pub use crate::wire::{Fields, missing};
 
 use crate::{Effect, Outcome, ToolDef, schema};
 

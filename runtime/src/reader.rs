@@ -210,7 +210,7 @@ pub(crate) fn explain_with(text: &str, serde: &mut Serde<'_>) -> core::result::R
 
 /// The message of a refusal with no message of serde's: never expected,
 /// as gate 1's scan accepted the text.
-const UNREAD: &str = "the arguments could not be read";
+pub(crate) const UNREAD: &str = "the arguments could not be read";
 
 /// Where a map key's type asked for a parse: the byte offset just past
 /// the key, and the `deserialize_*` method it asked for.
@@ -223,8 +223,9 @@ pub(crate) fn key_parse<A: DeserializeOwned>(json: &str) -> Option<KeyParse> {
     // Only what the key types asked for matters, not whether the instance
     // deserializes.
     let found = Cell::new(None);
-    key_parse_with(json, &found, &mut |reader| {
-        A::deserialize(reader).map(|_| ())
+    key_parse_with(json, &found, &mut |reader| match A::deserialize(reader) {
+        Ok(_) => Ok(()),
+        Err(stop) => Err(stop),
     });
     found.get()
 }
@@ -770,12 +771,20 @@ impl<'de> Reader<'de> {
         }
     }
 
+    /// Notes a refusal that `result` passes on, if it is one. Matched in
+    /// place, so that each of the many types it is compiled for adds little.
+    #[allow(clippy::redundant_pattern_matching)] // `is_err` is one more function a type
     fn watch<T>(&mut self, result: Result<T>) -> Result<T> {
-        if result.is_err() {
-            self.stopped = true;
-            self.note(None);
+        if let Err(_) = &result {
+            self.refused_below();
         }
         result
+    }
+
+    /// A refusal came up from below: the reader stops, and notes where.
+    fn refused_below(&mut self) {
+        self.stopped = true;
+        self.note(None);
     }
 
     fn peek(&self) -> Option<u8> {
@@ -1214,21 +1223,49 @@ impl<'de> Reader<'de> {
         self.watch(visited)
     }
 
+    /// Reads the object at `pos` into `visitor`. What is not generic is in
+    /// [`open_map`](Self::open_map) and [`close_map`](Self::close_map),
+    /// compiled once, not once for each struct; matched in place rather
+    /// than with `?` for the same reason.
+    #[allow(clippy::question_mark)] // `?` is one more function a struct
     fn visit_map<V: Visitor<'de>>(&mut self, visitor: V) -> Result<V::Value> {
         let mut guide = None;
-        self.guide(shape::OBJECT, &mut guide)?;
-        self.open()?;
-        let first = self.keys.len();
+        let first = match self.open_map(&mut guide) {
+            Ok(first) => first,
+            Err(stop) => return Err(stop),
+        };
         let visited = visitor.visit_map(Entries {
             reader: self,
             guide: &mut guide,
             first,
             started: false,
         });
-        let value = self.watch(visited)?;
+        match visited {
+            Ok(value) => match self.close_map(first, &guide) {
+                Ok(()) => Ok(value),
+                Err(stop) => Err(stop),
+            },
+            Err(stop) => {
+                self.refused_below();
+                Err(stop)
+            }
+        }
+    }
+
+    /// Steps into the object at `pos`, its check started in `guide`: where
+    /// its keys start in `keys`.
+    fn open_map(&mut self, guide: &mut Option<Guide>) -> Result<usize> {
+        self.guide(shape::OBJECT, guide)?;
+        self.open()?;
+        Ok(self.keys.len())
+    }
+
+    /// Steps out of the object whose keys start at `first`, and ends its
+    /// check.
+    fn close_map(&mut self, first: usize, guide: &Option<Guide>) -> Result<()> {
         self.close_object(first)?;
-        self.conclude(&guide);
-        Ok(value)
+        self.conclude(guide);
+        Ok(())
     }
 
     fn visit_seq<V: Visitor<'de>>(&mut self, visitor: V) -> Result<V::Value> {
@@ -1512,9 +1549,10 @@ impl<'de> de::Deserializer<'de> for &mut Reader<'de> {
     }
 
     fn deserialize_map<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
-        match self.value()? {
-            b'{' => self.visit_map(visitor),
-            _ => Err(self.mismatch(&visitor)),
+        match self.value() {
+            Ok(b'{') => self.visit_map(visitor),
+            Ok(_) => Err(self.mismatch(&visitor)),
+            Err(stop) => Err(stop),
         }
     }
 
@@ -1645,6 +1683,14 @@ impl<'r, 'de> Entries<'r, 'de> {
 impl<'de> de::MapAccess<'de> for Entries<'_, 'de> {
     type Error = Stop;
 
+    /// Inlined in optimized builds, so that a seed whose reading is a
+    /// function pointer (the generated structs'
+    /// [`Fields`](crate::wire::Fields)) calls it directly, its `match`
+    /// inlined (without it, 2–3% more instructions a call). Not forced in
+    /// debug builds, where forcing it would copy this body into every
+    /// tool's reading of its arguments, for nothing.
+    #[cfg_attr(debug_assertions, inline)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn next_key_seed<K: DeserializeSeed<'de>>(&mut self, seed: K) -> Result<Option<K::Value>> {
         let Some((text, probe, quoted)) = self.next_key()? else {
             return Ok(None);
@@ -2113,6 +2159,7 @@ macro_rules! wide_keys {
 impl<'de> de::Deserializer<'de> for KeyReader<'_, 'de> {
     type Error = Stop;
 
+    #[inline]
     fn deserialize_any<V: Visitor<'de>>(mut self, visitor: V) -> Result<V::Value> {
         if self.explain.is_some() {
             self.capture_text();

@@ -186,21 +186,30 @@ where
     A: crate::__private::Arguments,
 {
     let args = parsed.into_inner();
+    rules(
+        &|report| {
+            garde::Validate::validate_into(&args, &(), &mut garde::Path::empty, report);
+            args.validate_nested(report);
+        },
+        def,
+    )?;
+    Ok(Valid(args))
+}
+
+/// Gate 3 on the arguments whose rules `into` adds to a report: compiled
+/// once, not once for each tool.
+fn rules(into: &dyn Fn(&mut Report), def: &ToolDef) -> Result<(), Rejection> {
     let all_rules = || {
-        let mut report = match args.validate() {
-            Ok(()) => garde::Report::new(),
-            Err(report) => report,
-        };
-        args.validate_nested(&mut report);
+        let mut report = Report::new();
+        into(&mut report);
         report
     };
     // Valid arguments need no codes: the coded messages are asked for only
-    // to explain a failure, in code compiled once, not once for each tool.
+    // to explain a failure.
     if all_rules().is_empty() {
-        return Ok(Valid(args));
+        return Ok(());
     }
-    explain(&all_rules, def)?;
-    Ok(Valid(args))
+    explain(&all_rules, def)
 }
 
 /// The rejection for the first rule `all_rules` reports as failed, run

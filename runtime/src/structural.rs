@@ -43,14 +43,31 @@ pub(crate) fn parse<A: DeserializeOwned>(
     raw: RawArgs<'_>,
     def: &ToolDef,
 ) -> Result<Parsed<A>, (Gate, Rejection)> {
+    // Matched rather than mapped or `?`: each closure and combinator is
+    // one more function compiled for each tool.
     let mut args = None;
-    read(raw, def, &mut |reader| {
-        A::deserialize(reader).map(|read| args = Some(read))
-    })?;
-    match args {
-        Some(args) => Ok(Parsed(args)),
-        None => unreachable!("gate 2 passes only arguments serde read"),
+    let read = read(raw, def, &mut |reader| match A::deserialize(reader) {
+        Ok(read) => {
+            args = Some(read);
+            Ok(())
+        }
+        Err(stop) => Err(stop),
+    });
+    match (read, args) {
+        (Ok(()), Some(args)) => Ok(Parsed(args)),
+        (Ok(()), None) => Err(unread()),
+        (Err(refused), _) => Err(refused),
     }
+}
+
+/// Gate 2 passed, yet serde read nothing: never, as gate 2 passes only
+/// arguments serde read; refused rather than trusted.
+#[cold]
+fn unread() -> (Gate, Rejection) {
+    (
+        Gate::Structure,
+        Rejection::new(Code::MalformedJson, reader::UNREAD),
+    )
 }
 
 /// Gates 1 (if pending) and 2 for [`parse`], serde's part passed in: in

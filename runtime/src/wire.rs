@@ -6,7 +6,7 @@
 //! `deny_unknown_fields` (the same errors, in the same order), without the
 //! parts a model's arguments never reach: the arguments are always an
 //! object, so there is no reading from a sequence. Each tool still matches
-//! its own names (see [`Names`]); reading a key as a name's index, and a
+//! its own names (see [`Fields`]); reading a key as a name's index, and a
 //! field left out, are here.
 
 use core::fmt;
@@ -14,33 +14,29 @@ use core::marker::PhantomData;
 
 use serde::de::{self, DeserializeSeed, Deserializer, Unexpected, Visitor};
 
-/// The names of a generated argument struct's fields on the wire.
+/// A map key read as the index of one of a generated argument struct's
+/// field names: any other key is serde's `unknown field` error.
 ///
-/// `#[tool]` implements it on a type of its own for each tool: `index` is
-/// a `match` on the names, which the compiler turns into a few comparisons
-/// of the key's bytes with constants, where comparing the key with each
-/// listed name would call `memcmp` for each.
-pub trait Names {
-    /// The names, in the struct's order.
-    const NAMES: &'static [&'static str];
-
-    /// The index in `NAMES` of a key, if it is one of them.
-    fn index(key: &str) -> Option<usize>;
+/// Not generic, so that reading a key is compiled once, not once for each
+/// tool. `#[tool]` writes `index` for each tool as a `match` on the names,
+/// which the compiler turns into a few comparisons of the key's bytes with
+/// constants, where comparing the key with each listed name would call
+/// `memcmp` for each.
+#[derive(Clone, Copy)]
+pub struct Fields {
+    names: &'static [&'static str],
+    index: fn(&str) -> Option<usize>,
 }
 
-/// A map key read as the index of one of `N`'s names: any other key is
-/// serde's `unknown field` error.
-pub struct Fields<N>(PhantomData<fn() -> N>);
-
-impl<N> Fields<N> {
-    /// The seed for the next key.
-    #[allow(clippy::new_without_default)]
-    pub fn new() -> Self {
-        Fields(PhantomData)
+impl Fields {
+    /// The seed for the next key of a struct whose fields are `names` on
+    /// the wire; `index` gives a key's index in `names`, if it is one.
+    pub const fn new(names: &'static [&'static str], index: fn(&str) -> Option<usize>) -> Self {
+        Fields { names, index }
     }
 }
 
-impl<'de, N: Names> DeserializeSeed<'de> for Fields<N> {
+impl<'de> DeserializeSeed<'de> for Fields {
     type Value = usize;
 
     #[inline]
@@ -49,7 +45,7 @@ impl<'de, N: Names> DeserializeSeed<'de> for Fields<N> {
     }
 }
 
-impl<'de, N: Names> Visitor<'de> for Fields<N> {
+impl<'de> Visitor<'de> for Fields {
     type Value = usize;
 
     fn expecting(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -57,14 +53,14 @@ impl<'de, N: Names> Visitor<'de> for Fields<N> {
     }
 
     fn visit_u64<E: de::Error>(self, index: u64) -> Result<usize, E> {
-        field_index(index, N::NAMES.len())
+        field_index(index, self.names.len())
     }
 
     #[inline]
     fn visit_str<E: de::Error>(self, key: &str) -> Result<usize, E> {
-        match N::index(key) {
+        match (self.index)(key) {
             Some(i) => Ok(i),
-            None => Err(E::unknown_field(key, N::NAMES)),
+            None => Err(E::unknown_field(key, self.names)),
         }
     }
 
@@ -127,22 +123,18 @@ mod tests {
 
     use super::*;
 
-    struct Two;
-
-    impl Names for Two {
-        const NAMES: &'static [&'static str] = &["name", "times"];
-
-        fn index(key: &str) -> Option<usize> {
-            match key {
-                "name" => Some(0),
-                "times" => Some(1),
-                _ => None,
-            }
+    fn index(key: &str) -> Option<usize> {
+        match key {
+            "name" => Some(0),
+            "times" => Some(1),
+            _ => None,
         }
     }
 
+    const TWO: Fields = Fields::new(&["name", "times"], index);
+
     fn key(text: &str) -> Result<usize, Error> {
-        Fields::<Two>::new().deserialize(StrDeserializer::<Error>::new(text))
+        TWO.deserialize(StrDeserializer::<Error>::new(text))
     }
 
     #[test]
@@ -157,13 +149,13 @@ mod tests {
 
     #[test]
     fn a_key_read_as_bytes_or_as_an_index_matches_as_serde_s_derive_does() {
-        let bytes = |b: &[u8]| Fields::<Two>::new().visit_bytes::<Error>(b);
+        let bytes = |b: &[u8]| TWO.visit_bytes::<Error>(b);
         assert_eq!(bytes(b"times"), Ok(1));
         assert_eq!(
             bytes(b"x\xff").map_err(|e| e.to_string()),
             Err("unknown field `x\u{fffd}`, expected `name` or `times`".to_owned())
         );
-        let index = |i: u64| Fields::<Two>::new().deserialize(U64Deserializer::<Error>::new(i));
+        let index = |i: u64| TWO.deserialize(U64Deserializer::<Error>::new(i));
         assert_eq!(index(1), Ok(1));
         assert_eq!(
             index(2).map_err(|e| e.to_string()),

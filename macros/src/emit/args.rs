@@ -193,8 +193,11 @@ pub(crate) fn emit(tool: &ToolFn) -> TokenStream {
             {
                 #[allow(unused_imports)]
                 use ::toolgate::__private::NoTwin as _;
-                let twin = ::toolgate::__private::Twin::<#twin_type>::new().read(deserializer)?;
-                ::core::result::Result::Ok(#ident { #(#moves,)* })
+                // Matched, not `?`: one function fewer for each tool.
+                match ::toolgate::__private::Twin::<#twin_type>::new().read(deserializer) {
+                    ::core::result::Result::Ok(twin) => ::core::result::Result::Ok(#ident { #(#moves,)* }),
+                    ::core::result::Result::Err(error) => ::core::result::Result::Err(error),
+                }
             }
         }
 
@@ -234,7 +237,7 @@ pub(crate) fn emit(tool: &ToolFn) -> TokenStream {
 /// The twin's `Deserialize`: what serde's derive would write with
 /// `deny_unknown_fields`, errors and their order included, less what a
 /// model's arguments never reach (a struct read from a sequence). Each key
-/// is read by the runtime's `Fields` through `__Names`, this tool's
+/// is read by the runtime's `Fields` through `__index`, this tool's
 /// `match` on its names.
 fn emit_read(
     twin: &Ident,
@@ -319,12 +322,12 @@ fn emit_read(
                         while let ::core::option::Option::Some(__index) =
                             #serde::de::MapAccess::next_key_seed(
                                 &mut __map,
-                                ::toolgate::__private::Fields::<__Names>::new(),
+                                ::toolgate::__private::Fields::new(__NAMES, __index),
                             )?
                         {
                             match __index {
                                 #(#arms)*
-                                // `Fields` reads only the index of one of `__Names::NAMES`.
+                                // `Fields` reads only the index of one of `__NAMES`.
                                 _ => ::core::unreachable!(),
                             }
                         }
@@ -332,17 +335,13 @@ fn emit_read(
                     }
                 }
 
-                struct __Names;
+                const __NAMES: &[&str] = &[#(#wires),*];
 
-                impl ::toolgate::__private::Names for __Names {
-                    const NAMES: &'static [&'static str] = &[#(#wires),*];
-
-                    #[inline]
-                    fn index(key: &str) -> ::core::option::Option<usize> {
-                        match key {
-                            #(#wires => ::core::option::Option::Some(#indices),)*
-                            _ => ::core::option::Option::None,
-                        }
+                #[inline]
+                fn __index(key: &str) -> ::core::option::Option<usize> {
+                    match key {
+                        #(#wires => ::core::option::Option::Some(#indices),)*
+                        _ => ::core::option::Option::None,
                     }
                 }
 

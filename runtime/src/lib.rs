@@ -61,6 +61,7 @@ mod bounded;
 mod code;
 mod context;
 mod definition;
+mod described;
 mod effect;
 mod error;
 mod keys;

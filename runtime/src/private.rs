@@ -7,6 +7,7 @@ pub use serde;
 pub use serde_json;
 pub use std::sync::OnceLock;
 
+pub use crate::described::{Described, Rule, optional};
 pub use crate::keys::{ParsedKey, parsed_key};
 pub use crate::tool::{
     Admission, BoxFuture, Finished, IntoOutcome, Invocation, Prepared, check, into_outcome,

@@ -25,12 +25,14 @@ pub(crate) fn emit(tool: &ToolFn) -> TokenStream {
     let mut values = Vec::new();
     let mut fields = Vec::new();
     let mut twin_fields = Vec::new();
+    // The twin's schema, a field at a time (see `Described`).
+    let mut schema_fields = Vec::new();
     let mut moves = Vec::new();
     // What the twin's `Deserialize` reads: each field's name, its name on
     // the wire, its type there, and whether it may be left out.
     let mut reads: Vec<(Ident, String, TokenStream, bool)> = Vec::new();
     for param in &tool.params {
-        let (arg, ty, twin_ty, garde, wire_attrs) = match param {
+        let (arg, ty, twin_ty, garde, described) = match param {
             Param::Model(arg) => {
                 // A field with a default is an `Option` on the wire: left
                 // out or `null`, it is `None`, and the wrapper supplies the
@@ -54,16 +56,28 @@ pub(crate) fn emit(tool: &ToolFn) -> TokenStream {
                         adapt_garde(attr, &ty).unwrap_or_else(|_| Some(attr.clone()))
                     })
                     .collect();
-                let entries = map_entries(&arg.garde, &ty);
-                let items = optional_items(&garde, &ty);
-                let default = arg.default.as_ref().map(|_| quote!(#[serde(default)]));
-                (
-                    arg,
-                    quote!(#ty),
-                    twin_ty,
-                    quote!(#(#garde)*),
-                    quote!(#entries #items #default),
-                )
+                // What the schema states, read as schemars' derive would
+                // read it: the items' rules of an optional list first,
+                // then garde's rules, then a map's entries.
+                let mut stated = Stated::default();
+                if let Some(items) = optional_items(&garde, &ty) {
+                    stated.inner.get_or_insert_with(Box::default).read(&items);
+                }
+                for attr in &garde {
+                    if let Meta::List(list) = &attr.meta
+                        && let Ok(rules) = listed(list)
+                    {
+                        stated.read(&rules);
+                    }
+                }
+                let mut rules = stated.rules();
+                rules.extend(map_entries(&arg.garde, &ty));
+                let described = Described {
+                    defaulted: arg.default.is_some(),
+                    required: stated.required,
+                    rules,
+                };
+                (arg, quote!(#ty), twin_ty, quote!(#(#garde)*), described)
             }
             Param::Resource(r) => {
                 // The model sends the resource's reference type, which
@@ -76,30 +90,28 @@ pub(crate) fn emit(tool: &ToolFn) -> TokenStream {
                 } else {
                     quote!(#param)
                 };
-                (&r.arg, ty.clone(), ty, quote!(#[garde(dive)]), quote!())
+                let described = Described {
+                    defaulted: false,
+                    required: false,
+                    rules: Vec::new(),
+                };
+                (&r.arg, ty.clone(), ty, quote!(#[garde(dive)]), described)
             }
             _ => continue,
         };
         // One `#[doc]` with the paragraphs joined, as the tool's own
         // description is, so a wrapped comment reads as one sentence.
         let docs = crate::model::doc_text(&arg.docs).map(|text| quote!(#[doc = #text]));
-        let rename = arg
-            .rename
-            .as_ref()
-            .map(|wire| quote!(#[serde(rename = #wire)]));
         let name = &arg.ident;
         fields.push(quote! {
             #docs
             #garde
             #vis #name: #ty
         });
-        // The twin carries what serde and schemars read: names, defaults,
-        // descriptions, and the garde rules the schema states.
+        // The twin is read by the `Deserialize` and described by the
+        // `JsonSchema` written below, which need no attributes of its own.
         twin_fields.push(quote! {
             #docs
-            #garde
-            #wire_attrs
-            #rename
             #name: #twin_ty
         });
         moves.push(quote!(#name: twin.#name));
@@ -107,6 +119,7 @@ pub(crate) fn emit(tool: &ToolFn) -> TokenStream {
             Some(wire) => wire.value(),
             None => syn::ext::IdentExt::unraw(name).to_string(),
         };
+        schema_fields.push(described.field(&wire, &twin_ty, &doc_of(&arg.docs)));
         let defaulted = matches!(param, Param::Model(arg) if arg.default.is_some());
         reads.push((name.clone(), wire, twin_ty, defaulted));
     }
@@ -157,6 +170,14 @@ pub(crate) fn emit(tool: &ToolFn) -> TokenStream {
     let twin_params = quote!(<#(#value_params,)* #(#reference_params),*>);
     let twin_type = quote!(#twin<#(#value_types,)* #(#reference_params),*>);
     let name = ident.to_string();
+    let schema = emit_schema(
+        &twin,
+        &twin_params,
+        &params_of_twin(&value_params, &reference_params),
+        &name,
+        &doc,
+        &schema_fields,
+    );
     let read = emit_read(
         &twin,
         &twin_params,
@@ -174,13 +195,12 @@ pub(crate) fn emit(tool: &ToolFn) -> TokenStream {
         }
 
         #[doc = #doc]
-        #[derive(::toolgate::__private::schemars::JsonSchema)]
-        #[serde(deny_unknown_fields)]
-        #[schemars(crate = "::toolgate::__private::schemars", rename = #name)]
         #[allow(non_camel_case_types)]
         struct #twin #twin_params {
             #(#twin_fields,)*
         }
+
+        #schema
 
         #read
 
@@ -357,19 +377,21 @@ fn emit_read(
     }
 }
 
-/// garde's `length` on a map counts its entries; schemars states it for
-/// strings and arrays only. The schema says it as `minProperties` and
-/// `maxProperties`.
-fn map_entries(garde: &[Attribute], ty: &Type) -> Option<TokenStream> {
+/// garde's `length` on a map counts its entries; the schema's `length`
+/// speaks of strings and arrays only. The schema says it as
+/// `minProperties` and `maxProperties`, after the other keywords.
+fn map_entries(garde: &[Attribute], ty: &Type) -> Vec<TokenStream> {
     let Type::Path(path) = peel_option(ty) else {
-        return None;
+        return Vec::new();
     };
-    let last = path.path.segments.last()?;
+    let Some(last) = path.path.segments.last() else {
+        return Vec::new();
+    };
     if !["HashMap", "BTreeMap", "IndexMap"]
         .iter()
         .any(|m| last.ident == m)
     {
-        return None;
+        return Vec::new();
     }
     let mut keys = Vec::new();
     for attr in garde {
@@ -391,23 +413,28 @@ fn map_entries(garde: &[Attribute], ty: &Type) -> Option<TokenStream> {
                 let Meta::NameValue(nv) = arg else { continue };
                 let value = &nv.value;
                 if nv.path.is_ident("min") || nv.path.is_ident("equal") {
-                    keys.push(quote!("minProperties" = #value));
+                    keys.push(extend("minProperties", value));
                 }
                 if nv.path.is_ident("max") || nv.path.is_ident("equal") {
-                    keys.push(quote!("maxProperties" = #value));
+                    keys.push(extend("maxProperties", value));
                 }
             }
         }
     }
-    (!keys.is_empty()).then(|| quote!(#[schemars(extend(#(#keys),*))]))
+    keys
+}
+
+/// A keyword written as given, after the others: schemars' `extend`.
+fn extend(key: &str, value: &syn::Expr) -> TokenStream {
+    quote!(::toolgate::__private::Rule::Extend(#key, ::toolgate::__private::serde_json::json!(#value)))
 }
 
 /// The rules of an `inner(...)` on an optional list, for the schema: the
 /// adapted garde rule goes one level further in (see [`adapt_rules`]),
-/// where schemars would no longer find the items, so the schema gets them
-/// as `#[schemars(inner(...))]`, patterns as rewritten. Only the rules
-/// schemars states are copied.
-fn optional_items(garde: &[Attribute], ty: &Type) -> Option<TokenStream> {
+/// where the schema's items no longer are, so the schema reads them from
+/// here, patterns as rewritten. Only the rules a schema states are
+/// copied.
+fn optional_items(garde: &[Attribute], ty: &Type) -> Option<Punctuated<Meta, Token![,]>> {
     optional_list(ty)?;
     let mut rules = Vec::new();
     for attr in garde {
@@ -441,15 +468,15 @@ fn optional_items(garde: &[Attribute], ty: &Type) -> Option<TokenStream> {
                         // Modes (`chars`, `bytes`) are garde's alone.
                         let bounds = args.iter().filter(|a| matches!(a, Meta::NameValue(_)));
                         let path = &l.path;
-                        rules.push(quote!(#path(#(#bounds),*)));
+                        rules.push(syn::parse_quote!(#path(#(#bounds),*)));
                     }
-                    Meta::List(l) if l.path.is_ident("pattern") => rules.push(quote!(#rule)),
+                    Meta::List(l) if l.path.is_ident("pattern") => rules.push(rule.clone()),
                     _ => {}
                 }
             }
         }
     }
-    (!rules.is_empty()).then(|| quote!(#[schemars(inner(#(#rules),*))]))
+    (!rules.is_empty()).then(|| rules.into_iter().collect())
 }
 
 /// Whether the field's rules, as handed to garde, reach into its type
@@ -1180,4 +1207,228 @@ fn generic_types(args: &PathArguments) -> impl Iterator<Item = &Type> {
         GenericArgument::Type(t) => Some(t),
         _ => None,
     })
+}
+
+/// What a twin field's schema states, read as schemars' derive reads the
+/// attributes it would have carried: the `schemars(…)` the macro adds
+/// first, then garde's rules. A rule written twice keeps its first
+/// reading (garde refuses the second). garde's formats (`email`, `url`,
+/// the addresses) are not read: they are refused on model arguments.
+#[derive(Default)]
+struct Stated {
+    length: Option<Bounds>,
+    range: Option<Bounds>,
+    pattern: Option<syn::Expr>,
+    contains: Option<syn::Expr>,
+    required: bool,
+    inner: Option<Box<Stated>>,
+}
+
+/// A `length` or `range`: `equal` is both bounds.
+#[derive(Default)]
+struct Bounds {
+    min: Option<syn::Expr>,
+    max: Option<syn::Expr>,
+    equal: Option<syn::Expr>,
+}
+
+impl Stated {
+    /// Reads the rules of one attribute (`length(…), pattern(…)`).
+    fn read(&mut self, rules: &Punctuated<Meta, Token![,]>) {
+        for rule in rules {
+            let Some(name) = rule.path().get_ident().map(ToString::to_string) else {
+                continue;
+            };
+            match (name.as_str(), rule) {
+                ("length", Meta::List(list)) if self.length.is_none() => {
+                    self.length = Some(Bounds::read(list));
+                }
+                ("range", Meta::List(list)) if self.range.is_none() => {
+                    self.range = Some(Bounds::read(list));
+                }
+                ("required", Meta::Path(_)) => self.required = true,
+                ("pattern", Meta::List(list))
+                    if self.pattern.is_none() && self.contains.is_none() =>
+                {
+                    self.pattern = list.parse_args().ok();
+                }
+                ("contains", Meta::List(list))
+                    if self.pattern.is_none() && self.contains.is_none() =>
+                {
+                    self.contains = list.parse_args().ok();
+                }
+                ("inner", Meta::List(list)) => {
+                    if let Ok(rules) = listed(list) {
+                        self.inner.get_or_insert_with(Box::default).read(&rules);
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+
+    /// The runtime's rules, in the order the derive writes them.
+    fn rules(&self) -> Vec<TokenStream> {
+        let rule = quote!(::toolgate::__private::Rule);
+        let value = |e: &syn::Expr| quote!(::toolgate::__private::serde_json::Value::from(#e));
+        let bounds = |b: &Bounds| {
+            let min = match b.min.as_ref().or(b.equal.as_ref()) {
+                Some(e) => {
+                    let v = value(e);
+                    quote!(::core::option::Option::Some(#v))
+                }
+                None => quote!(::core::option::Option::None),
+            };
+            let max = match b.max.as_ref().or(b.equal.as_ref()) {
+                Some(e) => {
+                    let v = value(e);
+                    quote!(::core::option::Option::Some(#v))
+                }
+                None => quote!(::core::option::Option::None),
+            };
+            quote!(#min, #max)
+        };
+        let mut rules = Vec::new();
+        if let Some(length) = &self.length {
+            let b = bounds(length);
+            rules.push(quote!(#rule::Length(#b)));
+        }
+        if let Some(range) = &self.range {
+            let b = bounds(range);
+            rules.push(quote!(#rule::Range(#b)));
+        }
+        if let Some(pattern) = &self.pattern {
+            rules.push(quote!(#rule::Pattern(::std::string::ToString::to_string(&(#pattern)))));
+        }
+        if let Some(contains) = &self.contains {
+            rules.push(quote!(#rule::Contains(::std::string::ToString::to_string(&(#contains)))));
+        }
+        if let Some(inner) = &self.inner {
+            let inner = inner.rules();
+            if !inner.is_empty() {
+                rules.push(quote!(#rule::Inner(::std::vec![#(#inner),*])));
+            }
+        }
+        rules
+    }
+}
+
+impl Bounds {
+    /// `min`, `max` and `equal`, each an expression or a string holding
+    /// one; modes (`chars`) are garde's alone.
+    fn read(list: &syn::MetaList) -> Self {
+        let mut bounds = Bounds::default();
+        for arg in listed(list).into_iter().flatten() {
+            let Meta::NameValue(nv) = arg else { continue };
+            let value = match &nv.value {
+                syn::Expr::Lit(syn::ExprLit {
+                    lit: syn::Lit::Str(text),
+                    ..
+                }) => match text.parse() {
+                    Ok(expr) => expr,
+                    Err(_) => continue,
+                },
+                other => other.clone(),
+            };
+            let slot = if nv.path.is_ident("min") {
+                &mut bounds.min
+            } else if nv.path.is_ident("max") {
+                &mut bounds.max
+            } else if nv.path.is_ident("equal") {
+                &mut bounds.equal
+            } else {
+                continue;
+            };
+            if slot.is_none() {
+                *slot = Some(value);
+            }
+        }
+        bounds
+    }
+}
+
+/// A twin field's schema: see [`Stated`].
+struct Described {
+    /// serde's `default`: the field may be left out.
+    defaulted: bool,
+    /// garde's `required`: the field may not be left out, nor be `null`.
+    required: bool,
+    rules: Vec<TokenStream>,
+}
+
+impl Described {
+    /// The statement that adds the field `wire`, of type `ty`, to the
+    /// schema being written.
+    fn field(&self, wire: &str, ty: &TokenStream, doc: &str) -> TokenStream {
+        let schemars = quote!(::toolgate::__private::schemars);
+        let (defaulted, required, rules) = (self.defaulted, self.required, &self.rules);
+        let schema = if required {
+            quote!(<#ty as #schemars::JsonSchema>::_schemars_private_non_optional_json_schema(generator))
+        } else {
+            quote!(generator.subschema_for::<#ty>())
+        };
+        quote! {
+            __described.field(
+                #wire,
+                ::toolgate::__private::optional(
+                    generator,
+                    <#ty as #schemars::JsonSchema>::_schemars_private_is_option(),
+                    #defaulted,
+                    #required,
+                ),
+                #schema,
+                #doc,
+                &[#(#rules),*],
+            );
+        }
+    }
+}
+
+/// A doc comment as schemars' derive reads it: the text, less one
+/// leading space.
+fn doc_of(docs: &[Attribute]) -> String {
+    let text = crate::model::doc_text(docs).unwrap_or_default();
+    match text.strip_prefix(' ') {
+        Some(rest) => rest.to_owned(),
+        None => text,
+    }
+}
+
+/// The twin's type parameters, each of which must have a schema.
+fn params_of_twin<'a>(values: &[&'a Ident], references: &[&'a Ident]) -> Vec<&'a Ident> {
+    values.iter().chain(references).copied().collect()
+}
+
+/// The twin's `JsonSchema`: what schemars' derive would write for it, as
+/// one call into the runtime a field (see the runtime's `described`
+/// module). Generic over the fields' types, each bound to have a schema,
+/// as the derive's is: a type without one falls back to the runtime's
+/// `NoTwin`, whose error names the argument.
+fn emit_schema(
+    twin: &Ident,
+    twin_params: &TokenStream,
+    params: &[&Ident],
+    name: &str,
+    doc: &str,
+    fields: &[TokenStream],
+) -> TokenStream {
+    let schemars = quote!(::toolgate::__private::schemars);
+    quote! {
+        #[automatically_derived]
+        impl<#(#params: #schemars::JsonSchema),*> #schemars::JsonSchema for #twin #twin_params {
+            fn schema_name() -> ::std::borrow::Cow<'static, str> {
+                ::std::borrow::Cow::Borrowed(#name)
+            }
+
+            fn schema_id() -> ::std::borrow::Cow<'static, str> {
+                ::std::borrow::Cow::Borrowed(::core::concat!(::core::module_path!(), "::", #name))
+            }
+
+            fn json_schema(generator: &mut #schemars::SchemaGenerator) -> #schemars::Schema {
+                let mut __described = ::toolgate::__private::Described::new();
+                #(#fields)*
+                __described.finish(#doc)
+            }
+        }
+    }
 }

@@ -12,7 +12,7 @@ pub use crate::keys::{ParsedKey, parsed_key};
 pub use crate::tool::{
     Admission, BoxFuture, Finished, IntoOutcome, Invocation, Prepared, check, into_outcome,
 };
-pub use crate::wire::{Fields, missing};
+pub use crate::wire::{Fields, fill, filled, missing};
 
 use crate::{Effect, Outcome, ToolDef, schema};
 

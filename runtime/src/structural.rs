@@ -39,6 +39,7 @@ impl<A> Parsed<A> {
 ///
 /// Generic over the arguments only where serde must be: the rest is
 /// compiled once, not once for each tool.
+#[allow(clippy::question_mark)] // `?` is one more function a tool
 pub(crate) fn parse<A: DeserializeOwned>(
     raw: RawArgs<'_>,
     def: &ToolDef,
@@ -53,10 +54,12 @@ pub(crate) fn parse<A: DeserializeOwned>(
         }
         Err(stop) => Err(stop),
     });
-    match (read, args) {
-        (Ok(()), Some(args)) => Ok(Parsed(args)),
-        (Ok(()), None) => Err(unread()),
-        (Err(refused), _) => Err(refused),
+    if let Err(refused) = read {
+        return Err(refused);
+    }
+    match args {
+        Some(args) => Ok(Parsed(args)),
+        None => Err(unread()),
     }
 }
 

@@ -89,6 +89,38 @@ impl de::Expected for FieldIndex {
     }
 }
 
+/// Reads the next value of `map` into a field's `slot`: serde's
+/// `duplicate field` error if the field was read before.
+#[inline]
+pub fn fill<'de, T, M>(
+    slot: &mut Option<T>,
+    map: &mut M,
+    field: &'static str,
+) -> Result<(), M::Error>
+where
+    T: de::Deserialize<'de>,
+    M: de::MapAccess<'de>,
+{
+    if slot.is_some() {
+        return Err(de::Error::duplicate_field(field));
+    }
+    *slot = Some(map.next_value()?);
+    Ok(())
+}
+
+/// A field's value once the object is read: what its slot holds, or, if
+/// the object left the field out, what [`missing`] says.
+#[inline]
+pub fn filled<'de, T: de::Deserialize<'de>, E: de::Error>(
+    slot: Option<T>,
+    field: &'static str,
+) -> Result<T, E> {
+    match slot {
+        Some(value) => Ok(value),
+        None => missing(field),
+    }
+}
+
 /// The value of a field the object left out: `None` for a type read as an
 /// option, else serde's `missing field` error.
 pub fn missing<'de, T: de::Deserialize<'de>, E: de::Error>(field: &'static str) -> Result<T, E> {

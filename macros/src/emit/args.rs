@@ -110,10 +110,7 @@ pub(crate) fn emit(tool: &ToolFn) -> TokenStream {
         });
         // The twin is read by the `Deserialize` and described by the
         // `JsonSchema` written below, which need no attributes of its own.
-        twin_fields.push(quote! {
-            #docs
-            #name: #twin_ty
-        });
+        twin_fields.push(quote!(#name: #twin_ty));
         moves.push(quote!(#name: twin.#name));
         let wire = match &arg.rename {
             Some(wire) => wire.value(),
@@ -275,17 +272,11 @@ fn emit_read(
         .collect();
     let wires: Vec<&String> = reads.iter().map(|(_, wire, _, _)| wire).collect();
     let types = reads.iter().map(|(_, _, ty, _)| ty);
+    // Reading a value into its slot, and taking it out at the end, are the
+    // runtime's, compiled once for each field type rather than for each
+    // field.
     let arms = locals.iter().zip(&wires).enumerate().map(|(i, (local, wire))| {
-        quote! {
-            #i => {
-                if ::core::option::Option::is_some(&#local) {
-                    return ::core::result::Result::Err(
-                        <__M::Error as #serde::de::Error>::duplicate_field(#wire),
-                    );
-                }
-                #local = ::core::option::Option::Some(#serde::de::MapAccess::next_value(&mut __map)?);
-            }
-        }
+        quote!(#i => ::toolgate::__private::fill(&mut #local, &mut __map, #wire)?,)
     });
     let values = reads
         .iter()
@@ -294,16 +285,10 @@ fn emit_read(
             // A defaulted field is an `Option` with serde's `default`: left out,
             // it is `None`. Any other field left out is serde's missing field,
             // which an `Option` reads as `None`.
-            let absent = if *defaulted {
-                quote!(::core::option::Option::None)
+            if *defaulted {
+                quote!(#field: ::core::option::Option::flatten(#local))
             } else {
-                quote!(::toolgate::__private::missing(#wire)?)
-            };
-            quote! {
-                #field: match #local {
-                    ::core::option::Option::Some(value) => value,
-                    ::core::option::Option::None => #absent,
-                }
+                quote!(#field: ::toolgate::__private::filled(#local, #wire)?)
             }
         });
     let expecting = format!("struct {name}");

@@ -11,12 +11,14 @@
 #   TOOLS=20 WORK=/tmp/ct bash tests/benches/compile_time.sh
 #
 # For each crate it reports: a cold build (dependencies included), a build
-# of the crate alone (dependencies already built; the median of three), an
-# incremental rebuild after editing one tool's body (the median of three),
-# where a nightly toolchain is installed, the size of the macro-expanded
-# code per tool, and the lines of LLVM IR the crate hands the back end (a
-# count, not a time: the same on every run). Run it twice with TOOLS=10 and
-# TOOLS=20 and subtract for the IR that each further tool adds.
+# of the crate alone (dependencies already built), an incremental rebuild
+# after editing one tool's body, where a nightly toolchain is installed,
+# the size of the macro-expanded code per tool, and the lines of LLVM IR
+# the crate hands the back end (a count, not a time: the same on every
+# run). The two crates' builds of the crate alone and of the edit take
+# turns, five rounds each, and each figure is the median, so that the
+# ratio comes from one run. Run it twice with TOOLS=10 and TOOLS=20 and
+# subtract for the IR that each further tool adds.
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
@@ -143,51 +145,74 @@ seconds() {
   echo "$end - $start" | bc
 }
 
-measure() {
-  local name=$1 crate=$2 dir="$WORK/$1"
+median() {
+  printf '%s\n' "$@" | sort -n | awk '{v[NR] = $1} END {print v[int((NR + 1) / 2)]}'
+}
+
+# The crate alone, its dependencies built: `cargo clean -p` then
+# `cargo build`, as the crate is built after any change to it.
+alone() {
+  (cd "$WORK/$1" && cargo +"$TOOLCHAIN" clean --offline -p "$1" > /dev/null 2>&1 &&
+    seconds cargo +"$TOOLCHAIN" build --offline)
+}
+
+# One tool's body edited, as a developer would (a new text each time),
+# then rebuilt incrementally.
+edit() {
+  (cd "$WORK/$1" &&
+    sed -i "s/from tool 7\( (edit [0-9]*)\)\?\"/from tool 7 (edit $2)\"/" src/main.rs &&
+    seconds cargo +"$TOOLCHAIN" build --offline)
+}
+
+# What does not move with the machine's load: the size of the
+# macro-expanded code per tool (where a nightly toolchain is installed)
+# and the lines of LLVM IR the crate hands the back end (one codegen
+# unit, lines inside function bodies: the same on every run).
+sizes() {
   (
-    cd "$dir"
-    rm -rf target
-    cargo +"$TOOLCHAIN" fetch -q
-    local cold alone incremental expanded="n/a"
-    cold=$(seconds cargo +"$TOOLCHAIN" build --offline)
-    # The crate alone, its dependencies built: the median of three builds
-    # (one build varies by more than a second here).
-    local builds=()
-    for n in 1 2 3; do
-      cargo +"$TOOLCHAIN" clean --offline -p "$crate" > /dev/null 2>&1
-      builds+=("$(seconds cargo +"$TOOLCHAIN" build --offline)")
-    done
-    alone=$(printf '%s\n' "${builds[@]}" | sort -n | sed -n 2p)
-    # Edit one tool's body, as a developer would, three times with three
-    # new texts; the median counts (single rebuilds vary by a second here).
-    local edits=()
-    for n in 1 2 3; do
-      sed -i "s/from tool 7\( (edit [0-9])\)\?\"/from tool 7 (edit $n)\"/" src/main.rs
-      edits+=("$(seconds cargo +"$TOOLCHAIN" build --offline)")
-    done
-    sed -i "s/from tool 7 (edit [0-9])\"/from tool 7\"/" src/main.rs
-    incremental=$(printf '%s\n' "${edits[@]}" | sort -n | sed -n 2p)
+    cd "$WORK/$1"
+    local expanded="n/a" bytes ir
     if cargo +nightly --version > /dev/null 2>&1; then
-      local bytes
       bytes=$(cargo +nightly rustc --offline --profile=check -q -- -Zunpretty=expanded 2> /dev/null | wc -c)
       expanded=$((bytes / TOOLS))
     fi
-    # What the compiler's back end is handed, which times on a shared
-    # machine only approximate: the crate's LLVM IR (one codegen unit),
-    # counted in lines inside function bodies. Deterministic for a given
-    # compiler and source.
-    local ir
     rm -f target/debug/deps/*.ll
     cargo +"$TOOLCHAIN" rustc --offline -q -- --emit=llvm-ir -C codegen-units=1 > /dev/null 2>&1
     ir=$(awk '/^define /{f=1;next} /^}/{f=0} f{n++} END{print n}' target/debug/deps/*.ll)
-    printf '%-14s cold %6.1f s   crate alone %6.1f s   one tool edited %6.1f s   expanded %s bytes/tool   LLVM IR %s lines (%s/tool)\n' \
-      "$name" "$cold" "$alone" "$incremental" "$expanded" "$ir" "$((ir / TOOLS))"
+    echo "expanded $expanded bytes/tool   LLVM IR $ir lines ($((ir / TOOLS))/tool)"
   )
 }
 
 toolgate_crate
 rmcp_crate
 echo "$TOOLS tools, $(nproc) cores, $(cargo +"$TOOLCHAIN" --version)"
-measure with-toolgate with-toolgate
-measure with-rmcp with-rmcp
+crates=(with-toolgate with-rmcp)
+declare -A cold
+for crate in "${crates[@]}"; do
+  (cd "$WORK/$crate" && rm -rf target && cargo +"$TOOLCHAIN" fetch -q)
+  cold[$crate]=$(cd "$WORK/$crate" && seconds cargo +"$TOOLCHAIN" build --offline)
+done
+# The two crates' builds take turns, so that the machine's load, which
+# moves one build by a second or more here, falls on both alike: five
+# rounds of the crate alone, then an edit to warm up and five rounds of
+# edits. Each figure is a median.
+declare -A alones edits
+for round in 1 2 3 4 5; do
+  for crate in "${crates[@]}"; do
+    alones[$crate]+=" $(alone "$crate")"
+  done
+done
+for crate in "${crates[@]}"; do
+  edit "$crate" 0 > /dev/null
+done
+for round in 1 2 3 4 5; do
+  for crate in "${crates[@]}"; do
+    edits[$crate]+=" $(edit "$crate" "$round")"
+  done
+done
+for crate in "${crates[@]}"; do
+  sed -i "s/from tool 7 (edit [0-9]*)\"/from tool 7\"/" "$WORK/$crate/src/main.rs"
+  # shellcheck disable=SC2086 # the list of times is split on purpose
+  printf '%-14s cold %6.1f s   crate alone %6.2f s   one tool edited %6.2f s   %s\n' \
+    "$crate" "${cold[$crate]}" "$(median ${alones[$crate]})" "$(median ${edits[$crate]})" "$(sizes "$crate")"
+done

@@ -198,9 +198,10 @@ impl<T> Unreadable for SchemaProbe<T> {}
 
 /// The generated argument struct reads the model's JSON, and describes
 /// itself, through a twin generic over its fields' types
-/// (`__BookHotelWire<A0, A1, …>`), so that the derived code never names a
-/// user's type: a type that cannot be read or described is reported once,
-/// by the probes above, not again inside serde's and schemars' expansions.
+/// (`__BookHotelWire<A0, A1, …>`), so that its generated `Deserialize` and
+/// `JsonSchema` never name a user's type: a type that cannot be read or
+/// described is reported once, by the probes above, not again inside
+/// that code.
 /// `Twin::<W>::new()`'s inherent methods do the work when `W` has the
 /// traits; the trait methods of [`NoTwin`] stand in otherwise, in a crate
 /// that does not compile.

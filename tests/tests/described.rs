@@ -12,10 +12,16 @@
 mod common;
 
 use std::collections::HashMap;
+use std::sync::LazyLock;
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use toolgate::{ToolError, tool};
+
+/// A pattern built at run time, as garde takes one: the schema states its
+/// text, reached through `Deref`.
+static THREE_DIGITS: LazyLock<regex::Regex> =
+    LazyLock::new(|| regex::Regex::new("^[0-9]{3}$").unwrap());
 
 /// A place, with rules of its own.
 #[derive(Debug, Deserialize, Serialize, JsonSchema, garde::Validate)]
@@ -46,6 +52,9 @@ fn every_rule(
     /// A code.
     #[garde(pattern(r"^[A-Z]{3}$"))]
     code: String,
+    /// A zone.
+    #[garde(pattern(THREE_DIGITS))]
+    zone: String,
     /// Something that says hello.
     #[garde(contains("hello"))]
     greeting: String,
@@ -78,6 +87,7 @@ fn every_rule(
         offset,
         ratio,
         code,
+        zone,
         greeting,
         tags,
         labels,
@@ -114,6 +124,9 @@ struct EveryRuleMirror {
     /// A code.
     #[garde(pattern(r"^[A-Z]{3}$"))]
     code: String,
+    /// A zone.
+    #[garde(pattern(THREE_DIGITS))]
+    zone: String,
     /// Something that says hello.
     #[garde(contains("hello"))]
     greeting: String,
@@ -230,6 +243,7 @@ fn every_rule_is_stated_as_schemars_derive_states_it() {
         "\"maxItems\"",
         "\"minimum\"",
         "\"pattern\"",
+        "\"^[0-9]{3}$\"",
         "\"minProperties\"",
         "\"title\": \"A titled field Its description, after the title.\"",
         "\"$defs\"",
@@ -278,7 +292,7 @@ fn the_tools_register_and_a_call_is_read_against_the_written_schema() {
     assert_eq!(ok.value(), Some(&serde_json::json!("2  Ada")), "{ok:?}");
     // The map's entry count, stated as `maxProperties`, is enforced.
     let args = serde_json::json!({
-        "name": "n", "count": 1, "offset": -3, "ratio": 1.0, "code": "ABC",
+        "name": "n", "count": 1, "offset": -3, "ratio": 1.0, "code": "ABC", "zone": "042",
         "greeting": "hello there", "tags": ["ab"], "note": "x",
         "place": {"city": "Oslo"}, "undocumented": 0,
         "tally": {"a": 1, "b": 2, "c": 3, "d": 4, "e": 5},

@@ -1283,10 +1283,12 @@ impl Stated {
             rules.push(quote!(#rule::Range(#b)));
         }
         if let Some(pattern) = &self.pattern {
-            rules.push(quote!(#rule::Pattern(::std::string::ToString::to_string(&(#pattern)))));
+            // A method call, as the derive writes it: a pattern may be a
+            // lazily built `Regex`, whose text is reached through `Deref`.
+            rules.push(quote!(#rule::Pattern((#pattern).to_string())));
         }
         if let Some(contains) = &self.contains {
-            rules.push(quote!(#rule::Contains(::std::string::ToString::to_string(&(#contains)))));
+            rules.push(quote!(#rule::Contains((#contains).to_string())));
         }
         if let Some(inner) = &self.inner {
             let inner = inner.rules();

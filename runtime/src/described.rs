@@ -101,12 +101,15 @@ fn apply(schema: &mut Schema, rules: &[Rule]) {
     for rule in rules {
         match rule {
             Rule::Length(min, max) => {
-                for (kind, suffix) in [("string", "Length"), ("array", "Items")] {
+                for (kind, lower, upper) in [
+                    ("string", "minLength", "maxLength"),
+                    ("array", "minItems", "maxItems"),
+                ] {
                     if let Some(min) = min {
-                        insert(schema, kind, &format!("min{suffix}"), min.clone());
+                        insert(schema, kind, lower, min.clone());
                     }
                     if let Some(max) = max {
-                        insert(schema, kind, &format!("max{suffix}"), max.clone());
+                        insert(schema, kind, upper, max.clone());
                     }
                 }
             }

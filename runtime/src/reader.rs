@@ -36,7 +36,7 @@ use smallvec::SmallVec;
 use crate::Limits;
 use crate::bounded::plain_text_end;
 use crate::pointer::Step;
-use crate::shape::{self, Child, Id, Shape};
+use crate::shape::{self, Child, Id, Shape, Tagged};
 
 /// serde_json refuses to nest deeper than this, whatever gate 1 allows;
 /// the reader stops there, so that the separate gates decide.
@@ -506,6 +506,11 @@ impl Number {
 /// The reader. Made only here; serde drives it.
 pub(crate) struct Reader<'de> {
     shape: &'de Shape,
+    /// The schema is [flat](Shape::flat): read without it, stopping at a
+    /// `null` or a container below the arguments object. Such a document
+    /// is what the gates one by one read without the schema too, where
+    /// serde's verdict is the schema's.
+    flat: bool,
     /// The subschemas the next value must satisfy; empty for any value.
     /// Each value takes them as it starts.
     expect: Expect,
@@ -560,9 +565,14 @@ struct Trail {
 impl<'de> Reader<'de> {
     /// A reader at the start of `bytes`.
     fn new(bytes: &'de [u8], text: Option<&'de str>, limits: &Limits, shape: &'de Shape) -> Self {
+        let flat = shape.flat();
         Reader {
             shape,
-            expect: shape.root().map_or(Expect::Any, Expect::One),
+            flat,
+            expect: match shape.root() {
+                Some(root) if !flat => Expect::One(root),
+                _ => Expect::Any,
+            },
             verdict: 0,
             text,
             bytes,
@@ -804,6 +814,9 @@ impl<'de> Reader<'de> {
     /// Judges the scalar of `kind` written as `raw` against what it was
     /// expected to satisfy.
     fn judge(&mut self, kind: u8, raw: &[u8]) -> Result<()> {
+        if self.flat && kind == shape::NULL {
+            return Err(self.stop());
+        }
         let shape = self.shape;
         self.verdict = match core::mem::take(&mut self.expect) {
             Expect::Any => u64::MAX,
@@ -827,6 +840,9 @@ impl<'de> Reader<'de> {
     /// `guide` (`None` until then): written in place, as a union's guide is
     /// large to move.
     fn guide(&mut self, kind: u8, guide: &mut Option<Guide>) -> Result<()> {
+        if self.flat && self.depth > 0 {
+            return Err(self.stop());
+        }
         let shape = self.shape;
         let set = match core::mem::take(&mut self.expect) {
             Expect::Any => return Ok(()),
@@ -840,7 +856,23 @@ impl<'de> Reader<'de> {
                 });
                 return Ok(());
             }
-            Expect::One(id) => SmallVec::from_elem(id, 1),
+            // A tagged union's object is the branch its tag names, found
+            // ahead; where it is not found, every branch is followed.
+            Expect::One(id) => {
+                if kind == shape::OBJECT
+                    && let Some(branch) = shape.tagged(id).and_then(|t| self.branch_ahead(t))
+                {
+                    *guide = Some(Guide::One {
+                        id: branch,
+                        alive: shape.takes(branch, kind),
+                        found: 0,
+                        child: Child::Any,
+                        seen: 0,
+                    });
+                    return Ok(());
+                }
+                SmallVec::from_elem(id, 1)
+            }
             Expect::Many(set) => set,
         };
         let atoms = shape.atoms(&set);
@@ -855,6 +887,45 @@ impl<'de> Reader<'de> {
             atoms,
         }));
         Ok(())
+    }
+
+    /// The branch of `tagged` that the object at `pos` names by its tag,
+    /// read ahead over the members before it. `None` where one of them is
+    /// an object or array, where a key before it or the tag has an escape,
+    /// and where the tag names no branch: the reader then follows every
+    /// branch. Reading ahead never enters a container, so no byte is read
+    /// ahead more than once, however deep the unions nest.
+    fn branch_ahead(&self, tagged: &Tagged) -> Option<Id> {
+        let bytes = self.bytes;
+        let mut pos = self.pos + 1;
+        loop {
+            let (key, next) = plain_string(bytes, skip_ws(bytes, pos))?;
+            pos = skip_ws(bytes, next);
+            if bytes.get(pos) != Some(&b':') {
+                return None;
+            }
+            pos = skip_ws(bytes, pos + 1);
+            if key == tagged.key() {
+                let (tag, _) = plain_string(bytes, pos)?;
+                return tagged.branch(tag);
+            }
+            pos = match bytes.get(pos)? {
+                b'"' => string_end(bytes, pos)?,
+                b'{' | b'[' => return None,
+                _ => {
+                    pos + bytes
+                        .get(pos..)?
+                        .iter()
+                        .take_while(|b| !b",} \t\n\r".contains(b))
+                        .count()
+                }
+            };
+            pos = skip_ws(bytes, pos);
+            if bytes.get(pos) != Some(&b',') {
+                return None;
+            }
+            pos += 1;
+        }
     }
 
     /// Ends the check of a closed object or array.
@@ -1362,6 +1433,40 @@ impl<'de> Reader<'de> {
             _ => visitor.visit_unit(),
         };
         self.watch(visited)
+    }
+}
+
+/// Where the whitespace at `pos` ends.
+fn skip_ws(bytes: &[u8], pos: usize) -> usize {
+    let rest = bytes.get(pos..).unwrap_or_default();
+    pos + rest
+        .iter()
+        .take_while(|b| matches!(b, b' ' | b'\n' | b'\r' | b'\t'))
+        .count()
+}
+
+/// The text of the string at `pos` if it has no escape, and where it ends.
+fn plain_string(bytes: &[u8], pos: usize) -> Option<(&[u8], usize)> {
+    if bytes.get(pos) != Some(&b'"') {
+        return None;
+    }
+    let end = plain_text_end(bytes, pos + 1, bytes.len());
+    match bytes.get(end) {
+        Some(b'"') => Some((bytes.get(pos + 1..end)?, end + 1)),
+        _ => None,
+    }
+}
+
+/// Where the string at `pos` ends, escapes and all.
+fn string_end(bytes: &[u8], pos: usize) -> Option<usize> {
+    let mut pos = pos + 1;
+    loop {
+        pos = plain_text_end(bytes, pos, bytes.len());
+        match bytes.get(pos)? {
+            b'"' => return Some(pos + 1),
+            b'\\' => pos += 2,
+            _ => return None,
+        }
     }
 }
 
@@ -3389,6 +3494,139 @@ mod tests {
                 shown(explained::<Odd>(doc)),
                 shown(oracle::<Odd>(doc)),
                 "{doc}"
+            );
+        }
+    }
+
+    /// A schema whose members are all scalars is read without it: serde's
+    /// verdict is the schema's there. A `null` or a container below the
+    /// arguments object, which only the schema would refuse, stops the
+    /// reader, so that the gates one by one decide, the schema's walk
+    /// included.
+    #[test]
+    fn a_flat_schema_reads_without_the_schema_and_stops_where_only_it_refuses() {
+        let schema = serde_json::json!({
+            "type": "object",
+            "properties": {"name": {"type": "string"}, "count": {"type": "integer", "maximum": 9}},
+            "required": ["name"],
+            "additionalProperties": false,
+        });
+        let shape = Shape::new(&schema);
+        assert!(shape.flat());
+        let walked = |doc: &str| shape.check(doc, true, &schema).is_ok();
+        for (doc, read_as_value) in [
+            (r#"{"name":"a","count":3}"#, true),
+            // Bounds are gate 3's, as one by one: serde's verdict.
+            (r#"{"name":"a","count":30}"#, true),
+            // serde reads these as any value; the schema refuses them.
+            (r#"{"name":null}"#, false),
+            (r#"{"name":"a","count":[1]}"#, false),
+            (r#"{"name":{"a":1}}"#, false),
+            (r#"{"name":"a","other":null}"#, false),
+        ] {
+            assert_eq!(
+                read::<Value>(doc, &limits(), &shape).is_some(),
+                read_as_value,
+                "{doc}"
+            );
+            if !read_as_value {
+                assert!(!walked(doc), "{doc}");
+            }
+        }
+        // Each member that may be a container or `null` makes it not flat.
+        for member in [
+            serde_json::json!({"type": ["string", "null"]}),
+            serde_json::json!({"type": "array"}),
+            serde_json::json!({"type": "object"}),
+            serde_json::json!({}),
+            serde_json::json!(true),
+            serde_json::json!({"anyOf": [{"type": "string"}, {"type": "integer"}]}),
+        ] {
+            let schema = serde_json::json!({"type": "object", "properties": {"a": member}});
+            assert!(!Shape::new(&schema).flat(), "{schema}");
+        }
+        // Nor is a schema that lets other members be anything.
+        let open = serde_json::json!({"type": "object", "properties": {"a": {"type": "string"}}});
+        assert!(!Shape::new(&open).flat());
+    }
+
+    /// An object under a tagged union is checked as the branch its tag
+    /// names, found by reading ahead; where reading ahead cannot say (an
+    /// escape, a container before the tag, no tag, an unknown one), every
+    /// branch is followed. Either way the verdict is the walk's.
+    #[test]
+    fn a_tagged_union_is_read_as_the_branch_its_tag_names() {
+        let schema = serde_json::json!({
+            "type": "object",
+            "properties": {"f": {"anyOf": [{"$ref": "#/$defs/F"}, {"type": "null"}]}},
+            "additionalProperties": false,
+            "$defs": {"F": {"oneOf": [
+                {
+                    "type": "object",
+                    "properties": {"kind": {"type": "string", "const": "dot"}},
+                    "required": ["kind"],
+                    "additionalProperties": false,
+                },
+                {
+                    "type": "object",
+                    "properties": {
+                        "kind": {"type": "string", "const": "circle"},
+                        "radius": {"type": "number"},
+                        "inner": {"type": "object"},
+                        "note": {"type": "string"},
+                    },
+                    "required": ["kind", "radius"],
+                    "additionalProperties": false,
+                },
+            ]}},
+        });
+        let shape = Shape::new(&schema);
+        let walked = |doc: &str| {
+            bounded::scan(doc.as_bytes(), &limits()).is_ok()
+                && shape.check(doc, true, &schema).is_ok()
+        };
+        for (doc, valid) in [
+            (r#"{"f":{"kind":"circle","radius":2}}"#, true),
+            (r#"{"f":{"radius":2,"kind":"circle"}}"#, true),
+            (r#"{"f":{"kind":"dot"}}"#, true),
+            (r#"{"f":null}"#, true),
+            (r#"{"f":{"kind":"dot","radius":2}}"#, false),
+            (r#"{"f":{"radius":2,"kind":"dot"}}"#, false),
+            (r#"{"f":{"kind":"circle"}}"#, false),
+            (r#"{"f":{"kind":"square","radius":2}}"#, false),
+            (r#"{"f":{"radius":2}}"#, false),
+            (r#"{"f":{"kind":7,"radius":2}}"#, false),
+            // A decoy tag inside a member, ahead of the real one.
+            (
+                r#"{"f":{"inner":{"kind":"dot"},"kind":"circle","radius":1}}"#,
+                true,
+            ),
+            (
+                r#"{"f":{"inner":{"n":1,"kind":"dot"},"kind":"circle","radius":1}}"#,
+                true,
+            ),
+            (
+                r#"{"f":{"inner":{"n":1,"kind":"circle"},"kind":"dot"}}"#,
+                false,
+            ),
+            (
+                r#"{"f":{"note":"\"kind\":\"dot\"","kind":"circle","radius":1}}"#,
+                true,
+            ),
+            (r#"{"f":{"note":"x","kind":"dot"}}"#, false),
+            // Escapes in the tag's key or value: every branch is followed.
+            (r#"{"f":{"k\u0069nd":"circle","radius":1}}"#, true),
+            (r#"{"f":{"kind":"circl\u0065","radius":1}}"#, true),
+            (r#"{"f":{"kind":"d\u006ft","radius":1}}"#, false),
+            (r#"{"f":{ "radius" : 1.5 , "kind" : "circle" }}"#, true),
+            (r#"{"f":{"radius":true,"kind":"circle"}}"#, false),
+            (r#"{"f":[]}"#, false),
+        ] {
+            assert_eq!(walked(doc), valid, "walked: {doc}");
+            assert_eq!(
+                read::<Value>(doc, &limits(), &shape).is_some(),
+                valid,
+                "read: {doc}"
             );
         }
     }

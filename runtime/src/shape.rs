@@ -54,6 +54,9 @@ pub(crate) struct Shape {
     /// enums try every variant at every level, which costs exponential
     /// work in the nesting for a document the schema refuses.
     first: bool,
+    /// No valid document holds a `null` or a container below the arguments
+    /// object (see [`Shape::flat`]).
+    flat: bool,
 }
 
 /// Derived from the schema, which a definition compares already.
@@ -82,6 +85,33 @@ struct Node {
     range: (Option<Number>, Option<Number>),
     /// `minLength` and `maxLength`, in characters.
     length: (Option<u64>, Option<u64>),
+    /// The union this subschema is, if its branches are told apart by a
+    /// tag (see [`Tagged`]).
+    tagged: Option<Box<Tagged>>,
+}
+
+/// A union of objects told apart by one required member, the tag, whose
+/// value is a constant string different in each branch: serde's internally
+/// tagged enums. An object the union reads can then be only the branch its
+/// tag names, which alone decides.
+#[derive(Clone, Debug)]
+pub(crate) struct Tagged {
+    key: Box<str>,
+    /// Each branch, by its tag.
+    branches: Vec<(Box<str>, Id)>,
+}
+
+impl Tagged {
+    /// The member that names the branch.
+    pub(crate) fn key(&self) -> &[u8] {
+        self.key.as_bytes()
+    }
+
+    /// The branch whose tag is `tag`, written without escapes.
+    pub(crate) fn branch(&self, tag: &[u8]) -> Option<Id> {
+        let (_, id) = self.branches.iter().find(|(t, _)| t.as_bytes() == tag)?;
+        Some(*id)
+    }
 }
 
 /// A JSON number, exactly for integers that fit 128 bits.
@@ -135,6 +165,7 @@ impl Default for Node {
             all_of: Vec::new(),
             range: (None, None),
             length: (None, None),
+            tagged: None,
         }
     }
 }
@@ -157,14 +188,127 @@ impl Shape {
             untagged: false,
         };
         let root = builder.child(schema);
-        Shape {
+        let mut shape = Shape {
             root: match root {
                 Child::Node(id) => Some(id),
                 Child::Any | Child::Never => None,
             },
             nodes: builder.nodes,
             first: builder.untagged,
+            flat: false,
+        };
+        shape.flat = shape.root.is_some_and(|root| shape.scalars_only(root));
+        for id in 0..shape.nodes.len() {
+            let tagged = Id::try_from(id).ok().and_then(|id| shape.find_tag(id));
+            if let Some(node) = shape.nodes.get_mut(id) {
+                node.tagged = tagged.map(Box::new);
+            }
         }
+        shape
+    }
+
+    /// Subschema `id` as a [`Tagged`] union, if it is one: a union whose
+    /// branches that take objects at all each list the same required
+    /// member with one constant string of its own.
+    fn find_tag(&self, id: Id) -> Option<Tagged> {
+        let mut branches = Vec::new();
+        if self.node(id).any_of.is_empty() || !self.object_branches(id, 0, &mut branches) {
+            return None;
+        }
+        let first = self.node(*branches.first()?);
+        // The first key every branch requires with a constant string.
+        first.required.iter().find_map(|key| {
+            let mut tagged = Tagged {
+                key: key.clone(),
+                branches: Vec::new(),
+            };
+            for branch in &branches {
+                let tag = self.constant_member(*branch, key)?;
+                if tagged.branch(tag.as_bytes()).is_some() {
+                    return None;
+                }
+                tagged.branches.push((tag.into(), *branch));
+            }
+            Some(tagged)
+        })
+    }
+
+    /// Adds to `branches` the subschemas an object under `id` must satisfy
+    /// one of: `id` itself if it has no union and takes only objects, or
+    /// the branches of its one union if it has nothing else, less those
+    /// that take no object. `false` for any other subschema.
+    fn object_branches(&self, id: Id, depth: usize, branches: &mut Vec<Id>) -> bool {
+        let node = self.node(id);
+        if self.simple(id) {
+            if node.kinds & OBJECT == 0 {
+                return true;
+            }
+            branches.push(id);
+            return node.kinds == OBJECT && node.choices.is_empty();
+        }
+        let [group] = node.any_of.as_slice() else {
+            return false;
+        };
+        let union_only = Node {
+            kinds: ANY,
+            any_of: Vec::new(),
+            tagged: None,
+            ..node.clone()
+        };
+        depth < 4
+            && node.kinds & OBJECT != 0
+            && is_trivial(&union_only)
+            && group
+                .iter()
+                .all(|branch| self.object_branches(*branch, depth + 1, branches))
+    }
+
+    /// The one string required member `key` of subschema `id` must be, if
+    /// its subschema says nothing else.
+    fn constant_member(&self, id: Id, key: &str) -> Option<&str> {
+        let (_, child, required) = self
+            .node(id)
+            .properties
+            .iter()
+            .find(|(name, ..)| &**name == key)?;
+        let Child::Node(member) = child else {
+            return None;
+        };
+        let member = self.node(*member);
+        match member.choices.as_slice() {
+            [values] if *required && member.kinds & STRING != 0 && member.is_bare() => {
+                match values.as_slice() {
+                    [Value::String(tag)] => Some(tag),
+                    _ => None,
+                }
+            }
+            _ => None,
+        }
+    }
+
+    /// Whether every member subschema `id` allows is a scalar that is not
+    /// `null`, by its own keywords.
+    fn scalars_only(&self, id: Id) -> bool {
+        const LAX: u8 = NULL | ARRAY | OBJECT;
+        let node = self.node(id);
+        let scalar = |child: &Child| match *child {
+            Child::Never => true,
+            Child::Any => false,
+            Child::Node(id) => self.simple(id) && self.node(id).kinds & LAX == 0,
+        };
+        self.simple(id)
+            && node.properties.iter().all(|(_, child, _)| scalar(child))
+            && node.patterns.iter().all(|(_, child)| scalar(child))
+            && scalar(&node.additional)
+    }
+
+    /// Whether no document the schema accepts holds a `null`, or an object
+    /// or array below the arguments object: every member is a scalar,
+    /// where serde's verdict is the schema's (see [`Shape::check`]). The
+    /// single-pass reader then reads without the schema, and stops where a
+    /// document holds either.
+    pub(crate) fn flat(&self) -> bool {
+        self.flat
     }
 
     /// Whether to walk before serde reads the document (see `first`).
@@ -1237,6 +1381,12 @@ impl Shape {
         bits
     }
 
+    /// Subschema `id` as a union told apart by a tag, if it is one.
+    #[inline]
+    pub(crate) fn tagged(&self, id: Id) -> Option<&Tagged> {
+        self.node(id).tagged.as_deref()
+    }
+
     /// Whether subschema `id` has no union: its own keywords decide.
     pub(crate) fn simple(&self, id: Id) -> bool {
         let node = self.node(id);
@@ -1834,6 +1984,50 @@ mod tests {
             Err(Code::InvalidValue)
         );
         assert_eq!(check(&schema, r#"{"k":"dog"}"#), Err(Code::InvalidValue));
+    }
+
+    /// Which unions are told apart by a tag: every branch that takes an
+    /// object requires the same member with a constant string of its own.
+    #[test]
+    fn a_union_is_tagged_when_each_object_branch_names_itself() {
+        let branch = |tag: Value, required: bool| {
+            serde_json::json!({
+                "type": "object",
+                "properties": {"kind": {"type": "string", "const": tag}, "n": {"type": "integer"}},
+                "required": if required { vec!["kind"] } else { vec![] },
+                "additionalProperties": false,
+            })
+        };
+        let tagged = |union: Value| {
+            let shape =
+                Shape::new(&serde_json::json!({"type": "object", "properties": {"u": union}}));
+            shape
+                .nodes
+                .iter()
+                .filter_map(|n| n.tagged.as_deref())
+                .map(|t| t.branches.len())
+                .max()
+        };
+        let a = branch(serde_json::json!("a"), true);
+        let b = branch(serde_json::json!("b"), true);
+        assert_eq!(tagged(serde_json::json!({"oneOf": [a, b]})), Some(2));
+        // An optional one: the null branch takes no object.
+        assert_eq!(
+            tagged(serde_json::json!({"anyOf": [{"oneOf": [a, b]}, {"type": "null"}]})),
+            Some(2)
+        );
+        // Not tagged: two branches with one tag, a tag not required, a tag
+        // that is not a string, a branch that is not an object's, or the
+        // union beside other keywords.
+        assert_eq!(tagged(serde_json::json!({"oneOf": [a, a]})), None);
+        let loose = branch(serde_json::json!("b"), false);
+        assert_eq!(tagged(serde_json::json!({"oneOf": [a, loose]})), None);
+        let number = branch(serde_json::json!(2), true);
+        assert_eq!(tagged(serde_json::json!({"oneOf": [a, number]})), None);
+        let any = serde_json::json!({"type": ["object", "string"]});
+        assert_eq!(tagged(serde_json::json!({"oneOf": [a, any]})), None);
+        let beside = serde_json::json!({"oneOf": [a, b], "required": ["kind"]});
+        assert_eq!(tagged(beside), None);
     }
 
     #[test]

@@ -191,10 +191,37 @@ static STOPS_STRING: [bool; 256] = {
 #[inline]
 pub(crate) fn plain_text_end(bytes: &[u8], from: usize, to: usize) -> usize {
     let window = bytes.get(from..to).unwrap_or_default();
-    from + window
-        .iter()
-        .position(|&b| STOPS_STRING.get(usize::from(b)).copied().unwrap_or(true))
-        .unwrap_or(window.len())
+    // Eight bytes at a time, as a word: the first byte that stops the run
+    // is the lowest flagged (flags above it may be false, below never).
+    let mut words = window.chunks_exact(8);
+    let mut done = 0;
+    for word in &mut words {
+        let mut eight = [0; 8];
+        eight.copy_from_slice(word);
+        let stops = stops_in(u64::from_le_bytes(eight));
+        if stops != 0 {
+            return from + done + (stops.trailing_zeros() / 8) as usize;
+        }
+        done += 8;
+    }
+    let tail = words.remainder();
+    from + done
+        + tail
+            .iter()
+            .position(|&b| STOPS_STRING.get(usize::from(b)).copied().unwrap_or(true))
+            .unwrap_or(tail.len())
+}
+
+/// The high bit of each byte of `word` that may stop a run of plain string
+/// text, exactly for the lowest such byte: a control character, a quote
+/// or a backslash.
+#[inline(always)]
+fn stops_in(word: u64) -> u64 {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    let zero_in = |w: u64| w.wrapping_sub(ONES) & !w & HIGH;
+    let control = word.wrapping_sub(ONES * 0x20) & !word & HIGH;
+    control | zero_in(word ^ (ONES * u64::from(b'"'))) | zero_in(word ^ (ONES * u64::from(b'\\')))
 }
 
 /// New keys are compared with the object's earlier keys as they arrive
@@ -751,6 +778,51 @@ fn decode_into(raw: &[u8], out: &mut Vec<u8>) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The run of plain string text ends where a byte-by-byte reading
+    /// ends it, whatever the window and wherever the stops fall in a word.
+    #[test]
+    fn plain_text_ends_at_the_first_stop_as_byte_by_byte() {
+        let by_byte = |bytes: &[u8], from: usize, to: usize| {
+            (from..to)
+                .find(|&i| STOPS_STRING[usize::from(bytes[i])])
+                .unwrap_or(to)
+        };
+        // Plain bytes around every kind of stop, and bytes next to them.
+        let alphabet = [
+            b'a', b'~', 0x7f, 0x80, 0xff, b'"', b'\\', 0x00, 0x1f, 0x20, b'!', b'#', b'[', b']',
+        ];
+        let mut state = 0x2545_f491_4f6c_dd1d_u64;
+        for _ in 0..20_000 {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            let len = (state % 40) as usize;
+            let bytes: Vec<u8> = (0..len)
+                .map(|i| {
+                    let pick = (state >> (i % 48)) as usize;
+                    // Mostly plain, so that stops fall anywhere in a word.
+                    if pick.is_multiple_of(5) {
+                        alphabet[pick / 5 % alphabet.len()]
+                    } else {
+                        b'a' + (pick % 26) as u8
+                    }
+                })
+                .collect();
+            let from = if len == 0 {
+                0
+            } else {
+                (state >> 50) as usize % len
+            };
+            for to in from..=len {
+                assert_eq!(
+                    plain_text_end(&bytes, from, to),
+                    by_byte(&bytes, from, to),
+                    "{bytes:?} {from}..{to}"
+                );
+            }
+        }
+    }
 
     fn code(input: &str) -> Option<Code> {
         scan(input.as_bytes(), &Limits::default())

@@ -88,6 +88,9 @@ struct Node {
     /// The union this subschema is, if its branches are told apart by a
     /// tag (see [`Tagged`]).
     tagged: Option<Box<Tagged>>,
+    /// With one list of choices, its strings, if none has a backslash: a
+    /// string written as one of them is chosen without decoding it.
+    plain_choices: Option<Box<[Box<str>]>>,
 }
 
 /// A union of objects told apart by one required member, the tag, whose
@@ -166,6 +169,7 @@ impl Default for Node {
             range: (None, None),
             length: (None, None),
             tagged: None,
+            plain_choices: None,
         }
     }
 }
@@ -530,6 +534,12 @@ impl<'s> Builder<'s> {
                         node.any_of.push(group);
                     }
                 }
+            }
+        }
+        if let [values] = node.choices.as_slice() {
+            let strings = values.iter().filter_map(Value::as_str);
+            if strings.clone().all(|s| !s.contains('\\')) {
+                node.plain_choices = Some(strings.map(Box::from).collect());
             }
         }
         if let Some(Value::Array(all)) = map.get("allOf") {
@@ -1579,6 +1589,16 @@ fn quick_accepts(
 fn chosen(node: &Node, kind: u8, raw: &[u8]) -> bool {
     if node.choices.is_empty() {
         return true;
+    }
+    // A string written as one of the choices is one, unless that needs a
+    // backslash (`"a\\nb"`), which the written string may decode.
+    if kind == STRING
+        && let Some(plain) = &node.plain_choices
+    {
+        let inner = raw.get(1..raw.len().saturating_sub(1)).unwrap_or_default();
+        if plain.iter().any(|choice| choice.as_bytes() == inner) {
+            return true;
+        }
     }
     // A plain string (the usual tag) is compared where it lies.
     if kind == STRING && !raw.contains(&b'\\') {

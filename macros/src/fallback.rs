@@ -54,7 +54,7 @@ pub(crate) fn emit(tool: &ToolFn, error: syn::Error, in_a_block: bool) -> TokenS
             fn __call<'__a>(
                 &'__a self,
                 _: ::toolgate::__private::Invocation<'__a, __S>,
-            ) -> ::toolgate::BoxFuture<'__a, ::toolgate::Outcome> {
+            ) -> ::toolgate::__private::Call<'__a> {
                 ::core::unreachable!(#unreachable)
             }
 

@@ -10,7 +10,7 @@ pub use std::sync::OnceLock;
 pub use crate::described::{Described, Rule, optional};
 pub use crate::keys::{ParsedKey, parsed_key};
 pub use crate::tool::{
-    Admission, BoxFuture, Finished, IntoOutcome, Invocation, Prepared, check, into_outcome,
+    Admission, BoxFuture, Call, Finished, IntoOutcome, Invocation, Prepared, check, into_outcome,
 };
 pub use crate::wire::{Fields, fill, filled, missing};
 
@@ -294,22 +294,28 @@ impl<S: ?Sized + SharedState> Boxing<S> {
 
 impl<S: Send + Sync + 'static> Boxing<S> {
     /// The call of a tool that names no resource and whose body is a plain
-    /// function, as its generated code `prepared` it, boxed: see
-    /// [`crate::tool::Plain`].
+    /// function, as its generated code `prepared` it (see
+    /// [`crate::tool::Plain`]): run at once, and boxed only if gate 6 waits
+    /// on its store.
+    ///
+    /// Polled here with a waker that does nothing: a call still pending
+    /// after it is boxed and polled again at once by the toolbox, with the
+    /// caller's waker, which is the one a future must wake.
     #[inline(always)]
-    pub fn call<'a, B>(
-        &self,
-        invocation: Invocation<'a, S>,
-        prepared: Prepared<B>,
-    ) -> BoxFuture<'a, Outcome>
+    pub fn call<'a, B>(&self, invocation: Invocation<'a, S>, prepared: Prepared<B>) -> Call<'a>
     where
         B: FnOnce() -> Outcome + Send + 'a,
     {
         match prepared {
-            Ok((approval, approver, body)) => Box::pin(crate::tool::Plain::new(
-                invocation, approval, approver, body,
-            )),
-            Err(refused) => Box::pin(core::future::ready(refused)),
+            Ok((approval, approver, body)) => {
+                let mut plain = crate::tool::Plain::new(invocation, approval, approver, body);
+                let mut now = core::task::Context::from_waker(core::task::Waker::noop());
+                match core::pin::Pin::new(&mut plain).poll(&mut now) {
+                    core::task::Poll::Ready(outcome) => Call::Done(Some(outcome)),
+                    core::task::Poll::Pending => Call::Later(Box::pin(plain)),
+                }
+            }
+            Err(refused) => Call::Done(Some(refused)),
         }
     }
 }
@@ -321,7 +327,7 @@ pub trait Unshareable<S: ?Sized> {
         unreachable!("the state must be Send + Sync + 'static, which the crate was refused for")
     }
 
-    fn call<'a, B>(&self, _: Invocation<'a, S>, _: Prepared<B>) -> BoxFuture<'a, Outcome>
+    fn call<'a, B>(&self, _: Invocation<'a, S>, _: Prepared<B>) -> Call<'a>
     where
         S: Sized,
     {

@@ -36,7 +36,7 @@ pub trait Tool<S>: Send + Sync + 'static {
     /// Runs gates 2–7 on arguments that passed gates 0–1. Generated code
     /// only: the toolbox is the one caller.
     #[doc(hidden)]
-    fn __call<'a>(&'a self, invocation: Invocation<'a, S>) -> BoxFuture<'a, Outcome>;
+    fn __call<'a>(&'a self, invocation: Invocation<'a, S>) -> Call<'a>;
 
     /// Gates 2–3 alone, for testing aids. Generated code only.
     #[doc(hidden)]
@@ -378,6 +378,32 @@ pub enum Admission<G> {
 pub enum Finished<R> {
     Now(Outcome),
     Later(Pin<Box<R>>),
+}
+
+/// A call as [`Tool::__call`] starts it: its outcome, if the call ended at
+/// once, or the rest of it, boxed. A tool whose body is a plain function
+/// and whose call needs nothing of gate 6's store ends at once, and its
+/// call allocates no future.
+#[doc(hidden)]
+pub enum Call<'a> {
+    /// Ended; `None` once polled.
+    Done(Option<Outcome>),
+    /// Still running.
+    Later(BoxFuture<'a, Outcome>),
+}
+
+impl Future for Call<'_> {
+    type Output = Outcome;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Outcome> {
+        match Pin::into_inner(self) {
+            Call::Done(outcome) => match outcome.take() {
+                Some(outcome) => Poll::Ready(outcome),
+                None => Poll::Pending,
+            },
+            Call::Later(future) => future.as_mut().poll(cx),
+        }
+    }
 }
 
 /// What a tool's generated code reads from its arguments, for a tool that

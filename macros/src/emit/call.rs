@@ -246,10 +246,10 @@ pub(crate) fn emit(tool: &ToolFn) -> TokenStream {
             }
         }
         false => quote! {
-            ::std::boxed::Box::pin(::toolgate::__private::Boxing::<#runs_on>::new().wrap(async move {
+            ::toolgate::__private::Call::Later(::std::boxed::Box::pin(::toolgate::__private::Boxing::<#runs_on>::new().wrap(async move {
                 #before_body
                 #finish
-            }))
+            })))
         },
     };
 
@@ -264,7 +264,7 @@ pub(crate) fn emit(tool: &ToolFn) -> TokenStream {
             fn __call<'__a>(
                 &'__a self,
                 mut #invocation: ::toolgate::__private::Invocation<'__a, __S>,
-            ) -> ::toolgate::BoxFuture<'__a, ::toolgate::Outcome> {
+            ) -> ::toolgate::__private::Call<'__a> {
                 #lend
                 #[allow(unused_imports)]
                 use ::toolgate::__private::Unshareable as _;

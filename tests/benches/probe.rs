@@ -2,7 +2,8 @@
 //! callgrind (repeatable on a noisy machine, unlike time). Arguments: the
 //! number of calls, the path (`toolgate`: gates 1–3, the default; `floor`:
 //! serde_json then garde) and the tool (`book_hotel`, the default,
-//! `schedule_export` or `refund_invoice`).
+//! `schedule_export`, `refund_invoice`, or `find_notes` with an optional
+//! argument left out and `find_notes_null` with it `null`).
 //!
 //! ```sh
 //! cargo bench -p toolgate-tests --bench probe --no-run
@@ -13,8 +14,22 @@
 use std::hint::black_box;
 
 use serde::de::DeserializeOwned;
-use toolgate::Toolbox;
+use toolgate::{ToolError, Toolbox, tool};
 use toolgate_examples::{export, hotel, invoice};
+
+/// Find notes: a tool with an optional argument, which a model may leave
+/// out or send as `null` (strict providers send every argument).
+#[tool(effect = read)]
+fn find_notes(
+    /// What to look for.
+    #[garde(length(chars, min = 1, max = 64))]
+    query: String,
+    /// At most this many.
+    #[garde(inner(range(min = 1, max = 50)))]
+    limit: Option<u8>,
+) -> Result<usize, ToolError> {
+    Ok(query.len() + usize::from(limit.unwrap_or(10)))
+}
 
 fn run<S, A>(toolbox: &Toolbox<S>, tool: &str, bytes: &[u8], calls: usize, floor: bool) -> usize
 where
@@ -54,6 +69,16 @@ fn main() {
             toolbox.register(invoice::RefundInvoice).unwrap();
             let bytes = br#"{"invoice_id":"inv_88","amount_cents":4500,"reason":{"kind":"goodwill","approver_id":"usr_lena"}}"#;
             run::<_, invoice::RefundInvoiceArgs>(&toolbox, &tool, bytes, calls, floor)
+        }
+        "find_notes" | "find_notes_null" => {
+            let mut toolbox = Toolbox::new(());
+            toolbox.register(FindNotes).unwrap();
+            let bytes: &[u8] = if tool == "find_notes" {
+                br#"{"query":"invoices due"}"#
+            } else {
+                br#"{"query":"invoices due","limit":null}"#
+            };
+            run::<_, FindNotesArgs>(&toolbox, "find_notes", bytes, calls, floor)
         }
         _ => {
             let mut toolbox = Toolbox::new(hotel::Hotels::demo());

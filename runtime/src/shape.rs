@@ -216,7 +216,9 @@ impl Shape {
     /// member with one constant string of its own.
     fn find_tag(&self, id: Id) -> Option<Tagged> {
         let mut branches = Vec::new();
-        if self.node(id).any_of.is_empty() || !self.object_branches(id, 0, &mut branches) {
+        let mut seen = Vec::new();
+        if self.node(id).any_of.is_empty() || !self.object_branches(id, 0, &mut branches, &mut seen)
+        {
             return None;
         }
         let first = self.node(*branches.first()?);
@@ -240,8 +242,24 @@ impl Shape {
     /// Adds to `branches` the subschemas an object under `id` must satisfy
     /// one of: `id` itself if it has no union and takes only objects, or
     /// the branches of its one union if it has nothing else, less those
-    /// that take no object. `false` for any other subschema.
-    fn object_branches(&self, id: Id, depth: usize, branches: &mut Vec<Id>) -> bool {
+    /// that take no object. `false` for any other subschema. Each
+    /// subschema is looked at once, however often the unions name it, and
+    /// at most 64 branches are gathered: the work is bounded by the
+    /// schema's size.
+    fn object_branches(
+        &self,
+        id: Id,
+        depth: usize,
+        branches: &mut Vec<Id>,
+        seen: &mut Vec<Id>,
+    ) -> bool {
+        if seen.contains(&id) {
+            return true;
+        }
+        seen.push(id);
+        if branches.len() >= 64 {
+            return false;
+        }
         let node = self.node(id);
         if self.simple(id) {
             if node.kinds & OBJECT == 0 {
@@ -264,7 +282,7 @@ impl Shape {
             && is_trivial(&union_only)
             && group
                 .iter()
-                .all(|branch| self.object_branches(*branch, depth + 1, branches))
+                .all(|branch| self.object_branches(*branch, depth + 1, branches, seen))
     }
 
     /// The one string required member `key` of subschema `id` must be, if
@@ -2048,6 +2066,26 @@ mod tests {
         assert_eq!(tagged(serde_json::json!({"oneOf": [a, any]})), None);
         let beside = serde_json::json!({"oneOf": [a, b], "required": ["kind"]});
         assert_eq!(tagged(beside), None);
+        // A branch named twice, through a reference, is one branch; unions
+        // that name the same ones many times over are looked at once each.
+        let shape = Shape::new(&serde_json::json!({
+            "type": "object",
+            "properties": {"u": {"oneOf": [
+                {"$ref": "#/$defs/U"}, {"$ref": "#/$defs/U"}, {"$ref": "#/$defs/A"},
+            ]}},
+            "$defs": {
+                "A": a,
+                "B": b,
+                "U": {"anyOf": [{"$ref": "#/$defs/A"}, {"$ref": "#/$defs/B"}, {"$ref": "#/$defs/U"}]},
+            },
+        }));
+        let sizes: Vec<usize> = shape
+            .nodes
+            .iter()
+            .filter_map(|n| n.tagged.as_deref())
+            .map(|t| t.branches.len())
+            .collect();
+        assert_eq!(sizes, [2, 2], "{sizes:?}");
     }
 
     #[test]

@@ -95,6 +95,11 @@ pub enum Claim {
 /// The store behind gate 6. Implemented in memory by [`MemoryStore`]; the
 /// SQLite and PostgreSQL stores implement it on a database, each operation
 /// one statement or one transaction.
+///
+/// A call may poll a store's future first with a waker that does nothing
+/// (a plain-function tool's call is started where the toolbox calls it),
+/// then again at once with the caller's. As the `Future` contract says, a
+/// pending future must wake the waker of its latest poll, not the first.
 pub trait EffectStore: Send + Sync + 'static {
     /// Saves a new, pending approval.
     fn create_approval(&self, record: Approval) -> BoxFuture<'_, Result<(), StoreError>>;

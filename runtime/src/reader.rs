@@ -322,6 +322,19 @@ enum Listed {
 }
 
 impl Guide {
+    /// The check of an object or array (`kind`) against subschema `id`,
+    /// which has no union, before its first member.
+    #[inline]
+    fn one(shape: &Shape, id: Id, kind: u8) -> Guide {
+        Guide::One {
+            id,
+            alive: shape.takes(id, kind),
+            found: 0,
+            child: Child::Any,
+            seen: 0,
+        }
+    }
+
     fn key(&mut self, shape: &Shape, key: &[u8]) -> Listed {
         match self {
             Guide::One {
@@ -847,13 +860,7 @@ impl<'de> Reader<'de> {
         let set = match core::mem::take(&mut self.expect) {
             Expect::Any => return Ok(()),
             Expect::One(id) if shape.simple(id) => {
-                *guide = Some(Guide::One {
-                    id,
-                    alive: shape.takes(id, kind),
-                    found: 0,
-                    child: Child::Any,
-                    seen: 0,
-                });
+                *guide = Some(Guide::one(shape, id, kind));
                 return Ok(());
             }
             // A tagged union's object is the branch its tag names, found
@@ -862,13 +869,7 @@ impl<'de> Reader<'de> {
                 if kind == shape::OBJECT
                     && let Some(branch) = shape.tagged(id).and_then(|t| self.branch_ahead(t))
                 {
-                    *guide = Some(Guide::One {
-                        id: branch,
-                        alive: shape.takes(branch, kind),
-                        found: 0,
-                        child: Child::Any,
-                        seen: 0,
-                    });
+                    *guide = Some(Guide::one(shape, branch, kind));
                     return Ok(());
                 }
                 SmallVec::from_elem(id, 1)
@@ -973,6 +974,8 @@ impl<'de> Reader<'de> {
         Ok(read)
     }
 
+    // A loop of its own, not `skip_ws` on the bytes: on the per-call
+    // path, counting a `take_while` costs about 7% more instructions.
     fn skip_ws(&mut self) {
         while let Some(b' ' | b'\n' | b'\r' | b'\t') = self.peek() {
             self.pos += 1;

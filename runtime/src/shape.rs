@@ -271,15 +271,10 @@ impl Shape {
         let [group] = node.any_of.as_slice() else {
             return false;
         };
-        let union_only = Node {
-            kinds: ANY,
-            any_of: Vec::new(),
-            tagged: None,
-            ..node.clone()
-        };
         depth < 4
             && node.kinds & OBJECT != 0
-            && is_trivial(&union_only)
+            && node.choices.is_empty()
+            && node.is_bare_beside_unions()
             && group
                 .iter()
                 .all(|branch| self.object_branches(*branch, depth + 1, branches, seen))
@@ -594,13 +589,17 @@ fn is_trivial(node: &Node) -> bool {
 impl Node {
     /// No keyword but `type`, `enum` and `const`.
     fn is_bare(&self) -> bool {
+        self.any_of.is_empty() && self.is_bare_beside_unions()
+    }
+
+    /// No keyword but `type`, `enum`, `const`, `anyOf` and `oneOf`.
+    fn is_bare_beside_unions(&self) -> bool {
         self.properties.is_empty()
             && self.required.is_empty()
             && self.patterns.is_empty()
             && self.additional == Child::Any
             && self.prefix.is_empty()
             && self.items == Child::Any
-            && self.any_of.is_empty()
             && self.all_of.is_empty()
             && self.range == (None, None)
             && self.length == (None, None)
@@ -1608,19 +1607,17 @@ fn chosen(node: &Node, kind: u8, raw: &[u8]) -> bool {
     if node.choices.is_empty() {
         return true;
     }
+    let inner = raw.get(1..raw.len().saturating_sub(1)).unwrap_or_default();
     // A string written as one of the choices is one, unless that needs a
     // backslash (`"a\\nb"`), which the written string may decode.
     if kind == STRING
         && let Some(plain) = &node.plain_choices
+        && plain.iter().any(|choice| choice.as_bytes() == inner)
     {
-        let inner = raw.get(1..raw.len().saturating_sub(1)).unwrap_or_default();
-        if plain.iter().any(|choice| choice.as_bytes() == inner) {
-            return true;
-        }
+        return true;
     }
     // A plain string (the usual tag) is compared where it lies.
     if kind == STRING && !raw.contains(&b'\\') {
-        let inner = raw.get(1..raw.len().saturating_sub(1)).unwrap_or_default();
         node.choices.iter().all(|values| {
             values
                 .iter()

@@ -33,22 +33,20 @@ impl Panic {
     }
 }
 
-/// Starts a future with `start` and drives it, catching a panic in either.
+/// Starts a future with `start`, catching a panic in it; drive the future
+/// within [`Contained`].
 ///
 /// `AssertUnwindSafe` is sound here because nothing observes the future's
 /// state after it panicked: it is dropped unpolled, and the call's outcome
 /// is the failure. State the user code shares through the toolbox (a
 /// `Mutex` poisoned by the panic, say) is the application's to judge, as
 /// after any panic.
-pub(crate) async fn contain<F, T>(start: impl FnOnce() -> F) -> Result<T, Panic>
-where
-    F: Future<Output = T> + Unpin,
-{
-    let future = catch_unwind(AssertUnwindSafe(start)).map_err(Panic)?;
-    Contained(future).await
+pub(crate) fn started<F>(start: impl FnOnce() -> F) -> Result<F, Panic> {
+    catch_unwind(AssertUnwindSafe(start)).map_err(Panic)
 }
 
-struct Contained<F>(F);
+/// A future whose every poll catches a panic, as [`started`] does.
+pub(crate) struct Contained<F>(pub(crate) F);
 
 impl<F: Future + Unpin> Future for Contained<F> {
     type Output = Result<F::Output, Panic>;

@@ -320,7 +320,7 @@ impl<'a, S> Invocation<'a, S> {
 
     /// Whether gate 6 holds the call (`Some`), and then whether it needs a
     /// person's approval; `None` for a `read` call it lets through at once.
-    fn gated(&self, approval: Option<bool>) -> Option<bool> {
+    pub(crate) fn gated(&self, approval: Option<bool>) -> Option<bool> {
         let needs = self.asked
             || self
                 .effects

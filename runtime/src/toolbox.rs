@@ -9,7 +9,7 @@ use crate::effect::Effects;
 
 use crate::audit::{self, Gate};
 use crate::outcome::Failure;
-use crate::tool::Invocation;
+use crate::tool::{Call, Invocation};
 use crate::{
     Approval, ApprovalState, Arguments, Clock, Code, Decided, Decision, EffectPolicy, EffectStore,
     Limits, Outcome, Rejection, StoreError, StoredCall, Tool, ToolContext, ToolDef, bounded, panic,
@@ -427,7 +427,11 @@ impl<S: Send + Sync + 'static> Toolbox<S> {
                 };
                 match limited {
                     Some(rejection) => Outcome::Rejected(rejection),
-                    None => self.run(ctx, entry, bytes, arguments.as_text(), None).await,
+                    // A call that ends at once is not driven as a future.
+                    None => match self.start(ctx, entry, bytes, arguments.as_text(), None) {
+                        Call::Done(Some(outcome)) => outcome,
+                        call => Self::rest(ctx, entry, call).await,
+                    },
                 }
             }
             Err(rejection) => Outcome::Rejected(rejection),
@@ -789,13 +793,30 @@ impl<S: Send + Sync + 'static> Toolbox<S> {
         text: Option<&str>,
         resuming: Option<&Approval>,
     ) -> Outcome {
+        match self.start(ctx, entry, bytes, text, resuming) {
+            Call::Done(Some(outcome)) => outcome,
+            call => Self::rest(ctx, entry, call).await,
+        }
+    }
+
+    /// Gate 1's start, then the tool's generated call up to where it first
+    /// waits: a call that ends at once (a plain body that gate 6 lets
+    /// straight through) ends here, with no future of its own to drive.
+    fn start<'a>(
+        &'a self,
+        ctx: &'a ToolContext,
+        entry: &'a Entry<S>,
+        bytes: &'a [u8],
+        text: Option<&'a str>,
+        resuming: Option<&'a Approval>,
+    ) -> Call<'a> {
         let def = entry.tool.definition();
         let limits = entry.limits.as_ref().unwrap_or(&self.limits);
         let raw = match bounded::begin(bytes, text, limits) {
             Ok(raw) => raw,
             Err(rejection) => {
                 audit::rejected(ctx, def.name(), Gate::BoundedParse, &rejection);
-                return Outcome::Rejected(rejection);
+                return Call::Done(Some(Outcome::Rejected(rejection)));
             }
         };
         let invocation = Invocation {
@@ -810,13 +831,26 @@ impl<S: Send + Sync + 'static> Toolbox<S> {
             shared: None,
             run: None,
         };
-        match panic::contain(|| entry.tool.__call(invocation)).await {
-            Ok(outcome) => outcome,
-            Err(panic) => {
-                audit::panicked(ctx, def.name(), panic.message());
-                Outcome::Failed(Failure::new(ctx.request_id()))
-            }
+        match panic::started(|| entry.tool.__call(invocation)) {
+            Ok(call) => call,
+            Err(panic) => Call::Done(Some(Self::panicked(ctx, entry, &panic))),
         }
+    }
+
+    /// The rest of a call [`start`](Self::start) began, driven to its
+    /// outcome.
+    async fn rest(ctx: &ToolContext, entry: &Entry<S>, call: Call<'_>) -> Outcome {
+        match panic::Contained(call).await {
+            Ok(outcome) => outcome,
+            Err(panic) => Self::panicked(ctx, entry, &panic),
+        }
+    }
+
+    /// A panic in a tool's call, contained: logged, and the call failed.
+    #[cold]
+    fn panicked(ctx: &ToolContext, entry: &Entry<S>, panic: &panic::Panic) -> Outcome {
+        audit::panicked(ctx, entry.tool.definition().name(), panic.message());
+        Outcome::Failed(Failure::new(ctx.request_id()))
     }
 }
 

@@ -217,3 +217,76 @@ fn a_check_and_a_body_deny_flatly_with_a_reason_for_the_log() {
         );
     }
 }
+
+/// Tools whose code runs while the toolbox starts the call, before any
+/// future: a plain body, and a rule of gate 3.
+mod at_once {
+    use toolgate::{ToolError, tool};
+
+    /// Panic in a plain body, read or write, as the argument asks.
+    #[tool(effect = read)]
+    pub fn peek(#[garde(length(min = 1, max = 16))] mode: String) -> Result<String, ToolError> {
+        if mode == "panic" {
+            panic!("peek panicked");
+        }
+        Ok(mode)
+    }
+
+    /// The same as a write, which gate 6 holds.
+    #[tool(effect = write)]
+    pub fn poke(#[garde(length(min = 1, max = 16))] mode: String) -> Result<String, ToolError> {
+        if mode == "panic" {
+            panic!("poke panicked");
+        }
+        Ok(mode)
+    }
+
+    fn fussy(mode: &str, _: &()) -> garde::Result {
+        if mode == "panic" {
+            panic!("the rule panicked");
+        }
+        Ok(())
+    }
+
+    /// Panic in a custom rule of gate 3.
+    #[tool(effect = read)]
+    pub fn judge(#[garde(custom(fussy))] mode: String) -> Result<String, ToolError> {
+        Ok(mode)
+    }
+}
+
+#[test]
+fn a_panic_in_a_plain_body_or_a_rule_is_contained_as_the_call_starts() {
+    let mut toolbox = Toolbox::new(());
+    toolbox
+        .register(at_once::Peek)
+        .unwrap()
+        .register(at_once::Poke)
+        .unwrap()
+        .register(at_once::Judge)
+        .unwrap();
+    for (tool, message) in [
+        ("peek", "peek panicked"),
+        ("poke", "poke panicked"),
+        ("judge", "the rule panicked"),
+    ] {
+        let ctx = ToolContext::new("agent_9", "tenant_b", "req_8")
+            .allow_tools([tool])
+            .with_call_id(format!("call_{tool}"));
+        let (outcome, log) = audit(|| block_on(toolbox.call(&ctx, tool, r#"{"mode":"panic"}"#)));
+        assert_eq!(
+            serde_json::to_string(&outcome).unwrap(),
+            failed("req_8"),
+            "{tool}"
+        );
+        let event = log
+            .iter()
+            .find(|r| r["message"] == "tool panicked")
+            .unwrap_or_else(|| panic!("no audit entry for {tool}: {log:?}"));
+        assert_eq!(event["panic"], message);
+        assert_eq!(event["tool"], tool);
+        let ctx = ctx.with_call_id(format!("call_{tool}_2"));
+        let outcome = block_on(toolbox.call(&ctx, tool, r#"{"mode":"ok"}"#));
+        assert_eq!(outcome.value(), Some(&serde_json::json!("ok")), "{tool}");
+    }
+}

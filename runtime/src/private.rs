@@ -294,34 +294,15 @@ impl<S: ?Sized + SharedState> Boxing<S> {
 
 impl<S: Send + Sync + 'static> Boxing<S> {
     /// The call of a tool that names no resource and whose body is a plain
-    /// function, as its generated code `prepared` it (see
-    /// [`crate::tool::Plain`]): run at once, and boxed only if gate 6 waits
-    /// on its store.
-    ///
-    /// Polled here with a waker that does nothing: a call still pending
-    /// after it is boxed and polled again at once by the toolbox, with the
-    /// caller's waker, which is the one a future must wake.
+    /// function, as its generated code `prepared` it: run at once, and
+    /// boxed only if gate 6 waits on its store (see
+    /// [`crate::tool::start`]).
     #[inline(always)]
     pub fn call<'a, B>(&self, invocation: Invocation<'a, S>, prepared: Prepared<B>) -> Call<'a>
     where
         B: FnOnce() -> Outcome + Send + 'a,
     {
-        match prepared {
-            // Gate 6 lets a `read` call that needs no approval straight
-            // through: the body runs now, with no steps around it.
-            Ok((approval, _, body)) if invocation.gated(approval).is_none() => {
-                Call::Done(Some(body()))
-            }
-            Ok((approval, approver, body)) => {
-                let mut plain = crate::tool::Plain::new(invocation, approval, approver, body);
-                let mut now = core::task::Context::from_waker(core::task::Waker::noop());
-                match core::pin::Pin::new(&mut plain).poll(&mut now) {
-                    core::task::Poll::Ready(outcome) => Call::Done(Some(outcome)),
-                    core::task::Poll::Pending => Call::Later(Box::pin(plain)),
-                }
-            }
-            Err(refused) => Call::Done(Some(refused)),
-        }
+        crate::tool::start(invocation, prepared)
     }
 }
 

@@ -320,7 +320,7 @@ impl<'a, S> Invocation<'a, S> {
 
     /// Whether gate 6 holds the call (`Some`), and then whether it needs a
     /// person's approval; `None` for a `read` call it lets through at once.
-    pub(crate) fn gated(&self, approval: Option<bool>) -> Option<bool> {
+    fn gated(&self, approval: Option<bool>) -> Option<bool> {
         let needs = self.asked
             || self
                 .effects
@@ -414,39 +414,38 @@ impl Future for Call<'_> {
 #[doc(hidden)]
 pub type Prepared<B> = Result<(Option<bool>, Option<String>, B), Outcome>;
 
+/// The body of a tool that names no resource and whose body is a plain
+/// function, not yet run: what [`Steps`] call it through, so that the
+/// steps are compiled once for each state type, not once for each tool.
+pub(crate) trait Body {
+    /// Runs the body: its outcome, or `None` if it ran before.
+    fn run(&mut self) -> Option<Outcome>;
+}
+
+impl<B: FnOnce() -> Outcome> Body for Option<B> {
+    fn run(&mut self) -> Option<Outcome> {
+        // Matched, not mapped: one function fewer for each tool.
+        #[allow(clippy::manual_map)]
+        match self.take() {
+            Some(body) => Some(body()),
+            None => None,
+        }
+    }
+}
+
 /// The call of a tool that names no resource and whose body is a plain
 /// function, once its generated code has prepared it: gate 6, the body,
-/// gate 6 again.
+/// gate 6 again. Started by [`start`], and boxed only if gate 6 waits on
+/// its store.
 ///
 /// A future written out rather than an async block, so that only its
 /// `poll`, a line, is compiled for each tool: the steps are compiled once
-/// for each state type, with the body passed in as `dyn FnMut`. (An async
+/// for each state type, with the body passed in as `dyn Body`. (An async
 /// block generic over the body would be compiled again for every tool, its
 /// steps and drop glue included.)
-#[doc(hidden)]
-pub struct Plain<'a, S, B> {
+struct Plain<'a, S, B> {
     steps: Steps<'a, S>,
     body: Option<B>,
-}
-
-impl<'a, S, B> Plain<'a, S, B> {
-    #[inline(always)]
-    pub(crate) fn new(
-        invocation: Invocation<'a, S>,
-        approval: Option<bool>,
-        approver: Option<String>,
-        body: B,
-    ) -> Self {
-        Plain {
-            steps: Steps {
-                invocation: Some(invocation),
-                approval,
-                approver,
-                at: At::Gate,
-            },
-            body: Some(body),
-        }
-    }
 }
 
 // Nothing in it is ever pinned: the body is called by value, the gate's
@@ -458,12 +457,47 @@ impl<'a, S: Sync, B: FnOnce() -> Outcome> Future for Plain<'a, S, B> {
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Outcome> {
         let Plain { steps, body } = Pin::into_inner(self);
-        // Matched, not mapped: one function fewer for each tool.
-        #[allow(clippy::manual_map)]
-        steps.poll(cx, &mut || match body.take() {
-            Some(body) => Some(body()),
-            None => None,
-        })
+        steps.poll(cx, body)
+    }
+}
+
+/// Starts the call of a tool that names no resource and whose body is a
+/// plain function, as its generated code prepared it: its outcome, if it
+/// ended at once, or the rest of it, boxed.
+///
+/// A `read` call that gate 6 lets straight through runs its body here,
+/// where it may be inlined. Any other is polled once with a waker that
+/// does nothing: a call still pending (gate 6 waits on its store) is
+/// boxed, and polled again at once by the toolbox with the caller's
+/// waker, which is the one a future must wake. The steps are compiled
+/// once for each state type; the body's call and the boxing, once for
+/// each tool.
+#[inline]
+pub(crate) fn start<'a, S, B>(invocation: Invocation<'a, S>, prepared: Prepared<B>) -> Call<'a>
+where
+    S: Send + Sync + 'static,
+    B: FnOnce() -> Outcome + Send + 'a,
+{
+    let (approval, approver, body) = match prepared {
+        Ok(prepared) => prepared,
+        Err(refused) => return Call::Done(Some(refused)),
+    };
+    // Gate 6 lets a `read` call that needs no approval straight through:
+    // the body runs now, with no steps around it.
+    if invocation.gated(approval).is_none() {
+        return Call::Done(Some(body()));
+    }
+    let mut body = Some(body);
+    let mut steps = Steps {
+        invocation: Some(invocation),
+        approval,
+        approver,
+        at: At::Gate,
+    };
+    let mut now = Context::from_waker(core::task::Waker::noop());
+    match steps.poll(&mut now, &mut body) {
+        Poll::Ready(outcome) => Call::Done(Some(outcome)),
+        Poll::Pending => Call::Later(Box::pin(Plain { steps, body })),
     }
 }
 
@@ -487,11 +521,7 @@ enum At<'a, S> {
 }
 
 impl<'a, S: Sync> Steps<'a, S> {
-    fn poll(
-        &mut self,
-        cx: &mut Context<'_>,
-        body: &mut dyn FnMut() -> Option<Outcome>,
-    ) -> Poll<Outcome> {
+    fn poll(&mut self, cx: &mut Context<'_>, body: &mut dyn Body) -> Poll<Outcome> {
         loop {
             match &mut self.at {
                 At::Gate => {}
@@ -537,9 +567,9 @@ impl<'a, S: Sync> Steps<'a, S> {
     /// Runs the body of a call gate 6 let through: its outcome, or `None`
     /// once gate 6 is keeping it (`At::Recording`, polled next). Either
     /// way the invocation is gone after, and the call done.
-    fn ran(&mut self, body: &mut dyn FnMut() -> Option<Outcome>) -> Option<Outcome> {
+    fn ran(&mut self, body: &mut dyn Body) -> Option<Outcome> {
         let held = self.invocation.as_mut().and_then(|i| i.run.take());
-        let Some(outcome) = body() else {
+        let Some(outcome) = body.run() else {
             self.invocation = None;
             return None;
         };

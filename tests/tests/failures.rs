@@ -107,6 +107,24 @@ fn failed(request_id: &str) -> String {
     )
 }
 
+/// Asserts that the call labelled `label` failed as a contained panic
+/// does, under `request_id`, and gives the panic's audit entry.
+fn contained<'l>(
+    outcome: &Outcome,
+    log: &'l [common::Record],
+    request_id: &str,
+    label: &str,
+) -> &'l common::Record {
+    assert_eq!(
+        serde_json::to_string(outcome).unwrap(),
+        failed(request_id),
+        "{label}"
+    );
+    log.iter()
+        .find(|r| r["message"] == "tool panicked")
+        .unwrap_or_else(|| panic!("no audit entry for {label}: {log:?}"))
+}
+
 #[test]
 fn a_panicking_body_fails_like_an_internal_error() {
     let (outcome, log) = run("panic");
@@ -172,15 +190,7 @@ fn a_panic_in_a_resolver_a_policy_or_a_check_is_contained_too() {
     ] {
         let args = serde_json::json!({ "locker": label }).to_string();
         let (outcome, log) = audit(|| block_on(toolbox.call(&ctx, "open_locker", args.as_str())));
-        assert_eq!(
-            serde_json::to_string(&outcome).unwrap(),
-            failed("req_5"),
-            "{label}"
-        );
-        let event = log
-            .iter()
-            .find(|r| r["message"] == "tool panicked")
-            .unwrap_or_else(|| panic!("no audit entry for {label}: {log:?}"));
+        let event = contained(&outcome, &log, "req_5", label);
         assert_eq!(event["panic"], message);
         assert_eq!(event["request_id"], "req_5");
     }
@@ -274,15 +284,7 @@ fn a_panic_in_a_plain_body_or_a_rule_is_contained_as_the_call_starts() {
             .allow_tools([tool])
             .with_call_id(format!("call_{tool}"));
         let (outcome, log) = audit(|| block_on(toolbox.call(&ctx, tool, r#"{"mode":"panic"}"#)));
-        assert_eq!(
-            serde_json::to_string(&outcome).unwrap(),
-            failed("req_8"),
-            "{tool}"
-        );
-        let event = log
-            .iter()
-            .find(|r| r["message"] == "tool panicked")
-            .unwrap_or_else(|| panic!("no audit entry for {tool}: {log:?}"));
+        let event = contained(&outcome, &log, "req_8", tool);
         assert_eq!(event["panic"], message);
         assert_eq!(event["tool"], tool);
         let ctx = ctx.with_call_id(format!("call_{tool}_2"));

@@ -28,33 +28,35 @@ pub struct Meta {
     pub approver_scope: Option<&'static str>,
     /// `#[tool(timeout_ms = …)]`, in milliseconds.
     pub timeout_ms: Option<u64>,
-    /// The result's schema, found by [`Output`].
-    pub output_schema: Option<serde_json::Value>,
     /// Each field with a default (`#[serde(default)]`), by wire name, and
     /// its value as the schema states it.
     pub defaults: &'static [FieldDefault],
     /// The arguments that name resources.
     pub resources: &'static [crate::ResourceField],
+    /// The argument struct's schema, as schemars writes it.
+    pub schema: fn(&mut schemars::SchemaGenerator) -> schemars::Schema,
 }
 
 /// A field's wire name, and its default as the schema states it.
 pub type FieldDefault = (&'static str, fn() -> Option<serde_json::Value>);
 
-/// A tool's definition, built by `make` on first use. The cell is each
-/// tool's own; `get_or_init` is compiled once for every tool, not once
-/// for each (its closure is a plain function).
-pub fn definition(cell: &'static OnceLock<ToolDef>, make: fn() -> ToolDef) -> &'static ToolDef {
-    cell.get_or_init(make)
+/// A tool's definition, built from `meta` and the result's schema
+/// (`output`, found by [`Output`]) on first use. The cell is each tool's
+/// own; the rest is compiled once for every tool, not once for each: what
+/// each tool's generated code holds of it is data (`meta` is a static)
+/// and two function pointers.
+pub fn definition(
+    cell: &'static OnceLock<ToolDef>,
+    meta: &'static Meta,
+    output: fn() -> Option<serde_json::Value>,
+) -> &'static ToolDef {
+    cell.get_or_init(|| defined(meta, output()))
 }
 
-/// Builds a tool's definition from its argument type.
-pub fn define<A: schemars::JsonSchema>(meta: Meta) -> ToolDef {
-    defined(meta, schema::canonical::<A>())
-}
-
-/// The definition of a tool whose arguments have `schema`: compiled once,
-/// not once for each tool.
-fn defined(meta: Meta, mut schema: serde_json::Value) -> ToolDef {
+/// The definition of a tool described by `meta`, whose result has
+/// `output_schema`.
+fn defined(meta: &Meta, output_schema: Option<serde_json::Value>) -> ToolDef {
+    let mut schema = schema::root(meta.schema);
     schema::state_defaults(&mut schema, meta.defaults);
     let fingerprint = schema::fingerprint(&schema);
     let shape = crate::shape::Shape::new(&schema);
@@ -73,7 +75,7 @@ fn defined(meta: Meta, mut schema: serde_json::Value) -> ToolDef {
         schema,
         fingerprint,
         renames: meta.renames,
-        output_schema: meta.output_schema,
+        output_schema,
         resources: meta.resources,
     }
 }
@@ -448,17 +450,24 @@ impl<T> Output<T> {
 }
 
 pub trait NoOutputSchema {
-    fn schema(&self) -> Option<serde_json::Value> {
-        None
+    fn schema(&self) -> fn() -> Option<serde_json::Value> {
+        no_output
     }
 }
 
 impl<T> NoOutputSchema for Output<T> {}
 
 impl<T: schemars::JsonSchema> Output<T> {
-    pub fn schema(&self) -> Option<serde_json::Value> {
-        schema::output::<T>()
+    /// How the result's schema is made: a function, called when the
+    /// definition is first built.
+    pub fn schema(&self) -> fn() -> Option<serde_json::Value> {
+        schema::output::<T>
     }
+}
+
+/// The schema of a result that states none.
+pub fn no_output() -> Option<serde_json::Value> {
+    None
 }
 
 /// The generated argument struct: its garde rules, and the rules of every

@@ -37,6 +37,7 @@ use crate::Limits;
 use crate::bounded::plain_text_end;
 use crate::pointer::Step;
 use crate::shape::{self, Child, Id, Shape, Tagged};
+use crate::structural::Parsed;
 
 /// serde_json refuses to nest deeper than this, whatever gate 1 allows;
 /// the reader stops there, so that the separate gates decide.
@@ -134,17 +135,39 @@ pub(crate) fn read<'de, A: DeserializeOwned>(
 ) -> Option<A> {
     // Only serde's part is generic: the rest is compiled once, not once
     // for each tool.
-    let mut value = None;
-    let read = read_with(bytes, text, limits, shape, &mut |reader| {
-        A::deserialize(reader).map(|read| value = Some(read))
-    });
-    if read { value } else { None }
+    let mut value = Read::<A>(None);
+    let read = read_with(bytes, text, limits, shape, &mut value);
+    match (read, value.0) {
+        (true, Some(Parsed(value))) => Some(value),
+        _ => None,
+    }
 }
 
 /// serde into a type, driving the reader it is given: the only part of
 /// reading that is generic, so that the rest is compiled once, not once for
-/// each tool.
-pub(crate) type Serde<'s> = dyn for<'de> FnMut(&mut Reader<'de>) -> Result<()> + 's;
+/// each tool. A trait of the reader's own rather than `dyn FnMut`: its
+/// vtable holds this one method, where a closure's would hold `call_once`
+/// shims, compiled for each tool.
+pub(crate) trait Serde {
+    /// Reads what `reader` is at.
+    fn read(&mut self, reader: &mut Reader<'_>) -> Result<()>;
+}
+
+/// The [`Serde`] of type `A`: what it read, if it did.
+pub(crate) struct Read<A>(pub(crate) Option<Parsed<A>>);
+
+impl<A: DeserializeOwned> Serde for Read<A> {
+    fn read(&mut self, reader: &mut Reader<'_>) -> Result<()> {
+        // Matched rather than mapped: one function fewer for each tool.
+        match A::deserialize(reader) {
+            Ok(read) => {
+                self.0 = Some(Parsed(read));
+                Ok(())
+            }
+            Err(stop) => Err(stop),
+        }
+    }
+}
 
 /// The part of [`read`] that is not generic: whether `serde` read the
 /// document and the reader accepts it.
@@ -153,13 +176,13 @@ pub(crate) fn read_with<'de>(
     text: Option<&'de str>,
     limits: &Limits,
     shape: &'de Shape,
-    serde: &mut Serde<'_>,
+    serde: &mut dyn Serde,
 ) -> bool {
     if !numbers_are_plain() {
         return false;
     }
     let mut reader = Reader::new(bytes, text, limits, shape);
-    reader.at_object() && serde(&mut reader).is_ok() && reader.finished()
+    reader.at_object() && serde.read(&mut reader).is_ok() && reader.finished()
 }
 
 /// Reads `text`, which gate 1's scan accepted, into `A` exactly as
@@ -175,25 +198,23 @@ pub(crate) fn read_with<'de>(
 /// reads it, and what serde_json refuses is refused with its message.
 #[cfg(test)]
 pub(crate) fn explain<A: DeserializeOwned>(text: &str) -> core::result::Result<A, Refused> {
-    let mut value = None;
-    explain_with(text, &mut |reader| {
-        A::deserialize(reader).map(|read| value = Some(read))
-    })?;
-    value.ok_or_else(|| Refused {
+    let mut value = Read::<A>(None);
+    explain_with(text, &mut value)?;
+    value.0.map(|Parsed(value)| value).ok_or_else(|| Refused {
         path: Vec::new(),
         message: UNREAD.to_owned(),
     })
 }
 
 /// The part of [`explain`] that is not generic.
-pub(crate) fn explain_with(text: &str, serde: &mut Serde<'_>) -> core::result::Result<(), Refused> {
+pub(crate) fn explain_with(text: &str, serde: &mut dyn Serde) -> core::result::Result<(), Refused> {
     let mut trail = Trail::default();
     let mut reader = Reader::new(text.as_bytes(), Some(text), &Limits::default(), no_shape());
     reader.trail = Some(&mut trail);
     reader.depth_limit = SERDE_JSON_DEPTH;
     reader.node_limit = usize::MAX;
     reader.string_limit = usize::MAX;
-    let read = serde(&mut reader).and_then(|()| {
+    let read = serde.read(&mut reader).and_then(|()| {
         reader.skip_ws();
         if reader.pos == reader.bytes.len() {
             Ok(())
@@ -223,19 +244,16 @@ pub(crate) fn key_parse<A: DeserializeOwned>(json: &str) -> Option<KeyParse> {
     // Only what the key types asked for matters, not whether the instance
     // deserializes.
     let found = Cell::new(None);
-    key_parse_with(json, &found, &mut |reader| match A::deserialize(reader) {
-        Ok(_) => Ok(()),
-        Err(stop) => Err(stop),
-    });
+    key_parse_with(json, &found, &mut Read::<A>(None));
     found.get()
 }
 
 /// The part of [`key_parse`] that is not generic.
-fn key_parse_with<'de>(json: &'de str, found: &'de Cell<Option<KeyParse>>, serde: &mut Serde<'_>) {
+fn key_parse_with<'de>(json: &'de str, found: &'de Cell<Option<KeyParse>>, serde: &mut dyn Serde) {
     let mut reader = Reader::new(json.as_bytes(), Some(json), &Limits::default(), no_shape());
     reader.probe = Some(found);
     if reader.at_object() {
-        let _ = serde(&mut reader);
+        let _ = serde.read(&mut reader);
     }
 }
 

@@ -10,6 +10,7 @@ use sha2::{Digest, Sha256};
 use crate::pointer;
 
 /// The draft 2020-12 schema of `A`, as the model should see it.
+#[cfg(test)]
 pub(crate) fn canonical<A: JsonSchema>() -> Value {
     root(A::json_schema)
 }
@@ -17,7 +18,7 @@ pub(crate) fn canonical<A: JsonSchema>() -> Value {
 /// What schemars' `into_root_schema_for` writes, for a type that none of
 /// its parts refers back to (a tool's generated argument struct): compiled
 /// once, where `into_root_schema_for` is compiled once for each tool.
-fn root(schema_of: fn(&mut SchemaGenerator) -> Schema) -> Value {
+pub(crate) fn root(schema_of: fn(&mut SchemaGenerator) -> Schema) -> Value {
     let mut generator = SchemaSettings::draft2020_12().into_generator();
     let mut value = schema_of(&mut generator).to_value();
     let meta_schema = generator.settings().meta_schema.clone();

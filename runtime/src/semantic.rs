@@ -9,8 +9,10 @@ use garde::Report;
 use garde::i18n::{I18n, InvalidCreditCard, InvalidEmail, InvalidPhoneNumber, InvalidUrl, IpKind};
 use serde_json::Value;
 
-use crate::structural::Parsed;
-use crate::{Code, Rejection, ToolDef, message, pointer};
+use crate::audit::Gate;
+use crate::reader::{Read, Serde};
+use crate::structural::{self, Parsed};
+use crate::{Code, RawArgs, Rejection, ToolDef, message, pointer};
 
 /// Arguments that passed the rules: the last state before resources and
 /// effects. Made only by gate 3: it has no public constructor, and cannot be
@@ -180,28 +182,57 @@ impl I18n for Coded<'_> {
     }
 }
 
-/// Runs gate 3. The first failing rule, in field order, is reported.
-pub(crate) fn validate<A>(parsed: Parsed<A>, def: &ToolDef) -> Result<Valid<A>, Rejection>
+/// Gates 2 and 3, and the rest of gate 1 if it is pending: serde into the
+/// closed struct, then its rules, of which the first failing one, in
+/// field order, is reported. One copy for each tool, shared by the call
+/// and the check.
+///
+/// Only reading into `A` and its rules are generic ([`Gated`]): the gates
+/// are compiled once ([`checked`]), and results are matched rather than
+/// mapped or `?`, each of those being one more function compiled for each
+/// tool.
+pub(crate) fn gates<A>(raw: RawArgs<'_>, def: &ToolDef) -> Result<Valid<A>, (Gate, Rejection)>
 where
     A: crate::__private::Arguments,
 {
-    let args = parsed.into_inner();
-    rules(
-        &|report| {
-            garde::Validate::validate_into(&args, &(), &mut garde::Path::empty, report);
-            args.validate_nested(report);
+    let mut read = Read::<A>(None);
+    match checked(raw, def, &mut read) {
+        Ok(()) => match read.0 {
+            Some(Parsed(args)) => Ok(Valid(args)),
+            None => Err(structural::unread()),
         },
-        def,
-    )?;
-    Ok(Valid(args))
+        Err(refused) => Err(refused),
+    }
 }
 
-/// Gate 3 on the arguments whose rules `into` adds to a report: compiled
+/// Arguments as gates 2 and 3 see them: read by serde, then their rules
+/// added to a report.
+trait Gated: Serde {
+    /// Adds each rule's verdict on the arguments read, if any, to `report`.
+    fn rules(&self, report: &mut Report);
+}
+
+impl<A: crate::__private::Arguments> Gated for Read<A> {
+    fn rules(&self, report: &mut Report) {
+        if let Some(Parsed(args)) = &self.0 {
+            garde::Validate::validate_into(args, &(), &mut garde::Path::empty, report);
+            args.validate_nested(report);
+        }
+    }
+}
+
+/// Gates 2 and 3 (and the rest of gate 1) on `args`.
+fn checked(raw: RawArgs<'_>, def: &ToolDef, args: &mut dyn Gated) -> Result<(), (Gate, Rejection)> {
+    structural::read(raw, def, args)?;
+    rules(args, def).map_err(|rejection| (Gate::Rules, rejection))
+}
+
+/// Gate 3 on the arguments `args`, whose rules it adds to a report: compiled
 /// once, not once for each tool.
-fn rules(into: &dyn Fn(&mut Report), def: &ToolDef) -> Result<(), Rejection> {
+fn rules(args: &dyn Gated, def: &ToolDef) -> Result<(), Rejection> {
     let all_rules = || {
         let mut report = Report::new();
-        into(&mut report);
+        args.rules(&mut report);
         report
     };
     // Valid arguments need no codes: the coded messages are asked for only

@@ -1,6 +1,5 @@
 //! Gate 2: serde into the closed argument struct.
 
-use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 use std::borrow::Cow;
@@ -20,63 +19,37 @@ use crate::{Code, RawArgs, Rejection, ToolDef, bounded, message};
 /// let forged = toolgate::Parsed(1u8);
 /// ```
 #[derive(Debug)]
-pub struct Parsed<A>(A);
+pub struct Parsed<A>(pub(crate) A);
 
 impl<A> Parsed<A> {
     /// The parsed arguments.
     pub fn get(&self) -> &A {
         &self.0
     }
-
-    pub(crate) fn into_inner(self) -> A {
-        self.0
-    }
-}
-
-/// Runs gate 2, and gate 1 too if it is pending: in one pass if the
-/// single-pass reader accepts, else gate by gate, each refusal from the
-/// gate that makes it.
-///
-/// Generic over the arguments only where serde must be: the rest is
-/// compiled once, not once for each tool.
-#[allow(clippy::question_mark)] // `?` is one more function a tool
-pub(crate) fn parse<A: DeserializeOwned>(
-    raw: RawArgs<'_>,
-    def: &ToolDef,
-) -> Result<Parsed<A>, (Gate, Rejection)> {
-    // Matched rather than mapped or `?`: each closure and combinator is
-    // one more function compiled for each tool.
-    let mut args = None;
-    let read = read(raw, def, &mut |reader| match A::deserialize(reader) {
-        Ok(read) => {
-            args = Some(read);
-            Ok(())
-        }
-        Err(stop) => Err(stop),
-    });
-    if let Err(refused) = read {
-        return Err(refused);
-    }
-    match args {
-        Some(args) => Ok(Parsed(args)),
-        None => Err(unread()),
-    }
 }
 
 /// Gate 2 passed, yet serde read nothing: never, as gate 2 passes only
 /// arguments serde read; refused rather than trusted.
 #[cold]
-fn unread() -> (Gate, Rejection) {
+pub(crate) fn unread() -> (Gate, Rejection) {
     (
         Gate::Structure,
         Rejection::new(Code::MalformedJson, reader::UNREAD),
     )
 }
 
-/// Gates 1 (if pending) and 2 for [`parse`], serde's part passed in: in
-/// one pass if the single-pass reader accepts, else gate by gate. On `Ok`,
-/// the last call of `serde` read the arguments.
-fn read(raw: RawArgs<'_>, def: &ToolDef, serde: &mut Serde<'_>) -> Result<(), (Gate, Rejection)> {
+/// Runs gate 2, and gate 1 too if it is pending, serde's part passed in:
+/// in one pass if the single-pass reader accepts, else gate by gate, each
+/// refusal from the gate that makes it. On `Ok`, the last call of `serde`
+/// read the arguments.
+///
+/// Not generic: compiled once, not once for each tool (see
+/// [`semantic::gates`](crate::semantic::gates), which passes serde in).
+pub(crate) fn read(
+    raw: RawArgs<'_>,
+    def: &ToolDef,
+    serde: &mut dyn Serde,
+) -> Result<(), (Gate, Rejection)> {
     // An untagged union is checked before serde reads it (see
     // `Shape::walks_first`): gate by gate.
     if let Some(limits) = raw.pending()
@@ -92,7 +65,7 @@ fn read(raw: RawArgs<'_>, def: &ToolDef, serde: &mut Serde<'_>) -> Result<(), (G
 fn gate_by_gate(
     raw: RawArgs<'_>,
     def: &ToolDef,
-    serde: &mut Serde<'_>,
+    serde: &mut dyn Serde,
 ) -> Result<(), (Gate, Rejection)> {
     let raw = match raw.pending() {
         Some(limits) => {
@@ -104,7 +77,7 @@ fn gate_by_gate(
 }
 
 /// Gate 2 over arguments that passed gate 1's scan.
-fn separately(raw: RawArgs<'_>, def: &ToolDef, serde: &mut Serde<'_>) -> Result<(), Rejection> {
+fn separately(raw: RawArgs<'_>, def: &ToolDef, serde: &mut dyn Serde) -> Result<(), Rejection> {
     let schema = def.schema();
     let text = if raw.has_spelled_integers() {
         crate::number::with_plain_integers(raw.as_str())

@@ -12,7 +12,7 @@ use crate::error::Repr;
 use crate::outcome::Failure;
 use crate::resource::{self, Authorize, Authorized, ToolInfo};
 use crate::semantic::Valid;
-use crate::{Approval, Outcome, RawArgs, ToolContext, ToolDef, ToolError, semantic, structural};
+use crate::{Approval, Outcome, RawArgs, ToolContext, ToolDef, ToolError, semantic};
 
 /// A boxed, sendable future, as tools return them.
 pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
@@ -120,26 +120,9 @@ pub fn check<A>(raw: RawArgs<'_>, def: &ToolDef) -> Result<(), crate::Rejection>
 where
     A: crate::__private::Arguments,
 {
-    match gates::<A>(raw, def) {
+    match semantic::gates::<A>(raw, def) {
         Ok(_) => Ok(()),
         Err((_, rejection)) => Err(rejection),
-    }
-}
-
-/// Gates 2 and 3, and the rest of gate 1 if it is pending: one copy for
-/// each tool, shared by the call and the check. Here and in the two
-/// callers, results are matched rather than mapped with closures or `?`:
-/// each of those is one more function compiled for each tool.
-fn gates<A>(raw: RawArgs<'_>, def: &ToolDef) -> Result<Valid<A>, (Gate, crate::Rejection)>
-where
-    A: crate::__private::Arguments,
-{
-    match structural::parse::<A>(raw, def) {
-        Ok(parsed) => match semantic::validate(parsed, def) {
-            Ok(valid) => Ok(valid),
-            Err(rejection) => Err((Gate::Rules, rejection)),
-        },
-        Err(refused) => Err(refused),
     }
 }
 
@@ -208,7 +191,7 @@ impl<'a, S> Invocation<'a, S> {
     where
         A: crate::__private::Arguments,
     {
-        match gates::<A>(self.raw, self.def) {
+        match semantic::gates::<A>(self.raw, self.def) {
             Ok(valid) => {
                 self.raw = self.raw.accepted();
                 Ok(valid)
@@ -417,12 +400,15 @@ pub type Prepared<B> = Result<(Option<bool>, Option<String>, B), Outcome>;
 /// The body of a tool that names no resource and whose body is a plain
 /// function, not yet run: what [`Steps`] call it through, so that the
 /// steps are compiled once for each state type, not once for each tool.
-pub(crate) trait Body {
+pub(crate) trait Body<'a>: Send {
     /// Runs the body: its outcome, or `None` if it ran before.
     fn run(&mut self) -> Option<Outcome>;
+
+    /// The body, moved out of here into a box: for a call that waits.
+    fn boxed(&mut self) -> Box<dyn Body<'a> + 'a>;
 }
 
-impl<B: FnOnce() -> Outcome> Body for Option<B> {
+impl<'a, B: FnOnce() -> Outcome + Send + 'a> Body<'a> for Option<B> {
     fn run(&mut self) -> Option<Outcome> {
         // Matched, not mapped: one function fewer for each tool.
         #[allow(clippy::manual_map)]
@@ -431,33 +417,35 @@ impl<B: FnOnce() -> Outcome> Body for Option<B> {
             None => None,
         }
     }
+
+    fn boxed(&mut self) -> Box<dyn Body<'a> + 'a> {
+        Box::new(self.take())
+    }
 }
 
 /// The call of a tool that names no resource and whose body is a plain
 /// function, once its generated code has prepared it: gate 6, the body,
 /// gate 6 again. Started by [`start`], and boxed only if gate 6 waits on
-/// its store.
+/// its store, its body boxed beside it.
 ///
-/// A future written out rather than an async block, so that only its
-/// `poll`, a line, is compiled for each tool: the steps are compiled once
-/// for each state type, with the body passed in as `dyn Body`. (An async
-/// block generic over the body would be compiled again for every tool, its
-/// steps and drop glue included.)
-struct Plain<'a, S, B> {
+/// A future written out rather than an async block, and not generic over
+/// the body, so that it is compiled once for each state type: of each
+/// tool, only the body's `Body` impl is compiled. (An async block generic
+/// over the body would be compiled again for every tool, its steps and
+/// drop glue included.)
+struct Plain<'a, S> {
     steps: Steps<'a, S>,
-    body: Option<B>,
+    body: Box<dyn Body<'a> + 'a>,
 }
 
-// Nothing in it is ever pinned: the body is called by value, the gate's
-// futures are boxed.
-impl<S, B> Unpin for Plain<'_, S, B> {}
-
-impl<'a, S: Sync, B: FnOnce() -> Outcome> Future for Plain<'a, S, B> {
+impl<S: Sync> Future for Plain<'_, S> {
     type Output = Outcome;
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Outcome> {
+        // Nothing in it is pinned: the body is boxed, and so are the
+        // gate's futures.
         let Plain { steps, body } = Pin::into_inner(self);
-        steps.poll(cx, body)
+        steps.poll(cx, &mut **body)
     }
 }
 
@@ -470,8 +458,8 @@ impl<'a, S: Sync, B: FnOnce() -> Outcome> Future for Plain<'a, S, B> {
 /// does nothing: a call still pending (gate 6 waits on its store) is
 /// boxed, and polled again at once by the toolbox with the caller's
 /// waker, which is the one a future must wake. The steps are compiled
-/// once for each state type; the body's call and the boxing, once for
-/// each tool.
+/// once for each state type ([`Steps::start`]); only this, the body's
+/// call and its boxing ([`Body`]) are compiled for each tool.
 #[inline]
 pub(crate) fn start<'a, S, B>(invocation: Invocation<'a, S>, prepared: Prepared<B>) -> Call<'a>
 where
@@ -487,18 +475,7 @@ where
     if invocation.gated(approval).is_none() {
         return Call::Done(Some(body()));
     }
-    let mut body = Some(body);
-    let mut steps = Steps {
-        invocation: Some(invocation),
-        approval,
-        approver,
-        at: At::Gate,
-    };
-    let mut now = Context::from_waker(core::task::Waker::noop());
-    match steps.poll(&mut now, &mut body) {
-        Poll::Ready(outcome) => Call::Done(Some(outcome)),
-        Poll::Pending => Call::Later(Box::pin(Plain { steps, body })),
-    }
+    Steps::start(invocation, approval, approver, &mut Some(body))
 }
 
 /// A [`Plain`] call, but its body.
@@ -521,7 +498,36 @@ enum At<'a, S> {
 }
 
 impl<'a, S: Sync> Steps<'a, S> {
-    fn poll(&mut self, cx: &mut Context<'_>, body: &mut dyn Body) -> Poll<Outcome> {
+    /// The call of `body`, which gate 6 gates: polled once with a waker
+    /// that does nothing, and boxed with its body if it waits. Apart from
+    /// [`start`], which is compiled for each tool, so that this is
+    /// compiled once for each state type.
+    fn start(
+        invocation: Invocation<'a, S>,
+        approval: Option<bool>,
+        approver: Option<String>,
+        body: &mut dyn Body<'a>,
+    ) -> Call<'a>
+    where
+        S: Send,
+    {
+        let mut steps = Steps {
+            invocation: Some(invocation),
+            approval,
+            approver,
+            at: At::Gate,
+        };
+        let mut now = Context::from_waker(core::task::Waker::noop());
+        match steps.poll(&mut now, body) {
+            Poll::Ready(outcome) => Call::Done(Some(outcome)),
+            Poll::Pending => Call::Later(Box::pin(Plain {
+                steps,
+                body: body.boxed(),
+            })),
+        }
+    }
+
+    fn poll(&mut self, cx: &mut Context<'_>, body: &mut dyn Body<'_>) -> Poll<Outcome> {
         loop {
             match &mut self.at {
                 At::Gate => {}
@@ -567,7 +573,7 @@ impl<'a, S: Sync> Steps<'a, S> {
     /// Runs the body of a call gate 6 let through: its outcome, or `None`
     /// once gate 6 is keeping it (`At::Recording`, polled next). Either
     /// way the invocation is gone after, and the call done.
-    fn ran(&mut self, body: &mut dyn Body) -> Option<Outcome> {
+    fn ran(&mut self, body: &mut dyn Body<'_>) -> Option<Outcome> {
         let held = self.invocation.as_mut().and_then(|i| i.run.take());
         let Some(outcome) = body.run() else {
             self.invocation = None;

@@ -268,23 +268,38 @@ fn emit_read(
     let types = reads.iter().map(|(_, _, ty, _)| ty);
     // Reading a value into its slot, and taking it out at the end, are the
     // runtime's, compiled once for each field type rather than for each
-    // field.
+    // field. Results are matched rather than taken with `?`: each `?` is a
+    // `branch` and a `from_residual` compiled for each tool.
     let arms = locals.iter().zip(&wires).enumerate().map(|(i, (local, wire))| {
-        quote!(#i => ::toolgate::__private::fill(&mut #local, &mut __map, #wire)?,)
+        quote! {
+            #i => match ::toolgate::__private::fill(&mut #local, &mut __map, #wire) {
+                ::core::result::Result::Ok(()) => {}
+                ::core::result::Result::Err(__error) => return ::core::result::Result::Err(__error),
+            },
+        }
     });
     let values = reads
         .iter()
         .zip(&locals)
-        .map(|((field, wire, _, defaulted), local)| {
+        .map(|((_, wire, _, defaulted), local)| {
             // A defaulted field is an `Option` with serde's `default`: left out,
             // it is `None`. Any other field left out is serde's missing field,
             // which an `Option` reads as `None`.
             if *defaulted {
-                quote!(#field: ::core::option::Option::flatten(#local))
+                quote!(let #local = ::core::option::Option::flatten(#local);)
             } else {
-                quote!(#field: ::toolgate::__private::filled(#local, #wire)?)
+                quote! {
+                    let #local = match ::toolgate::__private::filled(#local, #wire) {
+                        ::core::result::Result::Ok(__value) => __value,
+                        ::core::result::Result::Err(__error) => return ::core::result::Result::Err(__error),
+                    };
+                }
             }
         });
+    let fields = reads
+        .iter()
+        .zip(&locals)
+        .map(|((field, _, _, _), local)| quote!(#field: #local));
     let expecting = format!("struct {name}");
     let indices = 0..reads.len();
     quote! {
@@ -318,19 +333,23 @@ fn emit_read(
                         __M: #serde::de::MapAccess<'de>,
                     {
                         #(let mut #locals: ::core::option::Option<#types> = ::core::option::Option::None;)*
-                        while let ::core::option::Option::Some(__index) =
-                            #serde::de::MapAccess::next_key_seed(
+                        loop {
+                            let __key = match #serde::de::MapAccess::next_key_seed(
                                 &mut __map,
                                 ::toolgate::__private::Fields::new(__NAMES, __index),
-                            )?
-                        {
-                            match __index {
+                            ) {
+                                ::core::result::Result::Ok(::core::option::Option::Some(__key)) => __key,
+                                ::core::result::Result::Ok(::core::option::Option::None) => break,
+                                ::core::result::Result::Err(__error) => return ::core::result::Result::Err(__error),
+                            };
+                            match __key {
                                 #(#arms)*
                                 // `Fields` reads only the index of one of `__NAMES`.
                                 _ => ::core::unreachable!(),
                             }
                         }
-                        ::core::result::Result::Ok(#twin { #(#values,)* })
+                        #(#values)*
+                        ::core::result::Result::Ok(#twin { #(#fields,)* })
                     }
                 }
 

@@ -79,7 +79,7 @@ pub(crate) fn emit(tool: &ToolFn) -> TokenStream {
             use ::toolgate::__private::NoOutputSchema as _;
             ::toolgate::__private::Output::<#ty>::new().schema()
         }),
-        None => quote!(::core::option::Option::None),
+        None => quote!(::toolgate::__private::no_output),
     };
     let fn_name = &tool.func.sig.ident;
     let doc = format!(
@@ -97,22 +97,23 @@ pub(crate) fn emit(tool: &ToolFn) -> TokenStream {
             #vis fn definition() -> &'static ::toolgate::ToolDef {
                 static DEFINITION: ::toolgate::__private::OnceLock<::toolgate::ToolDef> =
                     ::toolgate::__private::OnceLock::new();
-                ::toolgate::__private::definition(&DEFINITION, || {
-                    ::toolgate::__private::define::<#args>(::toolgate::__private::Meta {
-                        name: #name,
-                        version: #version,
-                        description: #description,
-                        scope: #scope,
-                        effect: ::toolgate::Effect::#effect,
-                        renames: &[#(#renames),*],
-                        business_fields: &[#(#business),*],
-                        defaults: &[#(#defaults),*],
-                        approver_scope: #approver_scope,
-                        timeout_ms: #timeout_ms,
-                        output_schema: #output_schema,
-                        resources: const { &[#(#resources),*] },
-                    })
-                })
+                // Data, not code: what the macro knows, and the schema's
+                // function.
+                static META: ::toolgate::__private::Meta = ::toolgate::__private::Meta {
+                    name: #name,
+                    version: #version,
+                    description: #description,
+                    scope: #scope,
+                    effect: ::toolgate::Effect::#effect,
+                    renames: &[#(#renames),*],
+                    business_fields: &[#(#business),*],
+                    defaults: &[#(#defaults),*],
+                    approver_scope: #approver_scope,
+                    timeout_ms: #timeout_ms,
+                    resources: &[#(#resources),*],
+                    schema: <#args as ::toolgate::__private::schemars::JsonSchema>::json_schema,
+                };
+                ::toolgate::__private::definition(&DEFINITION, &META, #output_schema)
             }
         }
 

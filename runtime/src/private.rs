@@ -10,7 +10,7 @@ pub use std::sync::OnceLock;
 pub use crate::described::{Described, Rule, optional};
 pub use crate::keys::{ParsedKey, parsed_key};
 pub use crate::tool::{
-    Admission, BoxFuture, Call, Finished, IntoOutcome, Invocation, Prepared, check, into_outcome,
+    Admission, BoxFuture, Call, Finished, IntoOutcome, Invocation, check, into_outcome,
 };
 pub use crate::wire::{Fields, fill, filled, missing};
 
@@ -296,15 +296,21 @@ impl<S: ?Sized + SharedState> Boxing<S> {
 
 impl<S: Send + Sync + 'static> Boxing<S> {
     /// The call of a tool that names no resource and whose body is a plain
-    /// function, as its generated code `prepared` it: run at once, and
-    /// boxed only if gate 6 waits on its store (see
+    /// function, once its generated code has read its arguments: run at
+    /// once, and boxed only if gate 6 waits on its store (see
     /// [`crate::tool::start`]).
     #[inline(always)]
-    pub fn call<'a, B>(&self, invocation: Invocation<'a, S>, prepared: Prepared<B>) -> Call<'a>
+    pub fn call<'a, B>(
+        &self,
+        invocation: Invocation<'a, S>,
+        approval: Option<bool>,
+        approver: Option<String>,
+        body: B,
+    ) -> Call<'a>
     where
         B: FnOnce() -> Outcome + Send + 'a,
     {
-        crate::tool::start(invocation, prepared)
+        crate::tool::start(invocation, approval, approver, body)
     }
 }
 
@@ -315,7 +321,13 @@ pub trait Unshareable<S: ?Sized> {
         unreachable!("the state must be Send + Sync + 'static, which the crate was refused for")
     }
 
-    fn call<'a, B>(&self, _: Invocation<'a, S>, _: Prepared<B>) -> Call<'a>
+    fn call<'a, B>(
+        &self,
+        _: Invocation<'a, S>,
+        _: Option<bool>,
+        _: Option<String>,
+        _: B,
+    ) -> Call<'a>
     where
         S: Sized,
     {

@@ -389,14 +389,6 @@ impl Future for Call<'_> {
     }
 }
 
-/// What a tool's generated code reads from its arguments, for a tool that
-/// names no resource and whose body is a plain function: the approval and
-/// approver its expressions said (see [`Invocation::admit`]) and its body,
-/// not yet run; or the outcome if gates 2 and 3 or the tool's check
-/// refused the call.
-#[doc(hidden)]
-pub type Prepared<B> = Result<(Option<bool>, Option<String>, B), Outcome>;
-
 /// The body of a tool that names no resource and whose body is a plain
 /// function, not yet run: what [`Steps`] call it through, so that the
 /// steps are compiled once for each state type, not once for each tool.
@@ -450,8 +442,10 @@ impl<S: Sync> Future for Plain<'_, S> {
 }
 
 /// Starts the call of a tool that names no resource and whose body is a
-/// plain function, as its generated code prepared it: its outcome, if it
-/// ended at once, or the rest of it, boxed.
+/// plain function, once its generated code has read its arguments: the
+/// approval and approver its expressions said (see [`Invocation::admit`])
+/// and its `body`, not yet run. Its outcome, if it ended at once, or the
+/// rest of it, boxed.
 ///
 /// A `read` call that gate 6 lets straight through runs its body here,
 /// where it may be inlined. Any other is polled once with a waker that
@@ -461,15 +455,16 @@ impl<S: Sync> Future for Plain<'_, S> {
 /// once for each state type ([`Steps::start`]); only this, the body's
 /// call and its boxing ([`Body`]) are compiled for each tool.
 #[inline]
-pub(crate) fn start<'a, S, B>(invocation: Invocation<'a, S>, prepared: Prepared<B>) -> Call<'a>
+pub(crate) fn start<'a, S, B>(
+    invocation: Invocation<'a, S>,
+    approval: Option<bool>,
+    approver: Option<String>,
+    body: B,
+) -> Call<'a>
 where
     S: Send + Sync + 'static,
     B: FnOnce() -> Outcome + Send + 'a,
 {
-    let (approval, approver, body) = match prepared {
-        Ok(prepared) => prepared,
-        Err(refused) => return Call::Done(Some(refused)),
-    };
     // Gate 6 lets a `read` call that needs no approval straight through:
     // the body runs now, with no steps around it.
     if invocation.gated(approval).is_none() {

@@ -125,10 +125,11 @@ pub(crate) fn emit(tool: &ToolFn) -> TokenStream {
     // around it (`Boxing::call`), compiled once rather than as an async
     // block for each tool.
     let driven = tool.resources().next().is_none() && tool.func.sig.asyncness.is_none();
-    let label = syn::Lifetime::new("'prepared", site);
     // How the code before the body gives up with the outcome `rejected`.
     let refused = match driven {
-        true => quote!(break #label ::core::result::Result::Err(rejected)),
+        true => {
+            quote!(return ::toolgate::__private::Call::Done(::core::option::Option::Some(rejected)))
+        }
         false => quote!(return rejected),
     };
     let check = tool.attrs.check.as_ref().map(|expr| {
@@ -235,16 +236,10 @@ pub(crate) fn emit(tool: &ToolFn) -> TokenStream {
         #check
     };
     let call = match driven {
-        true => {
-            let prepared = quote_spanned!(site=> __prepared);
-            quote! {
-                let #prepared = #label: {
-                    #before_body
-                    ::core::result::Result::Ok((#approval, #approver, move || #outcome))
-                };
-                ::toolgate::__private::Boxing::<#runs_on>::new().call(#invocation, #prepared)
-            }
-        }
+        true => quote! {
+            #before_body
+            ::toolgate::__private::Boxing::<#runs_on>::new().call(#invocation, #approval, #approver, move || #outcome)
+        },
         false => quote! {
             ::toolgate::__private::Call::Later(::std::boxed::Box::pin(::toolgate::__private::Boxing::<#runs_on>::new().wrap(async move {
                 #before_body

@@ -16,8 +16,9 @@
 # the size of the macro-expanded code per tool, and the lines of LLVM IR
 # the crate hands the back end (a count, not a time: the same on every
 # run). The two crates' builds of the crate alone and of the edit take
-# turns, five rounds each, and each figure is the median, so that the
-# ratio comes from one run. Run it twice with TOOLS=10 and TOOLS=20 and
+# turns, ROUNDS rounds each (nine by default), and each figure is the
+# median, with the fastest and slowest build beside it, so that the ratio
+# comes from one run. Run it twice with TOOLS=10 and TOOLS=20 and
 # subtract for the IR that each further tool adds.
 set -euo pipefail
 
@@ -25,6 +26,7 @@ ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 TOOLS=${TOOLS:-100}
 WORK=${WORK:-$(mktemp -d)}
 TOOLCHAIN=${TOOLCHAIN:-1.95.0}
+ROUNDS=${ROUNDS:-9}
 mkdir -p "$WORK"
 
 toolgate_crate() {
@@ -149,6 +151,11 @@ median() {
   printf '%s\n' "$@" | sort -n | awk '{v[NR] = $1} END {print v[int((NR + 1) / 2)]}'
 }
 
+# The fastest and the slowest of a list of times.
+spread() {
+  printf '%s\n' "$@" | sort -n | awk 'NR == 1 {lo = $1} {hi = $1} END {printf "%.2f-%.2f s", lo, hi}'
+}
+
 # The crate alone, its dependencies built: `cargo clean -p` then
 # `cargo build`, as the crate is built after any change to it.
 alone() {
@@ -193,11 +200,12 @@ for crate in "${crates[@]}"; do
   cold[$crate]=$(cd "$WORK/$crate" && seconds cargo +"$TOOLCHAIN" build --offline)
 done
 # The two crates' builds take turns, so that the machine's load, which
-# moves one build by a second or more here, falls on both alike: five
-# rounds of the crate alone, then an edit to warm up and five rounds of
-# edits. Each figure is a median.
+# moves one build by a second or more here, falls on both alike: ROUNDS
+# rounds of the crate alone, then an edit to warm up and ROUNDS rounds of
+# edits. Each figure is a median. Five rounds put the same code's ratio
+# anywhere from 0.83 to 0.90 in two runs an hour apart; nine narrow it.
 declare -A alones edits
-for round in 1 2 3 4 5; do
+for round in $(seq "$ROUNDS"); do
   for crate in "${crates[@]}"; do
     alones[$crate]+=" $(alone "$crate")"
   done
@@ -205,7 +213,7 @@ done
 for crate in "${crates[@]}"; do
   edit "$crate" 0 > /dev/null
 done
-for round in 1 2 3 4 5; do
+for round in $(seq "$ROUNDS"); do
   for crate in "${crates[@]}"; do
     edits[$crate]+=" $(edit "$crate" "$round")"
   done
@@ -216,3 +224,15 @@ for crate in "${crates[@]}"; do
   printf '%-14s cold %6.1f s   crate alone %6.2f s   one tool edited %6.2f s   %s\n' \
     "$crate" "${cold[$crate]}" "$(median ${alones[$crate]})" "$(median ${edits[$crate]})" "$(sizes "$crate")"
 done
+# shellcheck disable=SC2086 # the lists of times are split on purpose
+{
+  ratio() { awk -v a="$1" -v b="$2" 'BEGIN {printf "%.2f", a / b}'; }
+  for crate in "${crates[@]}"; do
+    printf '%-14s %s rounds: crate alone %s, one tool edited %s\n' \
+      "$crate" "$ROUNDS" "$(spread ${alones[$crate]})" "$(spread ${edits[$crate]})"
+  done
+  printf 'toolgate / rmcp: cold %s   crate alone %s   one tool edited %s (medians)\n' \
+    "$(ratio "${cold[with-toolgate]}" "${cold[with-rmcp]}")" \
+    "$(ratio "$(median ${alones[with-toolgate]})" "$(median ${alones[with-rmcp]})")" \
+    "$(ratio "$(median ${edits[with-toolgate]})" "$(median ${edits[with-rmcp]})")"
+}

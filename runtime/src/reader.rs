@@ -17,7 +17,7 @@
 //! (a limit crossed, a duplicate key, a number written as a float that
 //! equals an integer, a map key read as a number), it stops, and the call
 //! goes through the gates one by one, whose refusals say what and where
-//! ([`structural::parse`](crate::structural)). So a refusal keeps its code,
+//! ([`structural::read`](crate::structural::read)). So a refusal keeps its code,
 //! path and message, and the reader's job is narrower: what it accepts,
 //! the separate gates accept, with the same value. It reads every value
 //! exactly as serde_json does: strings borrowed unless escaped, integers as

@@ -202,8 +202,9 @@ done
 # The two crates' builds take turns, so that the machine's load, which
 # moves one build by a second or more here, falls on both alike: ROUNDS
 # rounds of the crate alone, then an edit to warm up and ROUNDS rounds of
-# edits. Each figure is a median. Five rounds put the same code's ratio
-# anywhere from 0.83 to 0.90 in two runs an hour apart; nine narrow it.
+# edits. Each figure is a median. Five rounds gave the same code's crate
+# alone 0.83 and 0.90 of rmcp's time in two runs an hour apart, hence
+# nine by default.
 declare -A alones edits
 for round in $(seq "$ROUNDS"); do
   for crate in "${crates[@]}"; do

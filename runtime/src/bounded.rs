@@ -69,14 +69,13 @@ impl<'a> RawArgs<'a> {
         self.json
     }
 
-    /// The same arguments once gate 2 has accepted them: known to be text,
-    /// gate 1 done.
-    pub(crate) fn accepted(self) -> RawArgs<'a> {
-        RawArgs {
-            json: Some(self.as_str()),
-            pending: None,
-            ..self
+    /// Marks the arguments accepted by gate 2: known to be text, gate 1
+    /// done. In place, as the generated call keeps them.
+    pub(crate) fn accept(&mut self) {
+        if self.json.is_none() {
+            self.json = Some(self.as_str());
         }
+        self.pending = None;
     }
 
     /// The limits left to enforce while reading, if the scan has not run.

@@ -136,7 +136,7 @@ pub(crate) fn read<'de, A: DeserializeOwned>(
     // Only serde's part is generic: the rest is compiled once, not once
     // for each tool.
     let mut value = Read::<A>(None);
-    let read = read_with(bytes, text, limits, shape, &mut value);
+    let read = read_with(bytes, text, limits, shape, &mut value, false);
     match (read, value.0) {
         (true, Some(Parsed(value))) => Some(value),
         _ => None,
@@ -170,18 +170,23 @@ impl<A: DeserializeOwned> Serde for Read<A> {
 }
 
 /// The part of [`read`] that is not generic: whether `serde` read the
-/// document and the reader accepts it.
+/// document and the reader accepts it. `closed`: whether serde reads the
+/// arguments object into a type that refuses a repeated or unlisted key
+/// itself (see `Reader::closed`).
+#[inline]
 pub(crate) fn read_with<'de>(
     bytes: &'de [u8],
     text: Option<&'de str>,
     limits: &Limits,
     shape: &'de Shape,
     serde: &mut dyn Serde,
+    closed: bool,
 ) -> bool {
     if !numbers_are_plain() {
         return false;
     }
     let mut reader = Reader::new(bytes, text, limits, shape);
+    reader.closed = closed;
     reader.at_object() && serde.read(&mut reader).is_ok() && reader.finished()
 }
 
@@ -404,7 +409,8 @@ impl Guide {
     }
 
     /// What the member being read must satisfy.
-    fn expect(&self) -> Expect {
+    #[inline]
+    fn expect(&mut self) -> Expect {
         match self {
             Guide::One {
                 alive: true,
@@ -412,24 +418,23 @@ impl Guide {
                 ..
             } => Expect::One(*id),
             Guide::One { .. } => Expect::Any,
-            Guide::Many(many) => {
-                let set = many.member_set();
-                match set.as_slice() {
-                    [] => Expect::Any,
-                    [id] => Expect::One(*id),
-                    _ => Expect::Many(set),
-                }
-            }
+            Guide::Many(many) => many.expect(),
         }
     }
 
-    /// Takes the verdict on the member just read, as expected by `expect`.
-    fn member_read(&mut self, expected: &Expect, verdict: u64) {
-        match (self, expected) {
-            (_, Expect::Any) => {}
-            (Guide::One { alive, .. }, _) => *alive &= verdict & 1 != 0,
-            (Guide::Many(many), Expect::One(id)) => many.member_read(&[*id], verdict),
-            (Guide::Many(many), Expect::Many(set)) => many.member_read(set, verdict),
+    /// Takes the verdict on the member just read, as [`expect`](Self::expect)
+    /// asked for it.
+    #[inline]
+    fn member_read(&mut self, verdict: u64) {
+        match self {
+            // Once dead, a subschema stays dead whatever the verdict.
+            Guide::One {
+                alive,
+                child: Child::Node(_),
+                ..
+            } => *alive &= verdict & 1 != 0,
+            Guide::One { .. } => {}
+            Guide::Many(many) => many.member_read(verdict),
         }
     }
 }
@@ -437,6 +442,8 @@ impl Guide {
 /// [`Guide`] for several subschemas, or one with unions.
 struct Many {
     set: Set,
+    /// What the member being read was expected to satisfy.
+    asked: Set,
     /// The set and the branches of its unions.
     atoms: SmallVec<[Id; 8]>,
     /// The atoms that still accept the container.
@@ -462,11 +469,24 @@ impl Many {
         set
     }
 
-    /// Takes the verdict on the member just read against `set`.
-    fn member_read(&mut self, set: &[Id], verdict: u64) {
+    /// What the member being read must satisfy, kept for its verdict.
+    #[inline(never)]
+    fn expect(&mut self) -> Expect {
+        self.asked = self.member_set();
+        match self.asked.as_slice() {
+            [] => Expect::Any,
+            [id] => Expect::One(*id),
+            set => Expect::Many(set.into()),
+        }
+    }
+
+    /// Takes the verdict on the member just read against what it was
+    /// asked to satisfy.
+    #[inline(never)]
+    fn member_read(&mut self, verdict: u64) {
         for (i, child) in self.children.iter().enumerate() {
             if let Child::Node(id) = child
-                && let Some(j) = set.iter().position(|s| s == id)
+                && let Some(j) = self.asked.iter().position(|s| s == id)
                 && verdict & (1 << j) == 0
             {
                 self.alive &= !(1 << i);
@@ -558,6 +578,10 @@ pub(crate) struct Reader<'de> {
     /// Open objects and arrays.
     depth: usize,
     nodes: usize,
+    /// The arguments object is read by a type that refuses a repeated or
+    /// unlisted key itself (the argument struct `#[tool]` writes): its
+    /// keys need no comparing here.
+    closed: bool,
     /// Set by every stop and every error a visitor returned, so that a
     /// type that catches an error (`T::deserialize(d).ok()`) cannot make
     /// the reader accept what it stopped on.
@@ -613,6 +637,7 @@ impl<'de> Reader<'de> {
             string_limit: limits.string_bytes(),
             depth: 0,
             nodes: 0,
+            closed: false,
             stopped: false,
             keys: SmallVec::new(),
             arena: String::new(),
@@ -844,7 +869,19 @@ impl<'de> Reader<'de> {
 
     /// Judges the scalar of `kind` written as `raw` against what it was
     /// expected to satisfy.
+    #[inline]
     fn judge(&mut self, kind: u8, raw: &[u8]) -> Result<()> {
+        // Inline for anything, the flat schema's every scalar but `null`.
+        if let (Expect::Any, false) = (&self.expect, self.flat && kind == shape::NULL) {
+            self.verdict = u64::MAX;
+            return Ok(());
+        }
+        self.judge_against(kind, raw)
+    }
+
+    /// [`judge`](Self::judge) against a subschema, out of line.
+    #[inline(never)]
+    fn judge_against(&mut self, kind: u8, raw: &[u8]) -> Result<()> {
         if self.flat && kind == shape::NULL {
             return Err(self.stop());
         }
@@ -870,7 +907,18 @@ impl<'de> Reader<'de> {
     /// Starts the check of the object or array (`kind`) being opened, in
     /// `guide` (`None` until then): written in place, as a union's guide is
     /// large to move.
+    #[inline]
     fn guide(&mut self, kind: u8, guide: &mut Option<Guide>) -> Result<()> {
+        // Inline for anything, the flat schema's arguments object.
+        if let (Expect::Any, false) = (&self.expect, self.flat && self.depth > 0) {
+            return Ok(());
+        }
+        self.guide_by(kind, guide)
+    }
+
+    /// [`guide`](Self::guide) by a subschema, out of line.
+    #[inline(never)]
+    fn guide_by(&mut self, kind: u8, guide: &mut Option<Guide>) -> Result<()> {
         if self.flat && self.depth > 0 {
             return Err(self.stop());
         }
@@ -899,6 +947,7 @@ impl<'de> Reader<'de> {
             return Err(self.stop());
         }
         *guide = Some(Guide::Many(Many {
+            asked: Set::new(),
             alive: shape.container_bits(&atoms, kind),
             found: SmallVec::from_elem(0, atoms.len()),
             children: SmallVec::new(),
@@ -948,22 +997,27 @@ impl<'de> Reader<'de> {
     }
 
     /// Ends the check of a closed object or array.
+    #[inline]
     fn conclude(&mut self, guide: &Option<Guide>) {
         self.verdict = match guide {
             None => u64::MAX,
             Some(Guide::One {
                 id, alive, found, ..
             }) => u64::from(*alive && *found >= self.shape.required(*id)),
-            Some(Guide::Many(many)) => {
-                let mut local = many.alive;
-                for (i, (id, found)) in many.atoms.iter().zip(&many.found).enumerate() {
-                    if *found < self.shape.required(*id) {
-                        local &= !(1 << i);
-                    }
-                }
-                self.shape.verdicts(&many.set, &many.atoms, local)
-            }
+            Some(Guide::Many(many)) => self.concluded(many),
         };
+    }
+
+    /// The verdict on a container checked against several subschemas.
+    #[inline(never)]
+    fn concluded(&self, many: &Many) -> u64 {
+        let mut local = many.alive;
+        for (i, (id, found)) in many.atoms.iter().zip(&many.found).enumerate() {
+            if *found < self.shape.required(*id) {
+                local &= !(1 << i);
+            }
+        }
+        self.shape.verdicts(&many.set, &many.atoms, local)
     }
 
     /// Reads a member of a container into `seed`, expected to satisfy
@@ -979,16 +1033,11 @@ impl<'de> Reader<'de> {
             let read = seed.deserialize(&mut *self);
             return self.watch(read);
         };
-        let expected = guide.expect();
-        self.expect = match &expected {
-            Expect::Any => Expect::Any,
-            Expect::One(id) => Expect::One(*id),
-            Expect::Many(set) => Expect::Many(set.clone()),
-        };
+        self.expect = guide.expect();
         self.verdict = 0;
         let read = seed.deserialize(&mut *self);
         let read = self.watch(read)?;
-        guide.member_read(&expected, self.verdict);
+        guide.member_read(self.verdict);
         Ok(read)
     }
 
@@ -1002,6 +1051,7 @@ impl<'de> Reader<'de> {
 
     /// The first byte of the next value, which counts against the node
     /// limit.
+    #[inline]
     fn value(&mut self) -> Result<u8> {
         self.skip_ws();
         self.nodes += 1;
@@ -1049,15 +1099,36 @@ impl<'de> Reader<'de> {
 
     /// Reads the string whose opening quote is at `pos`: the span between
     /// the quotes, and whether it had escapes (then decoded in `scratch`).
+    ///
+    /// A string without escapes, nearly every key and value, is read
+    /// inline; one with escapes, one that crosses the limit and one cut
+    /// short go on out of line.
+    #[inline]
     fn string(&mut self) -> Result<(usize, usize, bool)> {
-        self.pos += 1;
-        let start = self.pos;
+        let start = self.pos + 1;
         let max_end = start.saturating_add(self.string_limit);
+        let window_end = self.bytes.len().min(max_end.saturating_add(1));
+        let end = plain_text_end(self.bytes, start, window_end);
+        if end <= max_end && self.bytes.get(end) == Some(&b'"') {
+            self.pos = end + 1;
+            return Ok((start, end, false));
+        }
+        self.pos = end;
+        self.escaped_string(start, max_end, window_end)
+    }
+
+    /// The rest of [`string`](Self::string) from the first byte that ends
+    /// a plain run at `pos` short of the closing quote.
+    #[inline(never)]
+    fn escaped_string(
+        &mut self,
+        start: usize,
+        max_end: usize,
+        window_end: usize,
+    ) -> Result<(usize, usize, bool)> {
         let mut run = start;
         let mut escaped = false;
-        let window_end = self.bytes.len().min(max_end.saturating_add(1));
         loop {
-            self.pos = plain_text_end(self.bytes, self.pos, window_end);
             if self.pos > max_end {
                 return Err(self.stop());
             }
@@ -1089,6 +1160,7 @@ impl<'de> Reader<'de> {
                 // A control character, or the end of the text.
                 _ => return Err(self.stop()),
             }
+            self.pos = plain_text_end(self.bytes, self.pos, window_end);
         }
     }
 
@@ -1188,6 +1260,16 @@ impl<'de> Reader<'de> {
     /// object's keys, then forgets them.
     fn close_object(&mut self, first: usize) -> Result<()> {
         self.close(b'}')?;
+        if self.keys.len() == first {
+            // No key of its own to compare or forget.
+            return Ok(());
+        }
+        self.forget_keys(first)
+    }
+
+    /// Compares a wide object's keys, from `first` on, and forgets them.
+    #[inline(never)]
+    fn forget_keys(&mut self, first: usize) -> Result<()> {
         let (text, arena) = (self.bytes, self.arena.as_str());
         if let Some(keys) = self.keys.get_mut(first..).filter(|k| k.len() > EARLY_KEYS) {
             keys.sort_unstable_by(|a, b| text_of(text, arena, *a).cmp(text_of(text, arena, *b)));
@@ -1210,7 +1292,34 @@ impl<'de> Reader<'de> {
     /// Stops on what the separate gates read otherwise: a number that
     /// equals an integer without being written as one (`2.0`, `-0`; gate 2
     /// reads it as that integer) and an integer past 64 bits.
+    #[inline]
     fn number(&mut self) -> Result<Number> {
+        // Inline for a short unsigned integer, the usual number: a run of
+        // digits without a leading zero, short enough not to overflow,
+        // that no fraction or exponent follows.
+        let start = self.pos;
+        let mut end = start;
+        let mut magnitude = 0u64;
+        while let Some(digit @ b'0'..=b'9') = self.bytes.get(end).copied() {
+            magnitude = magnitude * 10 + u64::from(digit - b'0');
+            end += 1;
+            if end - start == 19 {
+                break;
+            }
+        }
+        let first = self.bytes.get(start).copied();
+        let next = self.bytes.get(end).copied();
+        let plain = !matches!(next, Some(b'0'..=b'9' | b'.' | b'e' | b'E'));
+        if end > start && plain && (first != Some(b'0') || end == start + 1) {
+            self.pos = end;
+            return Ok(Number::U64(magnitude));
+        }
+        self.any_number()
+    }
+
+    /// [`number`](Self::number), any number, out of line.
+    #[inline(never)]
+    fn any_number(&mut self) -> Result<Number> {
         let start = self.pos;
         let negative = self.peek() == Some(b'-');
         if negative {
@@ -1792,6 +1901,9 @@ impl<'r, 'de> Entries<'r, 'de> {
         match listed {
             Listed::New => {}
             Listed::Repeated => return Err(reader.stop()),
+            // The arguments object's keys are compared by its type, if
+            // closed: a repeat or an unlisted key is its refusal.
+            Listed::No if reader.closed && reader.depth == 1 => {}
             Listed::No => reader.remember(self.first, key)?,
         }
         let probe = reader.probe.map(|found| (found, reader.pos));
@@ -1869,14 +1981,15 @@ struct Items<'r, 'de> {
     index: usize,
 }
 
-impl<'de> de::SeqAccess<'de> for Items<'_, 'de> {
-    type Error = Stop;
-
-    fn next_element_seed<T: DeserializeSeed<'de>>(&mut self, seed: T) -> Result<Option<T::Value>> {
+impl Items<'_, '_> {
+    /// Steps to the next element, checked against the guide; `false` at
+    /// the array's end. Not generic, so compiled once, not once for each
+    /// element type.
+    fn next(&mut self) -> Result<bool> {
         let reader = &mut *self.reader;
         reader.skip_ws();
         match reader.peek() {
-            Some(b']') => return Ok(None),
+            Some(b']') => return Ok(false),
             Some(b',') if self.index > 0 => reader.pos += 1,
             _ if self.index == 0 => {}
             _ => return Err(reader.stop_as("expected `,` or `]`")),
@@ -1885,6 +1998,18 @@ impl<'de> de::SeqAccess<'de> for Items<'_, 'de> {
             guide.index(reader.shape, self.index);
         }
         self.index += 1;
+        Ok(true)
+    }
+}
+
+impl<'de> de::SeqAccess<'de> for Items<'_, 'de> {
+    type Error = Stop;
+
+    fn next_element_seed<T: DeserializeSeed<'de>>(&mut self, seed: T) -> Result<Option<T::Value>> {
+        if !self.next()? {
+            return Ok(None);
+        }
+        let reader = &mut *self.reader;
         if reader.explaining() {
             let step = Some(Step::Index(self.index - 1));
             return explained_member(reader, self.guide, step, seed).map(Some);

@@ -41,10 +41,13 @@ pub(crate) fn unread() -> (Gate, Rejection) {
 /// Runs gate 2, and gate 1 too if it is pending, serde's part passed in:
 /// in one pass if the single-pass reader accepts, else gate by gate, each
 /// refusal from the gate that makes it. On `Ok`, the last call of `serde`
-/// read the arguments.
+/// read the arguments. `serde` reads the argument struct `#[tool]` writes,
+/// which refuses a repeated or unlisted key itself: the single pass leaves
+/// the arguments object's keys to it.
 ///
 /// Not generic: compiled once, not once for each tool (see
 /// [`semantic::gates`](crate::semantic::gates), which passes serde in).
+#[inline]
 pub(crate) fn read(
     raw: RawArgs<'_>,
     def: &ToolDef,
@@ -54,7 +57,7 @@ pub(crate) fn read(
     // `Shape::walks_first`): gate by gate.
     if let Some(limits) = raw.pending()
         && !def.shape.walks_first()
-        && reader::read_with(raw.as_bytes(), raw.text(), limits, &def.shape, serde)
+        && reader::read_with(raw.as_bytes(), raw.text(), limits, &def.shape, serde, true)
     {
         return Ok(());
     }

@@ -193,7 +193,7 @@ impl<'a, S> Invocation<'a, S> {
     {
         match semantic::gates::<A>(self.raw, self.def) {
             Ok(valid) => {
-                self.raw = self.raw.accepted();
+                self.raw.accept();
                 Ok(valid)
             }
             Err((gate, r)) => Err(refused(self.ctx, self.def, gate, r)),

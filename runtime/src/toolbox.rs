@@ -67,6 +67,9 @@ pub struct Toolbox<S> {
 
 struct Entry<S> {
     tool: Box<dyn Tool<S>>,
+    /// The tool's definition, as [`Tool::definition`] gives it: kept, so
+    /// that a call does not ask for it again.
+    def: &'static ToolDef,
     limits: Option<Limits>,
     /// The definition as shown, where it differs from the tool's own.
     shown: Option<Box<ToolDef>>,
@@ -74,9 +77,7 @@ struct Entry<S> {
 
 impl<S: 'static> Entry<S> {
     fn shown(&self) -> &ToolDef {
-        self.shown
-            .as_deref()
-            .unwrap_or_else(|| self.tool.definition())
+        self.shown.as_deref().unwrap_or(self.def)
     }
 }
 
@@ -267,7 +268,7 @@ impl<S: Send + Sync + 'static> Toolbox<S> {
     pub fn without_notes(mut self) -> Self {
         self.notes = false;
         for entry in self.tools.values_mut() {
-            entry.shown = Some(Box::new(entry.tool.definition().without_notes()));
+            entry.shown = Some(Box::new(entry.def.without_notes()));
         }
         self
     }
@@ -357,6 +358,7 @@ impl<S: Send + Sync + 'static> Toolbox<S> {
         self.tools.insert(
             name,
             Entry {
+                def: tool.definition(),
                 tool,
                 limits,
                 shown,
@@ -543,13 +545,7 @@ impl<S: Send + Sync + 'static> Toolbox<S> {
             Ok(entry) => entry,
             Err(rejection) => return Outcome::Rejected(rejection),
         };
-        if let Err(refused) = pinned(
-            ctx,
-            entry.tool.definition(),
-            call.version,
-            &call.fingerprint,
-            "made",
-        ) {
+        if let Err(refused) = pinned(ctx, entry.def, call.version, &call.fingerprint, "made") {
             return refused;
         }
         let text = call.arguments.get();
@@ -711,7 +707,7 @@ impl<S: Send + Sync + 'static> Toolbox<S> {
         };
         if let Err(refused) = pinned(
             ctx,
-            entry.tool.definition(),
+            entry.def,
             approval.version,
             &approval.fingerprint,
             "approved",
@@ -737,7 +733,7 @@ impl<S: Send + Sync + 'static> Toolbox<S> {
     fn admit(&self, ctx: &ToolContext, name: &str) -> Result<&Entry<S>, Rejection> {
         let reason = match self.tools.get(name) {
             None => "no tool has this name",
-            Some(entry) => match Self::permits(ctx, entry.tool.definition()) {
+            Some(entry) => match Self::permits(ctx, entry.def) {
                 Ok(()) => return Ok(entry),
                 Err(reason) => reason,
             },
@@ -810,7 +806,7 @@ impl<S: Send + Sync + 'static> Toolbox<S> {
         text: Option<&'a str>,
         resuming: Option<&'a Approval>,
     ) -> Call<'a> {
-        let def = entry.tool.definition();
+        let def = entry.def;
         let limits = entry.limits.as_ref().unwrap_or(&self.limits);
         let raw = match bounded::begin(bytes, text, limits) {
             Ok(raw) => raw,
@@ -849,7 +845,7 @@ impl<S: Send + Sync + 'static> Toolbox<S> {
     /// A panic in a tool's call, contained: logged, and the call failed.
     #[cold]
     fn panicked(ctx: &ToolContext, entry: &Entry<S>, panic: &panic::Panic) -> Outcome {
-        audit::panicked(ctx, entry.tool.definition().name(), panic.message());
+        audit::panicked(ctx, entry.def.name(), panic.message());
         Outcome::Failed(Failure::new(ctx.request_id()))
     }
 }

@@ -209,7 +209,11 @@ impl EffectPolicy {
         self
     }
 
+    #[inline]
     pub(crate) fn rate_of(&self, tool: &str) -> Option<(u32, Duration)> {
+        if self.rates.is_empty() {
+            return self.rate;
+        }
         self.rates
             .iter()
             .find(|(t, _, _)| t == tool)

@@ -189,26 +189,31 @@ static STOPS_STRING: [bool; 256] = {
 /// latest: at a quote, a backslash or a control character.
 #[inline]
 pub(crate) fn plain_text_end(bytes: &[u8], from: usize, to: usize) -> usize {
-    let window = bytes.get(from..to).unwrap_or_default();
-    // Eight bytes at a time, as a word: the first byte that stops the run
-    // is the lowest flagged (flags above it may be false, below never).
-    let mut words = window.chunks_exact(8);
-    let mut done = 0;
-    for word in &mut words {
-        let mut eight = [0; 8];
-        eight.copy_from_slice(word);
-        let stops = stops_in(u64::from_le_bytes(eight));
+    // Eight bytes at a time, as a word, while eight remain in `bytes`, even
+    // past `to` (the end found is then cut at `to`): a short string is one
+    // or two words, not a word and a tail read byte by byte. The first
+    // byte that stops the run is the lowest flagged (flags above it may be
+    // false, below never).
+    let mut at = from;
+    while at < to {
+        let Some(word) = bytes.get(at..).and_then(<[u8]>::first_chunk::<8>) else {
+            break;
+        };
+        let stops = stops_in(u64::from_le_bytes(*word));
         if stops != 0 {
-            return from + done + (stops.trailing_zeros() / 8) as usize;
+            return to.min(at + (stops.trailing_zeros() / 8) as usize);
         }
-        done += 8;
+        at += 8;
     }
-    let tail = words.remainder();
-    from + done
-        + tail
-            .iter()
-            .position(|&b| STOPS_STRING.get(usize::from(b)).copied().unwrap_or(true))
-            .unwrap_or(tail.len())
+    if at >= to {
+        return to.max(from);
+    }
+    // Fewer than eight bytes left in `bytes`.
+    let tail = bytes.get(at..to).unwrap_or_default();
+    at + tail
+        .iter()
+        .position(|&b| STOPS_STRING.get(usize::from(b)).copied().unwrap_or(true))
+        .unwrap_or(tail.len())
 }
 
 /// The high bit of each byte of `word` that may stop a run of plain string

@@ -47,6 +47,7 @@ pub enum Outcome {
 
 impl Outcome {
     /// The rejection, if the call was refused.
+    #[inline]
     pub fn rejection(&self) -> Option<&Rejection> {
         match self {
             Outcome::Rejected(r) => Some(r),
@@ -56,6 +57,7 @@ impl Outcome {
 
     /// The result, if the call completed (now, or in the call a replay
     /// repeats).
+    #[inline]
     pub fn value(&self) -> Option<&Value> {
         match self {
             Outcome::Done(v) => Some(v),
@@ -67,6 +69,7 @@ impl Outcome {
     }
 
     /// The approval to ask a person for, if the call needs one.
+    #[inline]
     pub fn approval(&self) -> Option<&Approval> {
         match self {
             Outcome::ApprovalRequired(approval) => Some(approval),
@@ -75,6 +78,7 @@ impl Outcome {
     }
 
     /// Whether this is the stored outcome of an earlier call.
+    #[inline]
     pub fn is_replay(&self) -> bool {
         matches!(self, Outcome::Replayed(_))
     }

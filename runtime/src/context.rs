@@ -276,7 +276,9 @@ impl ToolContext {
     pub fn allows_tool(&self, name: &str) -> bool {
         match &self.allowed {
             Allowed::Every => true,
-            Allowed::Listed(list) => list.iter().any(|n| &**n == name),
+            Allowed::Listed(list) => list
+                .iter()
+                .any(|n| crate::text::same_text(n.as_bytes(), name.as_bytes())),
         }
     }
 }

@@ -84,6 +84,7 @@ mod stored;
 mod structural;
 #[cfg(feature = "testing")]
 pub mod testing;
+mod text;
 mod tool;
 mod toolbox;
 mod wire;

@@ -115,7 +115,7 @@ impl Tagged {
         let (_, id) = self
             .branches
             .iter()
-            .find(|(t, _)| same_text(t.as_bytes(), tag))?;
+            .find(|(t, _)| crate::text::same_text(t.as_bytes(), tag))?;
         Some(*id)
     }
 }
@@ -624,7 +624,7 @@ impl Node {
             .properties
             .iter()
             .enumerate()
-            .find(|(_, (n, ..))| same_text(n.as_bytes(), key));
+            .find(|(_, (n, ..))| crate::text::same_text(n.as_bytes(), key));
         if let Some((index, (_, child, required))) = listed {
             return (Some(index), *child, *required);
         }
@@ -1617,7 +1617,7 @@ fn chosen(node: &Node, kind: u8, raw: &[u8]) -> bool {
         && let Some(plain) = &node.plain_choices
         && plain
             .iter()
-            .any(|choice| same_text(choice.as_bytes(), inner))
+            .any(|choice| crate::text::same_text(choice.as_bytes(), inner))
     {
         return true;
     }
@@ -1633,33 +1633,6 @@ fn chosen(node: &Node, kind: u8, raw: &[u8]) -> bool {
         node.choices
             .iter()
             .all(|values| values.iter().any(|v| same(v, &value)))
-    }
-}
-
-/// Whether two short texts (a key and a property's name, a string and a
-/// choice) are the same bytes: compared as overlapping words where they
-/// are 4 to 16 bytes long, without a call to `memcmp`, which costs more
-/// than the comparing itself at these lengths.
-#[inline]
-fn same_text(a: &[u8], b: &[u8]) -> bool {
-    fn word<const N: usize>(text: &[u8], last: bool) -> Option<&[u8; N]> {
-        if last {
-            text.last_chunk::<N>()
-        } else {
-            text.first_chunk::<N>()
-        }
-    }
-    if a.len() != b.len() {
-        return false;
-    }
-    match a.len() {
-        8..=16 => {
-            word::<8>(a, false) == word::<8>(b, false) && word::<8>(a, true) == word::<8>(b, true)
-        }
-        4..8 => {
-            word::<4>(a, false) == word::<4>(b, false) && word::<4>(a, true) == word::<4>(b, true)
-        }
-        _ => a == b,
     }
 }
 
@@ -1692,22 +1665,6 @@ mod tests {
         Shape::new(schema)
             .check(doc, true, schema)
             .map_err(|r| r.code())
-    }
-
-    #[test]
-    fn same_text_is_byte_equality_at_every_length_and_position() {
-        for len in 0..=20 {
-            let a: Vec<u8> = (0..len).map(|i| b'a' + (i % 26) as u8).collect();
-            assert!(same_text(&a, &a.clone()), "{len}");
-            for at in 0..len {
-                let mut b = a.clone();
-                b[at] ^= 0x20;
-                assert!(!same_text(&a, &b), "{len} {at}");
-            }
-            let longer = [a.as_slice(), b"a"].concat();
-            assert!(!same_text(&a, &longer), "{len}");
-            assert!(!same_text(&longer, &a), "{len}");
-        }
     }
 
     #[test]

@@ -59,6 +59,29 @@ pub(crate) struct Stop(Option<Box<String>>);
 
 const STOP: Stop = Stop(None);
 
+thread_local! {
+    /// Whether a reader on this thread is explaining (see
+    /// [`explain_with`]): only then is a refusal's message read, and so
+    /// only then is it made. A repeated field that serde refuses in one
+    /// pass then costs no formatting and no allocation.
+    static EXPLAINING: Cell<bool> = const { Cell::new(false) };
+}
+
+/// Marks this thread as explaining while it lives, even if serde panics.
+struct Explaining(bool);
+
+impl Explaining {
+    fn start() -> Self {
+        Explaining(EXPLAINING.replace(true))
+    }
+}
+
+impl Drop for Explaining {
+    fn drop(&mut self) {
+        EXPLAINING.set(self.0);
+    }
+}
+
 impl fmt::Display for Stop {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match &self.0 {
@@ -73,6 +96,9 @@ impl std::error::Error for Stop {}
 impl de::Error for Stop {
     #[cold]
     fn custom<T: fmt::Display>(message: T) -> Self {
+        if !EXPLAINING.get() {
+            return STOP;
+        }
         Stop(Some(Box::new(message.to_string())))
     }
 
@@ -213,6 +239,7 @@ pub(crate) fn explain<A: DeserializeOwned>(text: &str) -> core::result::Result<A
 
 /// The part of [`explain`] that is not generic.
 pub(crate) fn explain_with(text: &str, serde: &mut dyn Serde) -> core::result::Result<(), Refused> {
+    let _explaining = Explaining::start();
     let mut trail = Trail::default();
     let mut reader = Reader::new(text.as_bytes(), Some(text), &Limits::default(), no_shape());
     reader.trail = Some(&mut trail);

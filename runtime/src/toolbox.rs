@@ -358,7 +358,7 @@ impl<S: Send + Sync + 'static> Toolbox<S> {
         self.tools.insert(
             name,
             Entry {
-                def: tool.definition(),
+                def,
                 tool,
                 limits,
                 shown,

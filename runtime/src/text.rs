@@ -6,22 +6,17 @@
 /// call to `memcmp`, which costs more than the comparing at these lengths.
 #[inline(always)]
 pub(crate) fn same_text(a: &[u8], b: &[u8]) -> bool {
-    fn word<const N: usize>(text: &[u8], last: bool) -> Option<&[u8; N]> {
-        if last {
-            text.last_chunk::<N>()
-        } else {
-            text.first_chunk::<N>()
-        }
-    }
     if a.len() != b.len() {
         return false;
     }
     match a.len() {
         8..=16 => {
-            word::<8>(a, false) == word::<8>(b, false) && word::<8>(a, true) == word::<8>(b, true)
+            a.first_chunk::<8>() == b.first_chunk::<8>()
+                && a.last_chunk::<8>() == b.last_chunk::<8>()
         }
         4..8 => {
-            word::<4>(a, false) == word::<4>(b, false) && word::<4>(a, true) == word::<4>(b, true)
+            a.first_chunk::<4>() == b.first_chunk::<4>()
+                && a.last_chunk::<4>() == b.last_chunk::<4>()
         }
         _ => a == b,
     }

@@ -81,21 +81,9 @@ fn now<F: Future>(future: F) -> F::Output {
     }
 }
 
-/// serde_json, then garde under every rule the tool's parameters state:
-/// the struct's own and those of each argument type with rules of its own
-/// (a `#[garde(dive)]` the parameter writes, which `#[tool]` runs apart
-/// from the struct's). What gate 3 checks, so that the floor checks no
-/// less.
+/// serde_json, then garde under every rule gate 3 runs.
 fn floor<A: Arguments>(bytes: &[u8]) -> bool {
-    match serde_json::from_slice::<A>(bytes) {
-        Ok(args) => {
-            let mut report = garde::Report::new();
-            args.validate_into(&(), &mut garde::Path::empty, &mut report);
-            args.validate_nested(&mut report);
-            report.is_empty()
-        }
-        Err(_) => false,
-    }
+    serde_json::from_slice::<A>(bytes).is_ok_and(|args| toolgate_tests::floor_rules(&args))
 }
 
 fn with_jsonschema<A: DeserializeOwned>(validator: &jsonschema::Validator, bytes: &[u8]) -> bool {

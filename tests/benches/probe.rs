@@ -42,7 +42,8 @@ where
     let mut valid = 0;
     for _ in 0..calls {
         let ok = if floor {
-            serde_json::from_slice::<A>(black_box(&bytes)).is_ok_and(|args| checked(&args))
+            serde_json::from_slice::<A>(black_box(&bytes))
+                .is_ok_and(|args| toolgate_tests::floor_rules(&args))
         } else {
             toolgate::testing::check_arguments(toolbox, tool, black_box(&bytes))
                 .is_some_and(|r| r.is_ok())
@@ -52,18 +53,6 @@ where
         }
     }
     valid
-}
-
-/// garde's verdict on `args` under every rule the tool's parameters state:
-/// the struct's own, and those of each argument type with rules of its own
-/// (a `#[garde(dive)]` the parameter writes, which `#[tool]` runs apart
-/// from the struct's, so that a missing `dive` cannot switch them off).
-/// What gate 3 checks, so that the floor checks no less.
-fn checked<A: toolgate::__private::Arguments>(args: &A) -> bool {
-    let mut report = garde::Report::new();
-    garde::Validate::validate_into(args, &(), &mut garde::Path::empty, &mut report);
-    args.validate_nested(&mut report);
-    report.is_empty()
 }
 
 fn main() {

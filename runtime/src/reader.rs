@@ -539,7 +539,9 @@ impl Many {
         }
     }
 
-    /// Each atom's reading of element `index`.
+    /// Each atom's reading of element `index`. Out of line, so that the
+    /// step to an element of one subschema saves no registers for it.
+    #[inline(never)]
     fn index(&mut self, shape: &Shape, index: usize) {
         self.children.clear();
         for (i, id) in self.atoms.iter().enumerate() {
@@ -915,8 +917,10 @@ impl<'de> Reader<'de> {
         let shape = self.shape;
         self.verdict = match core::mem::take(&mut self.expect) {
             Expect::Any => u64::MAX,
-            Expect::One(id) if shape.simple(id) => u64::from(shape.takes_scalar(id, kind, raw)),
-            Expect::One(id) => self.judge_many(&[id], kind, raw)?,
+            Expect::One(id) => match shape.takes_scalar(id, kind, raw) {
+                Some(taken) => u64::from(taken),
+                None => self.judge_many(&[id], kind, raw)?,
+            },
             Expect::Many(set) => self.judge_many(&set, kind, raw)?,
         };
         Ok(())

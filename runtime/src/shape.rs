@@ -1433,11 +1433,15 @@ impl Shape {
     }
 
     /// Whether subschema `id`'s own keywords take the scalar of `kind`
-    /// written as `raw` (bounds aside).
+    /// written as `raw` (bounds aside), where they alone decide: `None`
+    /// where it has unions, which decide too.
     #[inline]
-    pub(crate) fn takes_scalar(&self, id: Id, kind: u8, raw: &[u8]) -> bool {
+    pub(crate) fn takes_scalar(&self, id: Id, kind: u8, raw: &[u8]) -> Option<bool> {
         let node = self.node(id);
-        node.kinds & kind != 0 && (node.choices.is_empty() || chosen(node, kind, raw))
+        if !(node.any_of.is_empty() && node.all_of.is_empty()) {
+            return None;
+        }
+        Some(node.kinds & kind != 0 && (node.choices.is_empty() || chosen(node, kind, raw)))
     }
 
     /// One bit per atom that [`Self::takes`] an object or array (`kind`).
@@ -1606,7 +1610,27 @@ fn quick_accepts(
 
 /// Whether a scalar of `kind`, written as `raw`, is among each list of
 /// choices (`enum`, `const`) of `node`.
+///
+/// Inline where it is quick: a string of at most 16 bytes written as one
+/// of the plain choices, compared with no call. The rest is out of line.
+#[inline]
 fn chosen(node: &Node, kind: u8, raw: &[u8]) -> bool {
+    if kind == STRING
+        && let Some(plain) = &node.plain_choices
+        && let Some(inner) = raw.get(1..raw.len().saturating_sub(1))
+        && inner.len() <= 16
+        && plain
+            .iter()
+            .any(|choice| crate::text::same_text(choice.as_bytes(), inner))
+    {
+        return true;
+    }
+    chosen_by_value(node, kind, raw)
+}
+
+/// [`chosen`], out of line.
+#[inline(never)]
+fn chosen_by_value(node: &Node, kind: u8, raw: &[u8]) -> bool {
     if node.choices.is_empty() {
         return true;
     }

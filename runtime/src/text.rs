@@ -2,8 +2,9 @@
 
 /// Whether two short texts (a key and a property's name, a string and a
 /// choice, a tool's name and an allowed one) are the same bytes: compared
-/// as two overlapping words where they are 4 to 16 bytes long, without a
-/// call to `memcmp`, which costs more than the comparing at these lengths.
+/// as two overlapping words where they are 4 to 16 bytes long, and byte by
+/// byte below that, without a call to `memcmp`, which costs more than the
+/// comparing at these lengths.
 #[inline(always)]
 pub(crate) fn same_text(a: &[u8], b: &[u8]) -> bool {
     if a.len() != b.len() {
@@ -17,6 +18,12 @@ pub(crate) fn same_text(a: &[u8], b: &[u8]) -> bool {
         4..8 => {
             a.first_chunk::<4>() == b.first_chunk::<4>()
                 && a.last_chunk::<4>() == b.last_chunk::<4>()
+        }
+        // The first, middle and last bytes are all of them.
+        0..4 => {
+            a.first() == b.first()
+                && a.get(a.len() / 2) == b.get(b.len() / 2)
+                && a.last() == b.last()
         }
         _ => a == b,
     }

@@ -132,6 +132,18 @@ fn refused(ctx: &ToolContext, def: &ToolDef, gate: Gate, rejection: crate::Rejec
     Outcome::Rejected(rejection)
 }
 
+/// The objects a call authorized, as gate 6 needs them.
+#[derive(Default)]
+pub(crate) struct Objects {
+    /// Each authorized object: its field (wire name), version and summary.
+    pub(crate) seen: Vec<(&'static str, Option<u64>, Option<serde_json::Value>)>,
+    /// Whether a policy allowed an object only with a person's approval.
+    pub(crate) asked: bool,
+    /// The arguments, shared by the objects a policy sees: made for the
+    /// first one.
+    pub(crate) shared: Option<std::sync::Arc<str>>,
+}
+
 /// One admitted call, handed to a tool's generated wrapper.
 #[doc(hidden)]
 pub struct Invocation<'a, S> {
@@ -142,13 +154,10 @@ pub struct Invocation<'a, S> {
     pub(crate) effects: &'a Effects,
     /// The approval this run resumes, if any.
     pub(crate) resuming: Option<&'a Approval>,
-    /// Each authorized object: its field (wire name), version and summary.
-    pub(crate) seen: Vec<(&'static str, Option<u64>, Option<serde_json::Value>)>,
-    /// Whether a policy allowed an object only with a person's approval.
-    pub(crate) asked: bool,
-    /// The arguments, shared by the objects a policy sees: made for the
-    /// first one.
-    pub(crate) shared: Option<std::sync::Arc<str>>,
+    /// What gates 4 and 5 found, once the call authorizes an object:
+    /// boxed, so that a call with no resources carries one word of it and
+    /// the invocation stays small enough to move without a `memcpy`.
+    pub(crate) objects: Option<Box<Objects>>,
     /// The effect gate's hold on the call, once [`admit`](Self::admit) let
     /// a call it gates through: boxed, so that a call it lets through at
     /// once carries one word of it.
@@ -178,9 +187,7 @@ impl<'a, S> Invocation<'a, S> {
             def: self.def,
             effects: self.effects,
             resuming: self.resuming,
-            seen: self.seen,
-            asked: self.asked,
-            shared: self.shared,
+            objects: self.objects,
             run: self.run,
         }
     }
@@ -228,10 +235,11 @@ impl<'a, S> Invocation<'a, S> {
                 );
                 return Err(Outcome::Rejected(crate::Rejection::not_permitted()));
             }
+            let objects = self.objects.get_or_insert_with(Box::default);
             let named = resource::Named {
                 def: self.def,
                 field,
-                arguments: self
+                arguments: objects
                     .shared
                     .get_or_insert_with(|| self.raw.as_str().into())
                     .clone(),
@@ -241,9 +249,9 @@ impl<'a, S> Invocation<'a, S> {
             let granted = resource::authorize::<T, R, S>(self.ctx, self.state, named)
                 .await
                 .map_err(Outcome::Rejected)?;
-            self.asked |= granted.asks_approval;
             let authorized = granted.authorized;
-            self.seen.push((
+            objects.asked |= granted.asks_approval;
+            objects.seen.push((
                 field,
                 <R as crate::Resource<S>>::version(&authorized),
                 <R as crate::Resource<S>>::summary(&authorized),
@@ -268,6 +276,17 @@ impl<'a, S> Invocation<'a, S> {
                 audit::failed(self.ctx, self.def.name(), &*error);
                 Err(Outcome::Failed(Failure::new(self.ctx.request_id())))
             }
+        }
+    }
+
+    /// Ends the call. One that holds no objects and no hold of gate 6's
+    /// (every call gate 6 lets straight through that authorized nothing)
+    /// owns nothing else, so it is forgotten, without a call to its drop
+    /// glue.
+    #[inline(always)]
+    fn end(self) {
+        if self.objects.is_none() && self.run.is_none() {
+            core::mem::forget(self);
         }
     }
 
@@ -304,7 +323,7 @@ impl<'a, S> Invocation<'a, S> {
     /// Whether gate 6 holds the call (`Some`), and then whether it needs a
     /// person's approval; `None` for a `read` call it lets through at once.
     fn gated(&self, approval: Option<bool>) -> Option<bool> {
-        let needs = self.asked
+        let needs = self.objects.as_ref().is_some_and(|o| o.asked)
             || self
                 .effects
                 .policy
@@ -468,7 +487,9 @@ where
     // Gate 6 lets a `read` call that needs no approval straight through:
     // the body runs now, with no steps around it.
     if invocation.gated(approval).is_none() {
-        return Call::Done(Some(body()));
+        let outcome = body();
+        invocation.end();
+        return Call::Done(Some(outcome));
     }
     Steps::start(invocation, approval, approver, &mut Some(body))
 }

@@ -822,9 +822,7 @@ impl<S: Send + Sync + 'static> Toolbox<S> {
             def,
             effects: &self.effects,
             resuming,
-            seen: Vec::new(),
-            asked: false,
-            shared: None,
+            objects: None,
             run: None,
         };
         match panic::started(|| entry.tool.__call(invocation)) {

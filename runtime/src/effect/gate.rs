@@ -33,8 +33,9 @@ impl Action {
     /// need these, so a plain write does not build them.
     fn seen<S>(&self, invocation: &Invocation<'_, S>) -> Vec<Seen> {
         invocation
-            .seen
+            .objects
             .iter()
+            .flat_map(|objects| &objects.seen)
             .map(|(field, version, summary)| Seen {
                 field: (*field).to_owned(),
                 reference: self.arguments.get(*field).cloned().unwrap_or(Value::Null),

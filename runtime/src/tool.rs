@@ -282,8 +282,9 @@ impl<'a, S> Invocation<'a, S> {
     /// Ends the call. One that holds no objects and no hold of gate 6's
     /// (every call gate 6 lets straight through that authorized nothing)
     /// owns nothing else, so it is forgotten, without a call to its drop
-    /// glue.
-    #[inline(always)]
+    /// glue. Inline in optimized builds only (not forced), so that a
+    /// debug build compiles it once for each state, not into each tool.
+    #[inline]
     fn end(self) {
         if self.objects.is_none() && self.run.is_none() {
             core::mem::forget(self);
@@ -487,9 +488,8 @@ where
     // Gate 6 lets a `read` call that needs no approval straight through:
     // the body runs now, with no steps around it.
     if invocation.gated(approval).is_none() {
-        let outcome = body();
         invocation.end();
-        return Call::Done(Some(outcome));
+        return Call::Done(Some(body()));
     }
     Steps::start(invocation, approval, approver, &mut Some(body))
 }

@@ -7,7 +7,7 @@ use serde_json::Value;
 use super::{Approval, ApprovalState, Claim, Consumed, Seen, StoreError, canonical, digest};
 use crate::audit::{self, Gate};
 use crate::outcome::Failure;
-use crate::tool::Invocation;
+use crate::tool::{Invocation, Objects};
 use crate::{Code, Outcome, Rejection};
 
 /// The logical action a call performs: what an approval and an
@@ -31,11 +31,13 @@ impl Action {
 
     /// Each authorized object as an approval records it: only approvals
     /// need these, so a plain write does not build them.
-    fn seen<S>(&self, invocation: &Invocation<'_, S>) -> Vec<Seen> {
-        invocation
-            .objects
+    fn seen(&self, objects: Option<&Objects>) -> Vec<Seen> {
+        let Some(objects) = objects else {
+            return Vec::new();
+        };
+        objects
+            .seen
             .iter()
-            .flat_map(|objects| &objects.seen)
             .map(|(field, version, summary)| Seen {
                 field: (*field).to_owned(),
                 reference: self.arguments.get(*field).cloned().unwrap_or(Value::Null),
@@ -153,7 +155,7 @@ pub(crate) async fn before<S>(
                 }
                 Ok(_) | Err(_) => {}
             }
-            let seen = action.seen(invocation);
+            let seen = action.seen(invocation.objects.as_deref());
             return Err(request(invocation, action, seen, approver, now).await);
         }
         None => {}
@@ -207,7 +209,7 @@ pub(crate) async fn before<S>(
         // The objects changed since the person saw them: ask again, with
         // what they are now. (After the claim: a finished run of this
         // approval, which changed them itself, replays above.)
-        let seen = action.seen(invocation);
+        let seen = action.seen(invocation.objects.as_deref());
         let changed = approval
             .resources
             .iter()

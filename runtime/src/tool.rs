@@ -282,8 +282,9 @@ impl<'a, S> Invocation<'a, S> {
     /// Ends the call. One that holds no objects and no hold of gate 6's
     /// (every call gate 6 lets straight through that authorized nothing)
     /// owns nothing else, so it is forgotten, without a call to its drop
-    /// glue. Inline in optimized builds only (not forced), so that a
-    /// debug build compiles it once for each state, not into each tool.
+    /// glue. A field that owns something must be added to the test here.
+    /// Inline in optimized builds only (not forced), so that a debug
+    /// build compiles it once for each state, not into each tool.
     #[inline]
     fn end(self) {
         if self.objects.is_none() && self.run.is_none() {

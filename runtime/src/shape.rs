@@ -590,6 +590,11 @@ fn is_trivial(node: &Node) -> bool {
 }
 
 impl Node {
+    /// Whether it has no union: its own keywords decide.
+    fn simple(&self) -> bool {
+        self.any_of.is_empty() && self.all_of.is_empty()
+    }
+
     /// No keyword but `type`, `enum` and `const`.
     fn is_bare(&self) -> bool {
         self.any_of.is_empty() && self.is_bare_beside_unions()
@@ -876,12 +881,7 @@ impl<'a> Walk<'a> {
             return None;
         }
         let local = self.quick_local(&atoms)?;
-        if atoms.len() == set.len()
-            && atoms.iter().all(|id| {
-                let node = self.node(*id);
-                node.any_of.is_empty() && node.all_of.is_empty()
-            })
-        {
+        if atoms.len() == set.len() && atoms.iter().all(|id| self.node(*id).simple()) {
             return Some(local);
         }
         let mut known = 0u64;
@@ -1419,8 +1419,7 @@ impl Shape {
 
     /// Whether subschema `id` has no union: its own keywords decide.
     pub(crate) fn simple(&self, id: Id) -> bool {
-        let node = self.node(id);
-        node.any_of.is_empty() && node.all_of.is_empty()
+        self.node(id).simple()
     }
 
     /// Whether subschema `id` takes an object or array (`kind`) by its
@@ -1438,7 +1437,7 @@ impl Shape {
     #[inline]
     pub(crate) fn takes_scalar(&self, id: Id, kind: u8, raw: &[u8]) -> Option<bool> {
         let node = self.node(id);
-        if !(node.any_of.is_empty() && node.all_of.is_empty()) {
+        if !node.simple() {
             return None;
         }
         Some(node.kinds & kind != 0 && (node.choices.is_empty() || chosen(node, kind, raw)))
@@ -1636,9 +1635,11 @@ fn chosen_by_value(node: &Node, kind: u8, raw: &[u8]) -> bool {
     }
     let inner = raw.get(1..raw.len().saturating_sub(1)).unwrap_or_default();
     // A string written as one of the choices is one, unless that needs a
-    // backslash (`"a\\nb"`), which the written string may decode.
+    // backslash (`"a\\nb"`), which the written string may decode. Up to
+    // 16 bytes, [`chosen`] has looked already.
     if kind == STRING
         && let Some(plain) = &node.plain_choices
+        && inner.len() > 16
         && plain
             .iter()
             .any(|choice| crate::text::same_text(choice.as_bytes(), inner))

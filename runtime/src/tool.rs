@@ -132,7 +132,8 @@ fn refused(ctx: &ToolContext, def: &ToolDef, gate: Gate, rejection: crate::Rejec
     Outcome::Rejected(rejection)
 }
 
-/// The objects a call authorized, as gate 6 needs them.
+/// The objects a call authorized, as the policies of gate 5 and gate 6
+/// need them.
 #[derive(Default)]
 pub(crate) struct Objects {
     /// Each authorized object: its field (wire name), version and summary.

@@ -43,6 +43,11 @@ pub struct RawArgs<'a> {
     /// `null` (`None` for an `Option` a `required` rule makes the schema
     /// refuse null for). Gate 2 then checks the shape against the schema.
     lax: bool,
+    /// Whether the document holds an object below the arguments object, a
+    /// container inside an array, or a `null`: where serde can read more
+    /// laxly than a [flat](crate::shape::Shape::flat) schema, whose
+    /// members are scalars and arrays of scalars.
+    nested: bool,
     /// Whether the document holds a number that is an integer by value
     /// without being written as one (`2.0`, `1e2`, `-0`): JSON Schema reads
     /// it as an integer, serde_json as a float.
@@ -83,8 +88,11 @@ impl<'a> RawArgs<'a> {
         self.pending
     }
 
-    pub(crate) fn is_lax(&self) -> bool {
-        self.lax
+    /// Whether gate 2 checks the document against a schema,
+    /// [flat](crate::shape::Shape::flat) or not: whether it holds what
+    /// serde can read more laxly than the schema states.
+    pub(crate) fn is_lax(&self, flat: bool) -> bool {
+        if flat { self.nested } else { self.lax }
     }
 
     pub(crate) fn has_spelled_integers(&self) -> bool {
@@ -126,6 +134,7 @@ pub(crate) fn begin<'a>(
         json,
         pending: Some(limits),
         lax: true,
+        nested: true,
         spelled_integers: false,
     })
 }
@@ -153,6 +162,7 @@ pub(crate) fn scan<'a>(input: &'a [u8], limits: &Limits) -> Result<RawArgs<'a>, 
         max_keys: limits.nodes().min(input.len() / 4),
         arena: Vec::new(),
         lax: false,
+        nested: false,
         spelled_integers: false,
     };
     scanner.document()?;
@@ -166,6 +176,7 @@ pub(crate) fn scan<'a>(input: &'a [u8], limits: &Limits) -> Result<RawArgs<'a>, 
         json: Some(json),
         pending: None,
         lax: scanner.lax,
+        nested: scanner.nested,
         spelled_integers: scanner.spelled_integers,
     })
 }
@@ -292,6 +303,7 @@ struct Scanner<'a, 'l> {
     max_keys: usize,
     arena: Vec<u8>,
     lax: bool,
+    nested: bool,
     spelled_integers: bool,
 }
 
@@ -362,6 +374,7 @@ impl Scanner<'_, '_> {
                 Some(b'f') => self.literal(b"false")?,
                 Some(b'n') => {
                     self.lax = true;
+                    self.nested = true;
                     self.literal(b"null")?;
                 }
                 Some(_) => return Err(malformed(self.pointer(), "a value is expected here")),
@@ -418,6 +431,7 @@ impl Scanner<'_, '_> {
         }
         self.pos += 1;
         self.lax |= !self.frames.is_empty();
+        self.nested |= self.frames.len() + usize::from(kind == Kind::Object) > 1;
         self.frames.push(Frame {
             kind,
             keys_start: self.keys.len(),

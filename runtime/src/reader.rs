@@ -587,9 +587,9 @@ impl Number {
 pub(crate) struct Reader<'de> {
     shape: &'de Shape,
     /// The schema is [flat](Shape::flat): read without it, stopping at a
-    /// `null` or a container below the arguments object. Such a document
-    /// is what the gates one by one read without the schema too, where
-    /// serde's verdict is the schema's.
+    /// `null`, an object below the arguments object, or a container inside
+    /// an array. Such a document is what the gates one by one read without
+    /// the schema too, where serde's verdict is the schema's.
     flat: bool,
     /// The subschemas the next value must satisfy; empty for any value.
     /// Each value takes them as it starts.
@@ -940,17 +940,24 @@ impl<'de> Reader<'de> {
     /// large to move.
     #[inline]
     fn guide(&mut self, kind: u8, guide: &mut Option<Guide>) -> Result<()> {
-        // Inline for anything, the flat schema's arguments object.
-        if let (Expect::Any, false) = (&self.expect, self.flat && self.depth > 0) {
+        // Inline for anything: the flat schema's arguments object and arrays.
+        if let (Expect::Any, false) = (&self.expect, self.flat && self.nested(kind)) {
             return Ok(());
         }
         self.guide_by(kind, guide)
     }
 
+    /// Whether the object or array (`kind`) being opened is one a flat
+    /// schema leaves to the gates one by one: an object below the
+    /// arguments object, or a container inside an array.
+    fn nested(&self, kind: u8) -> bool {
+        self.depth + usize::from(kind == shape::OBJECT) > 1
+    }
+
     /// [`guide`](Self::guide) by a subschema, out of line.
     #[inline(never)]
     fn guide_by(&mut self, kind: u8, guide: &mut Option<Guide>) -> Result<()> {
-        if self.flat && self.depth > 0 {
+        if self.flat && self.nested(kind) {
             return Err(self.stop());
         }
         let shape = self.shape;
@@ -3675,42 +3682,66 @@ mod tests {
         }
     }
 
-    /// A schema whose members are all scalars is read without it: serde's
-    /// verdict is the schema's there. A `null` or a container below the
-    /// arguments object, which only the schema would refuse, stops the
-    /// reader, so that the gates one by one decide, the schema's walk
-    /// included.
+    /// A schema whose members are all scalars or arrays of scalars is read
+    /// without it: serde's verdict is the schema's there. A `null`, an
+    /// object below the arguments object or a container inside an array,
+    /// which only the schema would refuse, stops the reader, so that the
+    /// gates one by one decide, the schema's walk included.
     #[test]
     fn a_flat_schema_reads_without_the_schema_and_stops_where_only_it_refuses() {
         let schema = serde_json::json!({
             "type": "object",
-            "properties": {"name": {"type": "string"}, "count": {"type": "integer", "maximum": 9}},
+            "properties": {
+                "name": {"type": "string"},
+                "count": {"type": "integer", "maximum": 9},
+                "tags": {"type": "array", "items": {"type": "string", "enum": ["x", "y"]}},
+                "pair": {
+                    "type": "array",
+                    "prefixItems": [{"type": "integer"}, {"type": "boolean"}],
+                    "items": false,
+                },
+            },
             "required": ["name"],
             "additionalProperties": false,
         });
         let shape = Shape::new(&schema);
         assert!(shape.flat());
         let walked = |doc: &str| shape.check(doc, true, &schema).is_ok();
+        let one_by_one = |doc: &str| {
+            bounded::scan(doc.as_bytes(), &limits())
+                .is_ok_and(|raw| shape.check(doc, raw.is_lax(shape.flat()), &schema).is_ok())
+        };
         for (doc, read_as_value) in [
             (r#"{"name":"a","count":3}"#, true),
             // Bounds are gate 3's, as one by one: serde's verdict.
             (r#"{"name":"a","count":30}"#, true),
+            // An array of scalars, whatever the member: serde's verdict
+            // (here any value's), as one by one.
+            (r#"{"name":"a","tags":["x","z"],"pair":[1,true,3]}"#, true),
+            (r#"{"name":"a","count":[1]}"#, true),
+            (r#"{"name":"a","tags":[]}"#, true),
             // serde reads these as any value; the schema refuses them.
             (r#"{"name":null}"#, false),
-            (r#"{"name":"a","count":[1]}"#, false),
             (r#"{"name":{"a":1}}"#, false),
             (r#"{"name":"a","other":null}"#, false),
+            (r#"{"name":"a","tags":[null]}"#, false),
+            (r#"{"name":"a","tags":[["x"]]}"#, false),
+            (r#"{"name":"a","tags":["x",{}]}"#, false),
+            (r#"{"name":"a","pair":[1,[]]}"#, false),
         ] {
             assert_eq!(
                 read::<Value>(doc, &limits(), &shape).is_some(),
                 read_as_value,
                 "{doc}"
             );
+            assert_eq!(one_by_one(doc), read_as_value, "{doc}");
             if !read_as_value {
                 assert!(!walked(doc), "{doc}");
             }
         }
-        // Each member that may be a container or `null` makes it not flat.
+        // Each member that may be a container other than an array of
+        // scalars, or `null`, makes it not flat.
+        let scalar = serde_json::json!({"type": "string"});
         for member in [
             serde_json::json!({"type": ["string", "null"]}),
             serde_json::json!({"type": "array"}),
@@ -3718,18 +3749,38 @@ mod tests {
             serde_json::json!({}),
             serde_json::json!(true),
             serde_json::json!({"anyOf": [{"type": "string"}, {"type": "integer"}]}),
+            serde_json::json!({"type": "array", "items": {"type": ["string", "null"]}}),
+            serde_json::json!({"type": "array", "items": {"type": "object"}}),
+            serde_json::json!({"type": "array", "items": {"type": "array", "items": scalar}}),
+            serde_json::json!({"type": "array", "items": true}),
+            serde_json::json!({"type": "array", "prefixItems": [scalar, {}], "items": false}),
+            serde_json::json!({"type": ["array", "string"], "items": scalar}),
+            serde_json::json!({"type": "array", "items": scalar, "enum": [["a"]]}),
+            serde_json::json!({"type": "array", "items": {"anyOf": [scalar, {"type": "integer"}]}}),
+            serde_json::json!({"anyOf": [{"type": "array", "items": scalar}, {"type": "null"}]}),
         ] {
-            let schema = serde_json::json!({"type": "object", "properties": {"a": member}});
+            let schema = serde_json::json!({
+                "type": "object",
+                "properties": {"a": member, "b": {"type": "array", "items": scalar}},
+                "additionalProperties": false,
+            });
             assert!(!Shape::new(&schema).flat(), "{schema}");
         }
         // Nor is a schema that lets other members be anything.
         let open = serde_json::json!({"type": "object", "properties": {"a": {"type": "string"}}});
         assert!(!Shape::new(&open).flat());
+        let closed = serde_json::json!({
+            "type": "object",
+            "properties": {"a": {"type": "string"}},
+            "additionalProperties": false,
+        });
+        assert!(Shape::new(&closed).flat());
     }
 
-    /// On generated documents of scalars, a flat schema's reader accepts
-    /// exactly what the gates one by one accept: the scan and serde, and
-    /// the walk where a `null` makes them walk (which then refuses).
+    /// On generated documents of scalars and arrays, a flat schema's
+    /// reader accepts exactly what the gates one by one accept: the scan
+    /// and serde, and the walk where a `null`, an object or a container
+    /// inside an array makes them walk (which then refuses).
     #[test]
     fn a_flat_schema_s_reader_agrees_with_the_gates_one_by_one() {
         let schema = serde_json::json!({
@@ -3740,13 +3791,14 @@ mod tests {
                 "n": {"type": "number"},
                 "b": {"type": "boolean"},
                 "e": {"type": "string", "enum": ["x", "y\\z"]},
+                "l": {"type": "array", "items": {"type": "string"}},
             },
             "required": ["s", "i"],
             "additionalProperties": false,
         });
         let shape = Shape::new(&schema);
         assert!(shape.flat());
-        let keys = ["s", "i", "n", "b", "e", "q", "s\\u0069"];
+        let keys = ["s", "i", "n", "b", "e", "l", "q", "s\\u0069"];
         let values = [
             "\"x\"",
             "\"y\\\\z\"",
@@ -3759,6 +3811,12 @@ mod tests {
             "false",
             "null",
             " 0 ",
+            "[]",
+            "[\"x\", 7]",
+            "[[\"x\"]]",
+            "[\"x\",null]",
+            "[{}]",
+            "{}",
         ];
         let mut state = 0x9E37_79B9_7F4A_7C15_u64;
         let mut next = |n: usize| {
@@ -3786,7 +3844,7 @@ mod tests {
             }
             let doc = format!("{{{}}}", members.join(","));
             let one_by_one = bounded::scan(doc.as_bytes(), &limits())
-                .is_ok_and(|raw| shape.check(&doc, raw.is_lax(), &schema).is_ok());
+                .is_ok_and(|raw| shape.check(&doc, raw.is_lax(shape.flat()), &schema).is_ok());
             let read = read::<Value>(&doc, &limits(), &shape).is_some();
             if read {
                 accepted += 1;

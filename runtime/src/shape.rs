@@ -19,9 +19,11 @@
 //! value is read once, against the set of subschemas that may describe it,
 //! so the cost is linear in the document times the schema's size. A flat
 //! document pays nothing for it: the walk runs only when the document holds
-//! an object or array below the arguments object, where serde's laxities
-//! live. It runs before serde when the schema has an untagged union (see
-//! [`Shape::walks_first`]), and after serde refuses, to say where.
+//! an object or array below the arguments object, or a `null`, where
+//! serde's laxities live (an array of scalars is none where the schema's
+//! members are all scalars or arrays of scalars: no struct is there to
+//! read one). It runs before serde when the schema has an untagged union
+//! (see [`Shape::walks_first`]), and after serde refuses, to say where.
 
 use std::collections::HashMap;
 
@@ -54,8 +56,8 @@ pub(crate) struct Shape {
     /// enums try every variant at every level, which costs exponential
     /// work in the nesting for a document the schema refuses.
     first: bool,
-    /// No valid document holds a `null` or a container below the arguments
-    /// object (see [`Shape::flat`]).
+    /// No valid document holds a `null`, an object below the arguments
+    /// object or a container inside an array (see [`Shape::flat`]).
     flat: bool,
 }
 
@@ -204,7 +206,7 @@ impl Shape {
             first: builder.untagged,
             flat: false,
         };
-        shape.flat = shape.root.is_some_and(|root| shape.scalars_only(root));
+        shape.flat = shape.root.is_some_and(|root| shape.shallow(root));
         for id in 0..shape.nodes.len() {
             let tagged = Id::try_from(id).ok().and_then(|id| shape.find_tag(id));
             if let Some(node) = shape.nodes.get_mut(id) {
@@ -307,8 +309,8 @@ impl Shape {
     }
 
     /// Whether every member subschema `id` allows is a scalar that is not
-    /// `null`, by its own keywords.
-    fn scalars_only(&self, id: Id) -> bool {
+    /// `null`, or an array of such scalars, by its own keywords.
+    fn shallow(&self, id: Id) -> bool {
         const LAX: u8 = NULL | ARRAY | OBJECT;
         let node = self.node(id);
         let scalar = |child: &Child| match *child {
@@ -316,17 +318,32 @@ impl Shape {
             Child::Any => false,
             Child::Node(id) => self.simple(id) && self.node(id).kinds & LAX == 0,
         };
+        // An array of scalars, as a sequence type's schema states it: only
+        // an array, each element (by position, then the rest) a scalar.
+        let scalars = |child: &Child| match *child {
+            Child::Node(id) => {
+                let array = self.node(id);
+                array.simple()
+                    && array.kinds == ARRAY
+                    && array.choices.is_empty()
+                    && array.prefix.iter().all(scalar)
+                    && scalar(&array.items)
+            }
+            Child::Never | Child::Any => false,
+        };
+        let member = |child: &Child| scalar(child) || scalars(child);
         self.simple(id)
-            && node.properties.iter().all(|(_, child, _)| scalar(child))
-            && node.patterns.iter().all(|(_, child)| scalar(child))
-            && scalar(&node.additional)
+            && node.properties.iter().all(|(_, child, _)| member(child))
+            && node.patterns.iter().all(|(_, child)| member(child))
+            && member(&node.additional)
     }
 
-    /// Whether no document the schema accepts holds a `null`, or an object
-    /// or array below the arguments object: every member is a scalar,
-    /// where serde's verdict is the schema's (see [`Shape::check`]). The
-    /// single-pass reader then reads without the schema, and stops where a
-    /// document holds either.
+    /// Whether no document the schema accepts holds a `null`, an object
+    /// below the arguments object, or a container inside an array: every
+    /// member is a scalar or an array of scalars, where serde's verdict is
+    /// the schema's (see [`Shape::check`]). The single-pass reader then
+    /// reads without the schema, and stops where a document holds any of
+    /// those.
     pub(crate) fn flat(&self) -> bool {
         self.flat
     }
@@ -336,10 +353,13 @@ impl Shape {
         self.first
     }
 
-    /// Checks a document that serde accepted. `lax`: whether it holds an
-    /// object or array below the arguments object, or a `null` (gate 1
-    /// knows); without either, every value is a scalar of the closed
-    /// arguments object, where serde's verdict is the schema's.
+    /// Checks a document that serde accepted. `lax`: whether it holds what
+    /// serde can read more laxly than this schema (gate 1 knows, see
+    /// `RawArgs::is_lax`): an object or array below the arguments object,
+    /// or a `null`; for a [flat](Self::flat) schema, only an object below
+    /// the arguments object, a container inside an array, or a `null`.
+    /// Without any, every value is a scalar, or an array of scalars, of
+    /// the closed arguments object, where serde's verdict is the schema's.
     pub(crate) fn check(&self, json: &str, lax: bool, schema: &Value) -> Result<(), Rejection> {
         if !lax {
             return Ok(());

@@ -98,3 +98,29 @@ fn a_long_valid_call_is_accepted_both_ways() {
         assert_eq!(gate_by_gate, Ok(()), "{} bytes", doc.len());
     }
 }
+
+/// serde_json reads an enum's unit variant from an object of one key, the
+/// variant's name (`{"id": null}`), which the schema refuses.
+/// `schedule_export`'s members are all scalars or arrays of scalars, so a
+/// valid call is read without its schema; such an object, in an array of
+/// enum values or in place of one, is still refused both ways, at its
+/// place, as are a nested array and a `null` among the values.
+#[test]
+fn what_serde_reads_more_laxly_inside_an_array_is_refused_both_ways() {
+    let toolbox = toolbox(Limits::default());
+    for (columns, format, at) in [
+        (r#"["id",{"status":null}]"#, r#""jsonl""#, "/columns/1"),
+        (r#"[{"id":null}]"#, r#""jsonl""#, "/columns/0"),
+        (r#"["id"]"#, r#"{"jsonl":null}"#, "/format"),
+        (r#"[["id"]]"#, r#""jsonl""#, "/columns/0"),
+        (r#"["id",null]"#, r#""jsonl""#, "/columns/1"),
+    ] {
+        let doc = format!(r#"{{"account_ref":"acct_42","format":{format},"columns":{columns}}}"#);
+        let one_pass = check_arguments(&toolbox, "schedule_export", doc.as_bytes()).unwrap();
+        let gate_by_gate =
+            check_arguments_gate_by_gate(&toolbox, "schedule_export", doc.as_bytes()).unwrap();
+        assert_eq!(one_pass, gate_by_gate, "{doc}");
+        let rejection = one_pass.expect_err(&doc);
+        assert_eq!(rejection.path(), at, "{doc}");
+    }
+}

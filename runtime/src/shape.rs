@@ -22,7 +22,9 @@
 //! an object or array below the arguments object, or a `null`, where
 //! serde's laxities live (an array of scalars is none where the schema's
 //! members are all scalars or arrays of scalars: no struct is there to
-//! read one). It runs before serde when the schema has an untagged union
+//! read one), or when the schema lists choices (`enum`, `const`), which a
+//! derived enum may read more laxly (an alias, a `#[serde(other)]`
+//! variant). It runs before serde when the schema has an untagged union
 //! (see [`Shape::walks_first`]), and after serde refuses, to say where.
 
 use std::collections::HashMap;
@@ -59,6 +61,9 @@ pub(crate) struct Shape {
     /// No valid document holds a `null`, an object below the arguments
     /// object or a container inside an array (see [`Shape::flat`]).
     flat: bool,
+    /// Some subschema lists `enum` or `const`, which serde may read more
+    /// laxly than the schema (see [`Shape::check`]).
+    chooses: bool,
 }
 
 /// Derived from the schema, which a definition compares already.
@@ -205,8 +210,10 @@ impl Shape {
             nodes: builder.nodes,
             first: builder.untagged,
             flat: false,
+            chooses: false,
         };
         shape.flat = shape.root.is_some_and(|root| shape.shallow(root));
+        shape.chooses = shape.nodes.iter().any(|node| !node.choices.is_empty());
         for id in 0..shape.nodes.len() {
             let tagged = Id::try_from(id).ok().and_then(|id| shape.find_tag(id));
             if let Some(node) = shape.nodes.get_mut(id) {
@@ -309,14 +316,18 @@ impl Shape {
     }
 
     /// Whether every member subschema `id` allows is a scalar that is not
-    /// `null`, or an array of such scalars, by its own keywords.
+    /// `null` and lists no `enum` or `const`, or an array of such scalars,
+    /// by its own keywords.
     fn shallow(&self, id: Id) -> bool {
         const LAX: u8 = NULL | ARRAY | OBJECT;
         let node = self.node(id);
         let scalar = |child: &Child| match *child {
             Child::Never => true,
             Child::Any => false,
-            Child::Node(id) => self.simple(id) && self.node(id).kinds & LAX == 0,
+            Child::Node(id) => {
+                let scalar = self.node(id);
+                scalar.simple() && scalar.kinds & LAX == 0 && scalar.choices.is_empty()
+            }
         };
         // An array of scalars, as a sequence type's schema states it: only
         // an array, each element (by position, then the rest) a scalar.
@@ -339,11 +350,11 @@ impl Shape {
     }
 
     /// Whether no document the schema accepts holds a `null`, an object
-    /// below the arguments object, or a container inside an array: every
-    /// member is a scalar or an array of scalars, where serde's verdict is
-    /// the schema's (see [`Shape::check`]). The single-pass reader then
-    /// reads without the schema, and stops where a document holds any of
-    /// those.
+    /// below the arguments object, or a container inside an array, and no
+    /// value is held to a list of choices: every member is a scalar or an
+    /// array of scalars, of a type whose verdict is the schema's (see
+    /// [`Shape::check`]). The single-pass reader then reads without the
+    /// schema, and stops where a document holds any of those.
     pub(crate) fn flat(&self) -> bool {
         self.flat
     }
@@ -359,9 +370,12 @@ impl Shape {
     /// or a `null`; for a [flat](Self::flat) schema, only an object below
     /// the arguments object, a container inside an array, or a `null`.
     /// Without any, every value is a scalar, or an array of scalars, of
-    /// the closed arguments object, where serde's verdict is the schema's.
+    /// the closed arguments object, where serde's verdict on its type is
+    /// the schema's. Not on its choices: a derived enum reads a name its
+    /// schema does not list when a variant has an alias or is
+    /// `#[serde(other)]`, so a schema that lists choices is always walked.
     pub(crate) fn check(&self, json: &str, lax: bool, schema: &Value) -> Result<(), Rejection> {
-        if !lax {
+        if !lax && !self.chooses {
             return Ok(());
         }
         self.walk(json, schema, false)

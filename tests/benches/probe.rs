@@ -2,8 +2,9 @@
 //! callgrind (repeatable on a noisy machine, unlike time). Arguments: the
 //! number of calls, the path (`toolgate`: gates 1–3, the default; `floor`:
 //! serde_json, then garde with every rule gate 3 runs) and the tool (`book_hotel`, the default,
-//! `schedule_export`, `refund_invoice`, or `find_notes` with an optional
-//! argument left out and `find_notes_null` with it `null`).
+//! `schedule_export`, `refund_invoice`, `find_notes` with an optional
+//! argument left out and `find_notes_null` with it `null`, or
+//! `tag_notes`, an array of strings).
 //!
 //! ```sh
 //! cargo bench -p toolgate-tests --bench probe --no-run
@@ -28,6 +29,20 @@ fn find_notes(
     limit: Option<u8>,
 ) -> Result<usize, ToolError> {
     Ok(query.len() + usize::from(limit.unwrap_or(10)))
+}
+
+/// Tag notes: a tool with an array of plain strings, whose schema is flat
+/// (every member a scalar or an array of scalars, none held to choices).
+#[tool(effect = read)]
+fn tag_notes(
+    /// The tags, one to five.
+    #[garde(length(min = 1, max = 5), inner(length(chars, min = 1, max = 16)))]
+    tags: Vec<String>,
+    /// At most this many notes.
+    #[garde(range(min = 1, max = 50))]
+    limit: u8,
+) -> Result<usize, ToolError> {
+    Ok(tags.len() + usize::from(limit))
 }
 
 fn run<S, A>(toolbox: &Toolbox<S>, tool: &str, bytes: &[u8], calls: usize, floor: bool) -> usize
@@ -72,6 +87,12 @@ fn main() {
             toolbox.register(invoice::RefundInvoice).unwrap();
             let bytes = br#"{"invoice_id":"inv_88","amount_cents":4500,"reason":{"kind":"goodwill","approver_id":"usr_lena"}}"#;
             run::<_, invoice::RefundInvoiceArgs>(&toolbox, &tool, bytes, calls, floor)
+        }
+        "tag_notes" => {
+            let mut toolbox = Toolbox::new(());
+            toolbox.register(TagNotes).unwrap();
+            let bytes = br#"{"tags":["billing","q3","overdue"],"limit":20}"#;
+            run::<_, TagNotesArgs>(&toolbox, &tool, bytes, calls, floor)
         }
         "find_notes" | "find_notes_null" => {
             let mut toolbox = Toolbox::new(());

@@ -1772,3 +1772,143 @@ fn an_unknown_key_in_adjacent_content_lists_its_variant_s_fields() {
         "{rejection:?}"
     );
 }
+
+// --- enum names the schema does not list ---
+
+/// A color; any other name reads as `Unknown`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+enum Hue {
+    Red,
+    Blue,
+    #[serde(other)]
+    Unknown,
+}
+
+/// A speed, also read under an alias the schema does not list.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+enum Pace {
+    #[serde(alias = "fast")]
+    Quick,
+    Slow,
+}
+
+/// Paint a wall.
+#[tool(effect = read)]
+fn paint(
+    /// The main color.
+    color: Hue,
+    /// Accent colors.
+    accents: Vec<Hue>,
+    /// How many coats.
+    #[garde(range(min = 1, max = 3))]
+    coats: u8,
+) -> Result<(), ToolError> {
+    let _ = (color, accents, coats);
+    Ok(())
+}
+
+/// Tint a wall: scalars alone.
+#[tool(effect = read)]
+fn tint(
+    /// The color.
+    color: Hue,
+    /// How many coats.
+    #[garde(range(min = 1, max = 3))]
+    coats: u8,
+) -> Result<(), ToolError> {
+    let _ = (color, coats);
+    Ok(())
+}
+
+/// Set a pace.
+#[tool(effect = read)]
+fn set_pace(
+    /// The pace.
+    pace: Pace,
+    /// Paces to try after it.
+    then: Vec<Pace>,
+) -> Result<(), ToolError> {
+    let _ = (pace, then);
+    Ok(())
+}
+
+/// A derived enum reads a name its schema does not list when a variant is
+/// `#[serde(other)]` or has an alias: the published `enum` still decides,
+/// for a value alone and inside an array, whatever else the document
+/// holds, one pass and gate by gate alike, as an independent validator of
+/// the schema does.
+#[test]
+fn an_enum_value_the_schema_does_not_list_is_refused() {
+    let mut toolbox = Toolbox::new(());
+    toolbox
+        .register(Paint)
+        .unwrap()
+        .register(Tint)
+        .unwrap()
+        .register(SetPace)
+        .unwrap();
+    for (tool, args, at) in [
+        (
+            "paint",
+            r#"{"color":"red","accents":["blue"],"coats":2}"#,
+            None,
+        ),
+        (
+            "paint",
+            r#"{"color":"unknown","accents":[],"coats":2}"#,
+            None,
+        ),
+        (
+            "paint",
+            r#"{"color":"green","accents":[],"coats":2}"#,
+            Some("/color"),
+        ),
+        (
+            "paint",
+            r#"{"color":"red","accents":["blue","green"],"coats":2}"#,
+            Some("/accents/1"),
+        ),
+        (
+            "paint",
+            r#"{"color":"red","accents":["\u0067reen"],"coats":2}"#,
+            Some("/accents/0"),
+        ),
+        ("tint", r#"{"color":"blue","coats":1}"#, None),
+        ("tint", r#"{"color":"green","coats":1}"#, Some("/color")),
+        ("set_pace", r#"{"pace":"quick","then":["slow"]}"#, None),
+        ("set_pace", r#"{"pace":"fast","then":[]}"#, Some("/pace")),
+        (
+            "set_pace",
+            r#"{"pace":"slow","then":["quick","fast"]}"#,
+            Some("/then/1"),
+        ),
+    ] {
+        let schema = toolbox.definition(tool).unwrap().schema();
+        let oracle = jsonschema::validator_for(schema).unwrap();
+        let valid = oracle.is_valid(&serde_json::from_str::<Value>(args).unwrap());
+        assert_eq!(valid, at.is_none(), "{args}: the oracle");
+        let one_pass = toolgate::testing::check_arguments(&toolbox, tool, args.as_bytes()).unwrap();
+        let gate_by_gate =
+            toolgate::testing::check_arguments_gate_by_gate(&toolbox, tool, args.as_bytes())
+                .unwrap();
+        assert_eq!(one_pass, gate_by_gate, "{args}");
+        match at {
+            None => assert_eq!(one_pass, Ok(()), "{args}"),
+            Some(at) => {
+                let rejection = one_pass.expect_err(args);
+                assert_eq!(
+                    (rejection.code(), rejection.path()),
+                    (Code::InvalidValue, at),
+                    "{args}"
+                );
+                assert_eq!(
+                    code(&call(&toolbox, tool, args)),
+                    Some((Code::InvalidValue, at.to_owned())),
+                    "{args}"
+                );
+            }
+        }
+    }
+}

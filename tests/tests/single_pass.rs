@@ -100,11 +100,10 @@ fn a_long_valid_call_is_accepted_both_ways() {
 }
 
 /// serde_json reads an enum's unit variant from an object of one key, the
-/// variant's name (`{"id": null}`), which the schema refuses.
-/// `schedule_export`'s members are all scalars or arrays of scalars, so a
-/// valid call is read without its schema; such an object, in an array of
-/// enum values or in place of one, is still refused both ways, at its
-/// place, as are a nested array and a `null` among the values.
+/// variant's name (`{"id": null}`), which the schema refuses: such an
+/// object, in an array of enum values or in place of one, is refused both
+/// ways, at its place, as are a nested array and a `null` among the
+/// values.
 #[test]
 fn what_serde_reads_more_laxly_inside_an_array_is_refused_both_ways() {
     let toolbox = toolbox(Limits::default());

@@ -10,13 +10,19 @@
 //!   shape, serialized size;
 //! - an unknown tool is refused with `NOT_PERMITTED`;
 //! - gates 1–3 in one pass (the single-pass reader) answer exactly as the
-//!   gates one by one: the same verdict, a rejection word for word.
+//!   gates one by one: the same verdict, a rejection word for word;
+//! - what gates 1–3 accept, the published schema accepts, as the
+//!   jsonschema crate reads it.
 //!
 //! The example tools' bodies are async or name resources; `tally`, a plain
 //! function, takes the other way through a call (the runtime's own future
-//! around the body, rather than the tool's generated one).
+//! around the body, rather than the tool's generated one). `paint` takes
+//! enums that serde reads more laxly than their schema (an alias, a
+//! `#[serde(other)]` variant), alone and in arrays.
 #![no_main]
 
+use std::cell::RefCell;
+use std::collections::HashMap;
 use std::future::Future;
 use std::pin::pin;
 use std::sync::OnceLock;
@@ -46,6 +52,67 @@ fn tally(
     Ok(format!("{label}: {n}"))
 }
 
+/// A color; serde reads any other name as `Other`, which the schema
+/// lists as `"other"` only.
+#[derive(Debug, serde::Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "snake_case")]
+enum Hue {
+    Red,
+    Blue,
+    #[serde(other)]
+    Other,
+}
+
+/// A finish; serde also reads `"shiny"`, which the schema does not list.
+#[derive(Debug, serde::Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "snake_case")]
+enum Finish {
+    #[serde(alias = "shiny")]
+    Gloss,
+    Matte,
+}
+
+/// How many walls were painted.
+#[derive(Default)]
+struct Walls(AtomicUsize);
+
+/// Paint a wall.
+#[tool(effect = write)]
+fn paint(
+    walls: &Walls,
+    /// The main color.
+    hue: Hue,
+    /// The finish.
+    finish: Finish,
+    /// Accent colors.
+    #[garde(length(max = 4))]
+    accents: Vec<Hue>,
+    /// Finishes to try after it.
+    #[garde(length(max = 4))]
+    then: Vec<Finish>,
+) -> Result<String, ToolError> {
+    walls.0.fetch_add(1, Ordering::SeqCst);
+    Ok(format!("{hue:?} {finish:?} {accents:?} {then:?}"))
+}
+
+/// Whether the published schema of tool `name` accepts `arguments`, by
+/// the jsonschema crate: one validator for each tool, built once.
+fn schema_accepts(name: &'static str, schema: &serde_json::Value, arguments: &[u8]) -> bool {
+    thread_local! {
+        static VALIDATORS: RefCell<HashMap<&'static str, jsonschema::Validator>> =
+            RefCell::new(HashMap::new());
+    }
+    let Ok(instance) = serde_json::from_slice::<serde_json::Value>(arguments) else {
+        return false;
+    };
+    VALIDATORS.with_borrow_mut(|validators| {
+        validators
+            .entry(name)
+            .or_insert_with(|| jsonschema::validator_for(schema).expect("a valid schema"))
+            .is_valid(&instance)
+    })
+}
+
 fn ctx() -> &'static ToolContext {
     static CTX: OnceLock<ToolContext> = OnceLock::new();
     CTX.get_or_init(|| {
@@ -73,7 +140,7 @@ struct Call {
 fn call<S: Send + Sync + 'static, T: toolgate::Tool<S>>(
     state: S,
     tool: T,
-    name: &str,
+    name: &'static str,
     arguments: &[u8],
     side_effects: impl Fn(&S) -> usize,
 ) -> Call {
@@ -91,6 +158,13 @@ fn call<S: Send + Sync + 'static, T: toolgate::Tool<S>>(
         one_pass, gate_by_gate,
         "{name}: one pass and gate by gate disagree"
     );
+    if let (Some(Ok(())), Some(def)) = (&one_pass, toolbox.definition(name)) {
+        assert!(
+            schema_accepts(name, def.schema(), arguments),
+            "{name}: gates 1-3 accepted what the schema refuses: {}",
+            String::from_utf8_lossy(arguments)
+        );
+    }
     let before = side_effects(toolbox.state());
     let outcome = now(toolbox.call(ctx(), name, arguments));
     let after = side_effects(toolbox.state());
@@ -112,13 +186,14 @@ fn now<F: Future>(future: F) -> F::Output {
     }
 }
 
-const NAMES: [&str; 6] = [
+const NAMES: [&str; 7] = [
     "book_hotel",
     "schedule_export",
     "issue_refund",
     "refund_invoice",
     "tally",
     "no_such_tool",
+    "paint",
 ];
 
 /// A rejection is a few hundred bytes: a code, a pointer of at most 128
@@ -158,6 +233,9 @@ fuzz_target!(|data: &[u8]| {
         ),
         "tally" => call(Tallies::default(), Tally, name, arguments, |t| {
             t.0.load(Ordering::SeqCst)
+        }),
+        "paint" => call(Walls::default(), Paint, name, arguments, |w| {
+            w.0.load(Ordering::SeqCst)
         }),
         _ => call(
             invoice::Billing::demo(),

@@ -88,9 +88,9 @@ impl<'a> RawArgs<'a> {
         self.pending
     }
 
-    /// Whether gate 2 checks the document against a schema,
-    /// [flat](crate::shape::Shape::flat) or not: whether it holds what
-    /// serde can read more laxly than the schema states.
+    /// Whether the document holds what serde can read more laxly than a
+    /// schema, [flat](crate::shape::Shape::flat) or not, states (gate 2
+    /// walks it then, see [`Shape::walks`](crate::shape::Shape::walks)).
     pub(crate) fn is_lax(&self, flat: bool) -> bool {
         if flat { self.nested } else { self.lax }
     }

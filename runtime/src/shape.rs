@@ -33,6 +33,7 @@ use regex::Regex;
 use serde_json::Value;
 use smallvec::SmallVec;
 
+use crate::bounded::RawArgs;
 use crate::pointer::{self, Step};
 use crate::{Code, Rejection, message};
 
@@ -62,7 +63,7 @@ pub(crate) struct Shape {
     /// object or a container inside an array (see [`Shape::flat`]).
     flat: bool,
     /// Some subschema lists `enum` or `const`, which serde may read more
-    /// laxly than the schema (see [`Shape::check`]).
+    /// laxly than the schema (see [`Shape::walks`]).
     chooses: bool,
 }
 
@@ -325,8 +326,8 @@ impl Shape {
             Child::Never => true,
             Child::Any => false,
             Child::Node(id) => {
-                let scalar = self.node(id);
-                scalar.simple() && scalar.kinds & LAX == 0 && scalar.choices.is_empty()
+                let node = self.node(id);
+                node.simple() && node.kinds & LAX == 0 && node.choices.is_empty()
             }
         };
         // An array of scalars, as a sequence type's schema states it: only
@@ -353,7 +354,7 @@ impl Shape {
     /// below the arguments object, or a container inside an array, and no
     /// value is held to a list of choices: every member is a scalar or an
     /// array of scalars, of a type whose verdict is the schema's (see
-    /// [`Shape::check`]). The single-pass reader then reads without the
+    /// [`Shape::walks`]). The single-pass reader then reads without the
     /// schema, and stops where a document holds any of those.
     pub(crate) fn flat(&self) -> bool {
         self.flat
@@ -364,18 +365,25 @@ impl Shape {
         self.first
     }
 
-    /// Checks a document that serde accepted. `lax`: whether it holds what
-    /// serde can read more laxly than this schema (gate 1 knows, see
-    /// `RawArgs::is_lax`): an object or array below the arguments object,
-    /// or a `null`; for a [flat](Self::flat) schema, only an object below
-    /// the arguments object, a container inside an array, or a `null`.
-    /// Without any, every value is a scalar, or an array of scalars, of
-    /// the closed arguments object, where serde's verdict on its type is
-    /// the schema's. Not on its choices: a derived enum reads a name its
-    /// schema does not list when a variant has an alias or is
-    /// `#[serde(other)]`, so a schema that lists choices is always walked.
-    pub(crate) fn check(&self, json: &str, lax: bool, schema: &Value) -> Result<(), Rejection> {
-        if !lax && !self.chooses {
+    /// Whether gate 2 walks a document serde accepted, by what gate 1's
+    /// scan saw of it (`raw`): where it holds what serde can read more
+    /// laxly than this schema ([`RawArgs::is_lax`]): an object or array
+    /// below the arguments object, or a `null`; for a [flat](Self::flat)
+    /// schema, only an object below the arguments object, a container
+    /// inside an array, or a `null`. Without any, every value is a scalar,
+    /// or an array of scalars, of the closed arguments object, where
+    /// serde's verdict on its type is the schema's. Not on its choices: a
+    /// derived enum reads a name its schema does not list when a variant
+    /// has an alias or is `#[serde(other)]`, so a schema that lists
+    /// choices is always walked.
+    pub(crate) fn walks(&self, raw: &RawArgs<'_>) -> bool {
+        self.chooses || raw.is_lax(self.flat)
+    }
+
+    /// Checks a document that serde accepted, if it `walks` (see
+    /// [`Shape::walks`]).
+    pub(crate) fn check(&self, json: &str, walks: bool, schema: &Value) -> Result<(), Rejection> {
+        if !walks {
             return Ok(());
         }
         self.walk(json, schema, false)

@@ -97,7 +97,7 @@ fn separately(raw: RawArgs<'_>, def: &ToolDef, serde: &mut dyn Serde) -> Result<
     let Err(refused) = reader::explain_with(&text, serde) else {
         // serde accepts shapes the schema refuses (an array read as a
         // struct, extra keys beside a unit variant's tag): the schema rules.
-        return def.shape.check(&text, raw.is_lax(def.shape.flat()), schema);
+        return def.shape.check(&text, def.shape.walks(&raw), schema);
     };
     // Refused. Where the schema's structure refuses too, its answer names
     // the place exactly; serde's path stops at the first enum it buffered.

@@ -18,7 +18,9 @@
 //! function, takes the other way through a call (the runtime's own future
 //! around the body, rather than the tool's generated one). `paint` takes
 //! enums that serde reads more laxly than their schema (an alias, a
-//! `#[serde(other)]` variant), alone and in arrays.
+//! `#[serde(other)]` variant), alone and in arrays; `count`, a set, which
+//! serde reads from an array with repeats, and 128-bit integers, which
+//! serde_json reads past the range their schema states.
 #![no_main]
 
 use std::cell::RefCell;
@@ -93,6 +95,26 @@ fn paint(
 ) -> Result<String, ToolError> {
     walls.0.fetch_add(1, Ordering::SeqCst);
     Ok(format!("{hue:?} {finish:?} {accents:?} {then:?}"))
+}
+
+/// How many counts were kept.
+#[derive(Default)]
+struct Counts(AtomicUsize);
+
+/// Count laps under labels.
+#[tool(effect = write)]
+fn count(
+    counts: &Counts,
+    /// The labels, each once.
+    labels: std::collections::BTreeSet<String>,
+    /// The total.
+    total: i128,
+    /// Each lap.
+    #[garde(length(max = 4))]
+    laps: Vec<u128>,
+) -> Result<String, ToolError> {
+    counts.0.fetch_add(1, Ordering::SeqCst);
+    Ok(format!("{labels:?} {total} {laps:?}"))
 }
 
 /// Whether the published schema of tool `name` accepts `arguments`, by
@@ -186,7 +208,7 @@ fn now<F: Future>(future: F) -> F::Output {
     }
 }
 
-const NAMES: [&str; 7] = [
+const NAMES: [&str; 8] = [
     "book_hotel",
     "schedule_export",
     "issue_refund",
@@ -194,6 +216,7 @@ const NAMES: [&str; 7] = [
     "tally",
     "no_such_tool",
     "paint",
+    "count",
 ];
 
 /// A rejection is a few hundred bytes: a code, a pointer of at most 128
@@ -236,6 +259,9 @@ fuzz_target!(|data: &[u8]| {
         }),
         "paint" => call(Walls::default(), Paint, name, arguments, |w| {
             w.0.load(Ordering::SeqCst)
+        }),
+        "count" => call(Counts::default(), Count, name, arguments, |c| {
+            c.0.load(Ordering::SeqCst)
         }),
         _ => call(
             invoice::Billing::demo(),

@@ -41,12 +41,15 @@ pub struct RawArgs<'a> {
     /// schema: an object or array inside the arguments object (a struct
     /// read from an array, extra keys beside a unit variant's tag), or a
     /// `null` (`None` for an `Option` a `required` rule makes the schema
-    /// refuse null for). Gate 2 then checks the shape against the schema.
+    /// refuse null for), or an integer that may not fit 64 bits (a 128-bit
+    /// integer read past the range its schema states). Gate 2 then checks
+    /// the shape against the schema.
     lax: bool,
     /// Whether the document holds an object below the arguments object, a
-    /// container inside an array, or a `null`: where serde can read more
-    /// laxly than a [flat](crate::shape::Shape::flat) schema, whose
-    /// members are scalars and arrays of scalars.
+    /// container inside an array, a `null`, or an integer that may not fit
+    /// 64 bits: where serde can read more laxly than a
+    /// [flat](crate::shape::Shape::flat) schema, whose members are scalars
+    /// and arrays of scalars.
     nested: bool,
     /// Whether the document holds a number that is an integer by value
     /// without being written as one (`2.0`, `1e2`, `-0`): JSON Schema reads
@@ -645,12 +648,20 @@ impl Scanner<'_, '_> {
         if self.peek() == Some(b'-') {
             self.pos += 1;
         }
+        let digits_start = self.pos;
         match self.peek() {
             Some(b'0') => self.pos += 1,
             Some(b'1'..=b'9') => self.digits(),
             _ => return Err(self.bad_number()),
         }
         let digits_end = self.pos;
+        // From 19 digits an integer may not fit 64 bits, the range a
+        // schema states for a 128-bit integer, which serde_json reads from
+        // any integer that fits it: gate 2 then compares it.
+        if digits_end - digits_start >= 19 {
+            self.lax = true;
+            self.nested = true;
+        }
         if self.peek() == Some(b'.') {
             self.pos += 1;
             if !matches!(self.peek(), Some(b'0'..=b'9')) {

@@ -87,6 +87,7 @@ pub mod testing;
 mod text;
 mod tool;
 mod toolbox;
+mod unique;
 mod wire;
 
 #[doc(hidden)]

@@ -50,6 +50,10 @@ pub(crate) fn for_value(code: Code, path: &str, schema: &Value) -> String {
         Code::InvalidValue => all_choices(schema, path)
             .or_else(|| choices(n))
             .map(|values| one_of(&values))
+            .or_else(|| {
+                (n.get("uniqueItems") == Some(&Value::Bool(true)))
+                    .then(|| "must not list an item twice".to_owned())
+            })
             .or_else(|| Some(format!("must be {}", describe(schema, n)))),
         _ => None,
     });

@@ -378,7 +378,7 @@ impl Guide {
     fn one(shape: &Shape, id: Id, kind: u8) -> Guide {
         Guide::One {
             id,
-            alive: shape.takes(id, kind),
+            alive: shape.takes_one(id, kind),
             found: 0,
             child: Child::Any,
             seen: 0,
@@ -621,6 +621,13 @@ pub(crate) struct Reader<'de> {
     arena: String,
     /// The decoded text of the last string value that had escapes.
     scratch: String,
+    /// How many strings with an escape and numbers with a fraction or an
+    /// exponent were read: a scalar read without one is written as the
+    /// only text of its value, and is compared as written.
+    unplain: usize,
+    /// The items read so far of each open array whose items must differ
+    /// (`uniqueItems`), each where it starts and ends.
+    items: SmallVec<[(usize, usize); 8]>,
     /// Set when probing map keys: where a key's type first asked for a
     /// parse.
     probe: Option<&'de Cell<Option<KeyParse>>>,
@@ -671,6 +678,8 @@ impl<'de> Reader<'de> {
             keys: SmallVec::new(),
             arena: String::new(),
             scratch: String::new(),
+            unplain: 0,
+            items: SmallVec::new(),
             probe: None,
             trail: None,
         }
@@ -1185,6 +1194,7 @@ impl<'de> Reader<'de> {
                 Some(b'\\') => {
                     if !escaped {
                         escaped = true;
+                        self.unplain += 1;
                         self.scratch.clear();
                     }
                     let Some(plain) = self.slice(run, self.pos) else {
@@ -1414,6 +1424,7 @@ impl<'de> Reader<'de> {
         } else if !self.explaining() && crate::number::integral(token).is_some() {
             return Err(self.stop());
         }
+        self.unplain += 1;
         match serde_json::from_slice::<f64>(token) {
             Ok(value) => Ok(Number::F64(value)),
             Err(refused) => Err(self.stop_as(refused)),
@@ -1510,16 +1521,67 @@ impl<'de> Reader<'de> {
     fn visit_seq<V: Visitor<'de>>(&mut self, visitor: V) -> Result<V::Value> {
         let mut guide = None;
         self.guide(shape::ARRAY, &mut guide)?;
+        let unique = match &guide {
+            Some(Guide::One {
+                id, alive: true, ..
+            }) if self.shape.unique(*id) => Some(self.items.len()),
+            _ => None,
+        };
         self.open()?;
         let visited = visitor.visit_seq(Items {
             reader: self,
             guide: &mut guide,
             index: 0,
+            unique,
         });
         let value = self.watch(visited)?;
         self.close(b']')?;
         self.conclude(&guide);
+        if let Some(first) = unique {
+            self.all_read(first)?;
+        }
         Ok(value)
+    }
+
+    /// Notes the item of an array whose items must differ (`uniqueItems`),
+    /// read from `start` on, `unplain` as it was before, its array's items
+    /// noted from `first` on. An item written only one way (a string
+    /// without escapes, an integer, a literal) is compared as written with
+    /// the few before it; any other, or a repeat, is a stop, and the walk
+    /// compares the items by value.
+    #[inline(never)]
+    fn item_read(&mut self, start: usize, unplain: usize, first: usize) -> Result<()> {
+        let end = self.pos;
+        if self.unplain != unplain || matches!(self.bytes.get(start), Some(b'{' | b'[')) {
+            return Err(self.stop());
+        }
+        let (bytes, len) = (self.bytes, end - start);
+        let before = self.items.get(first..).unwrap_or_default();
+        for &(s, e) in before.iter().take(crate::unique::PAIRWISE) {
+            if e - s == len && bytes.get(s..e) == bytes.get(start..end) {
+                return Err(self.stop());
+            }
+        }
+        self.items.push((start, end));
+        Ok(())
+    }
+
+    /// Ends the array whose items, noted from `first` on, must differ:
+    /// past the few compared as they came, all are compared, sorted.
+    #[inline]
+    fn all_read(&mut self, first: usize) -> Result<()> {
+        if self.items.len() - first > crate::unique::PAIRWISE {
+            let bytes = self.bytes;
+            let items = self.items.get(first..).unwrap_or_default();
+            let texts = items
+                .iter()
+                .map(|&(s, e)| bytes.get(s..e).unwrap_or_default());
+            if !crate::unique::differ(texts.collect::<Vec<_>>()) {
+                return Err(self.stop());
+            }
+        }
+        self.items.truncate(first);
+        Ok(())
     }
 
     /// Reads past the value at `pos`, checking it as any other. serde_json
@@ -2017,6 +2079,9 @@ struct Items<'r, 'de> {
     guide: &'r mut Option<Guide>,
     /// The index of the next element.
     index: usize,
+    /// Where the items are noted if they must differ (see
+    /// [`Reader::item_read`]).
+    unique: Option<usize>,
 }
 
 impl Items<'_, '_> {
@@ -2051,6 +2116,13 @@ impl<'de> de::SeqAccess<'de> for Items<'_, 'de> {
         if reader.explaining() {
             let step = Some(Step::Index(self.index - 1));
             return explained_member(reader, self.guide, step, seed).map(Some);
+        }
+        if let Some(first) = self.unique {
+            reader.skip_ws();
+            let (start, unplain) = (reader.pos, reader.unplain);
+            let read = reader.member(self.guide, seed)?;
+            reader.item_read(start, unplain, first)?;
+            return Ok(Some(read));
         }
         reader.member(self.guide, seed).map(Some)
     }

@@ -93,6 +93,8 @@ struct Node {
     range: (Option<Number>, Option<Number>),
     /// `minLength` and `maxLength`, in characters.
     length: (Option<u64>, Option<u64>),
+    /// `uniqueItems`: an array's items must all be different.
+    unique: bool,
     /// The union this subschema is, if its branches are told apart by a
     /// tag (see [`Tagged`]).
     tagged: Option<Box<Tagged>>,
@@ -179,6 +181,7 @@ impl Default for Node {
             all_of: Vec::new(),
             range: (None, None),
             length: (None, None),
+            unique: false,
             tagged: None,
             plain_choices: None,
         }
@@ -317,8 +320,8 @@ impl Shape {
     }
 
     /// Whether every member subschema `id` allows is a scalar that is not
-    /// `null` and lists no `enum` or `const`, or an array of such scalars,
-    /// by its own keywords.
+    /// `null` and lists no `enum` or `const`, or an array of such scalars
+    /// whose items need not differ, by its own keywords.
     fn shallow(&self, id: Id) -> bool {
         const LAX: u8 = NULL | ARRAY | OBJECT;
         let node = self.node(id);
@@ -338,6 +341,7 @@ impl Shape {
                 array.simple()
                     && array.kinds == ARRAY
                     && array.choices.is_empty()
+                    && !array.unique
                     && array.prefix.iter().all(scalar)
                     && scalar(&array.items)
             }
@@ -351,9 +355,10 @@ impl Shape {
     }
 
     /// Whether no document the schema accepts holds a `null`, an object
-    /// below the arguments object, or a container inside an array, and no
-    /// value is held to a list of choices: every member is a scalar or an
-    /// array of scalars, of a type whose verdict is the schema's (see
+    /// below the arguments object, or a container inside an array, no
+    /// value is held to a list of choices and no array's items must
+    /// differ: every member is a scalar or an array of scalars, of a type
+    /// whose verdict is the schema's (see
     /// [`Shape::walks`]). The single-pass reader then reads without the
     /// schema, and stops where a document holds any of those.
     pub(crate) fn flat(&self) -> bool {
@@ -545,6 +550,7 @@ impl<'s> Builder<'s> {
             map.get("minLength").and_then(Value::as_u64),
             map.get("maxLength").and_then(Value::as_u64),
         );
+        node.unique = map.get("uniqueItems") == Some(&Value::Bool(true));
         if let Some(Value::Array(values)) = map.get("enum") {
             node.choices.push(values.clone());
         }
@@ -653,6 +659,7 @@ impl Node {
             && self.all_of.is_empty()
             && self.range == (None, None)
             && self.length == (None, None)
+            && !self.unique
     }
 
     /// What describes the member `key` of an object, and whether the key
@@ -758,8 +765,9 @@ struct Walk<'a> {
     /// Keep the path and each subschema's reasons (the second walk only).
     explain: bool,
     /// Check `minimum`/`maximum` and `minLength`/`maxLength` too: when the
-    /// walk runs before serde or explains a refusal. After serde and garde
-    /// accepted, they have checked them.
+    /// walk runs before serde or explains a refusal. After serde, serde
+    /// and garde check them, but for an integer that may not fit 64 bits
+    /// (see [`Walk::scalar`]).
     bounds: bool,
     path: Vec<Step>,
 }
@@ -881,7 +889,11 @@ impl<'a> Walk<'a> {
     /// A value's bounds (when this walk checks them) and choices, against
     /// one subschema whose kind it has.
     fn scalar(&self, node: &Node, kind: u8, raw: &[u8]) -> Result<(), (Rank, Code)> {
-        if self.bounds && kind & (INTEGER | FRACTION) != 0 && node.range != (None, None) {
+        // An integer that may not fit 64 bits is compared even after serde
+        // read it: serde_json reads a 128-bit integer from any integer that
+        // fits it, past the range its schema states.
+        let wide = kind == INTEGER && raw.len() > 19 && !fits_64_bits(raw);
+        if (self.bounds || wide) && kind & (INTEGER | FRACTION) != 0 && node.range != (None, None) {
             let text = core::str::from_utf8(raw).unwrap_or_default();
             if let Some(n) = Number::parse(text) {
                 let below = node
@@ -1028,11 +1040,15 @@ impl<'a> Walk<'a> {
     fn quick_array(&mut self, atoms: &[Id]) -> Option<u64> {
         self.pos += 1;
         let mut alive = 0u64;
+        let mut unique = 0u64;
         for (i, id) in atoms.iter().enumerate() {
-            if self.node(*id).kinds & ARRAY != 0 {
+            let node = self.node(*id);
+            if node.kinds & ARRAY != 0 {
                 alive |= 1 << i;
+                unique |= u64::from(node.unique) << i;
             }
         }
+        let mut items: SmallVec<[&'a [u8]; 8]> = SmallVec::new();
         let mut index = 0;
         loop {
             self.skip_ws();
@@ -1040,6 +1056,7 @@ impl<'a> Walk<'a> {
                 self.pos += 1;
                 break;
             }
+            let start = self.pos;
             let mut children: SmallVec<[Child; 8]> = SmallVec::new();
             for (i, id) in atoms.iter().enumerate() {
                 let node = self.node(*id);
@@ -1054,11 +1071,17 @@ impl<'a> Walk<'a> {
                 children.push(child);
             }
             alive = self.quick_member(alive, &children)?;
+            if unique & alive != 0 {
+                items.push(self.bytes.get(start..self.pos).unwrap_or_default());
+            }
             index += 1;
             self.skip_ws();
             if self.peek() == Some(b',') {
                 self.pos += 1;
             }
+        }
+        if unique & alive != 0 && !crate::unique::all_different(&items) {
+            alive &= !unique;
         }
         Some(alive)
     }
@@ -1169,6 +1192,8 @@ impl<'a> Walk<'a> {
                 why: Vec::new(),
             })
             .collect();
+        let unique = atoms.iter().any(|id| self.node(*id).unique);
+        let mut items: SmallVec<[&'a [u8]; 8]> = SmallVec::new();
         let mut index = 0;
         loop {
             self.skip_ws();
@@ -1176,6 +1201,7 @@ impl<'a> Walk<'a> {
                 self.pos += 1;
                 break;
             }
+            let start = self.pos;
             if self.explain {
                 self.path.push(Step::Index(index));
             }
@@ -1196,10 +1222,21 @@ impl<'a> Walk<'a> {
             if self.explain {
                 self.path.pop();
             }
+            if unique {
+                items.push(self.bytes.get(start..self.pos).unwrap_or_default());
+            }
             index += 1;
             self.skip_ws();
             if self.peek() == Some(b',') {
                 self.pos += 1;
+            }
+        }
+        if unique && !crate::unique::all_different(&items) {
+            for (verdict, id) in verdicts.iter_mut().zip(atoms) {
+                let node = self.node(*id);
+                if node.unique && self.reads(verdict, node, ARRAY) {
+                    self.refuse(verdict, Rank::Shape, Code::InvalidValue, false);
+                }
             }
         }
         verdicts
@@ -1387,6 +1424,12 @@ impl<'a> Walk<'a> {
     }
 }
 
+/// Whether an integer's text is one of `i64` or `u64`.
+fn fits_64_bits(raw: &[u8]) -> bool {
+    core::str::from_utf8(raw)
+        .is_ok_and(|text| text.parse::<i64>().is_ok() || text.parse::<u64>().is_ok())
+}
+
 /// The characters of a JSON string (with its quotes), as JSON Schema counts
 /// them: code points, an escape being the one it stands for.
 fn string_chars(raw: &[u8]) -> u64 {
@@ -1467,10 +1510,26 @@ impl Shape {
     /// Whether subschema `id` takes an object or array (`kind`) by its
     /// type and lists no `enum` or `const`: the single-pass reader compares
     /// only scalars with choices, so it refuses (and so stops on) any
-    /// container whose subschema lists them, and the walk decides.
+    /// container whose subschema lists them, and the walk decides. An
+    /// array whose items must differ, it compares only against one
+    /// subschema without unions (see [`Self::unique`]); against several,
+    /// it refuses it too.
     pub(crate) fn takes(&self, id: Id, kind: u8) -> bool {
+        self.takes_one(id, kind) && !(kind == ARRAY && self.node(id).unique)
+    }
+
+    /// [`Self::takes`], where `id` alone decides: the reader then compares
+    /// the items of an array whose items must differ itself.
+    pub(crate) fn takes_one(&self, id: Id, kind: u8) -> bool {
         let node = self.node(id);
         node.kinds & kind != 0 && node.choices.is_empty()
+    }
+
+    /// Whether subschema `id` requires an array's items to be all
+    /// different (`uniqueItems`).
+    #[inline]
+    pub(crate) fn unique(&self, id: Id) -> bool {
+        self.node(id).unique
     }
 
     /// Whether subschema `id`'s own keywords take the scalar of `kind`

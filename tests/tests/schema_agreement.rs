@@ -1912,3 +1912,265 @@ fn an_enum_value_the_schema_does_not_list_is_refused() {
         }
     }
 }
+
+/// A point, compared as a whole by `uniqueItems`.
+#[derive(Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct Spot {
+    x: i8,
+    y: i8,
+}
+
+/// Label notes: sets of labels, spots and weights, read as sets.
+#[tool(effect = read)]
+fn label_notes(
+    /// The labels, each once.
+    labels: std::collections::HashSet<String>,
+    /// Spots, each once.
+    spots: std::collections::BTreeSet<Spot>,
+    /// Weights, each once.
+    weights: std::collections::BTreeSet<i64>,
+) -> Result<usize, ToolError> {
+    Ok(labels.len() + spots.len() + weights.len())
+}
+
+/// Ratios, each once, as the schema says: a `Vec`, which keeps repeats.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(transparent)]
+#[schemars(extend("uniqueItems" = true))]
+struct Ratios(Vec<f64>);
+
+/// Mix paint: ratios of a mix.
+#[tool(effect = read)]
+fn mix(
+    /// The ratios.
+    #[garde(skip)]
+    ratios: Ratios,
+) -> Result<usize, ToolError> {
+    Ok(ratios.0.len())
+}
+
+/// A reason told apart by its tag, one kind naming a set.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+enum Grounds {
+    /// Listed ids, each once.
+    Listed {
+        ids: std::collections::BTreeSet<String>,
+    },
+    /// Pinned ids, each once.
+    Pinned {
+        ids: std::collections::BTreeSet<String>,
+    },
+    /// Anything else.
+    Other {},
+}
+
+/// File grounds: a set inside a tagged union, whose branch the single
+/// pass may not know until it has read the set.
+#[tool(effect = read)]
+fn file_grounds(
+    /// The grounds.
+    #[garde(skip)]
+    grounds: Grounds,
+) -> Result<usize, ToolError> {
+    Ok(match grounds {
+        Grounds::Listed { ids } | Grounds::Pinned { ids } => ids.len(),
+        Grounds::Other {} => 0,
+    })
+}
+
+/// Tag once: a set of strings beside a scalar, which alone would make a
+/// schema the single pass reads without consulting it.
+#[tool(effect = read)]
+fn tag_once(
+    /// The tags.
+    tags: std::collections::BTreeSet<String>,
+    /// At most this many.
+    limit: u8,
+) -> Result<usize, ToolError> {
+    Ok(tags.len() + usize::from(limit))
+}
+
+/// Count ticks: 128-bit integers, whose schema states the range that every
+/// reading of them takes.
+#[tool(effect = read)]
+fn count_ticks(
+    /// The total.
+    total: i128,
+    /// Each lap.
+    laps: Vec<u128>,
+) -> Result<usize, ToolError> {
+    Ok(usize::from(total > 0) + laps.len())
+}
+
+/// Checks `args` against `tool` in one pass, gate by gate, through a whole
+/// call and by an independent validator of the published schema: refused
+/// with `refused` (its code and place) or accepted, alike by each.
+fn agrees(toolbox: &Toolbox<()>, tool: &str, args: &str, refused: Option<(Code, &str)>) {
+    let schema = toolbox.definition(tool).unwrap().schema();
+    let oracle = jsonschema::validator_for(schema).unwrap();
+    let valid = oracle.is_valid(&serde_json::from_str::<Value>(args).unwrap());
+    assert_eq!(valid, refused.is_none(), "{args}: the oracle");
+    judged(toolbox, tool, args, refused);
+}
+
+/// [`agrees`] without the validator, for numbers it reads as doubles.
+fn judged(toolbox: &Toolbox<()>, tool: &str, args: &str, refused: Option<(Code, &str)>) {
+    let one_pass = toolgate::testing::check_arguments(toolbox, tool, args.as_bytes()).unwrap();
+    let gate_by_gate =
+        toolgate::testing::check_arguments_gate_by_gate(toolbox, tool, args.as_bytes()).unwrap();
+    assert_eq!(one_pass, gate_by_gate, "{args}");
+    let called = code(&call(toolbox, tool, args));
+    match refused {
+        None => {
+            assert_eq!(one_pass, Ok(()), "{args}");
+            assert_eq!(called, None, "{args}");
+        }
+        Some((code, at)) => {
+            let rejection = one_pass.expect_err(args);
+            assert_eq!((rejection.code(), rejection.path()), (code, at), "{args}");
+            assert_eq!(called, Some((code, at.to_owned())), "{args}");
+        }
+    }
+}
+
+/// serde reads a set from an array with repeated items, keeping one of
+/// each; the schema says `uniqueItems`, so a repeat is refused, however it
+/// is spelled: an escape, a number written otherwise, keys in another order.
+#[test]
+fn a_repeated_item_of_a_set_is_refused() {
+    let mut toolbox = Toolbox::new(());
+    toolbox.register(LabelNotes).unwrap();
+    // Spots are objects, which the walk compares: most cases send none,
+    // so that the single pass decides them.
+    let spots = "[]";
+    let two_spots = r#"[{"x":1,"y":2},{"x":2,"y":1}]"#;
+    let ok = |labels: &str, spots: &str, weights: &str| {
+        format!(r#"{{"labels":{labels},"spots":{spots},"weights":{weights}}}"#)
+    };
+    let unique = Some((Code::InvalidValue, "/labels"));
+    for (args, refused) in [
+        (ok(r#"["a","b"]"#, spots, "[1,2]"), None),
+        (ok(r#"["a","b"]"#, two_spots, "[1,2]"), None),
+        (ok(r#"["a","a"]"#, two_spots, "[1,2]"), unique),
+        (ok("[]", "[]", "[]"), None),
+        (
+            ok(r#"["a","b","c","d","e","f","g","h","i","j"]"#, spots, "[1]"),
+            None,
+        ),
+        (ok(r#"["a","a"]"#, spots, "[1]"), unique),
+        (ok(r#"["a","b","a"]"#, spots, "[1]"), unique),
+        (ok(r#"["a","\u0061"]"#, spots, "[1]"), unique),
+        (
+            ok(
+                r#"["a","b","c","d","e","f","g","h","i","j","k","c"]"#,
+                spots,
+                "[1]",
+            ),
+            unique,
+        ),
+        (
+            ok(r#"["a"]"#, r#"[{"x":1,"y":2},{"y":2,"x":1}]"#, "[1]"),
+            Some((Code::InvalidValue, "/spots")),
+        ),
+        (
+            ok(r#"["a"]"#, spots, "[1,2,1]"),
+            Some((Code::InvalidValue, "/weights")),
+        ),
+        (
+            ok(r#"["a"]"#, spots, "[1,1.0]"),
+            Some((Code::InvalidValue, "/weights")),
+        ),
+        (
+            ok(r#"["a"]"#, spots, "[0,-0]"),
+            Some((Code::InvalidValue, "/weights")),
+        ),
+        (
+            ok(r#"["a"]"#, spots, "[10,1e1]"),
+            Some((Code::InvalidValue, "/weights")),
+        ),
+        (ok(r#"["a"]"#, spots, "[10,11]"), None),
+    ] {
+        agrees(&toolbox, "label_notes", &args, refused);
+    }
+    toolbox.register(TagOnce).unwrap();
+    for (args, refused) in [
+        (r#"{"tags":["a","b"],"limit":1}"#, None),
+        (
+            r#"{"tags":["a","b","a"],"limit":1}"#,
+            Some((Code::InvalidValue, "/tags")),
+        ),
+    ] {
+        agrees(&toolbox, "tag_once", args, refused);
+    }
+    toolbox.register(Mix).unwrap();
+    for (args, refused) in [
+        (r#"{"ratios":[0.5,0.25,1]}"#, None),
+        (
+            r#"{"ratios":[0.5,5e-1]}"#,
+            Some((Code::InvalidValue, "/ratios")),
+        ),
+        (
+            r#"{"ratios":[0.5,0.50]}"#,
+            Some((Code::InvalidValue, "/ratios")),
+        ),
+    ] {
+        agrees(&toolbox, "mix", args, refused);
+    }
+    toolbox.register(FileGrounds).unwrap();
+    for (args, refused) in [
+        (r#"{"grounds":{"kind":"listed","ids":["a","b"]}}"#, None),
+        (r#"{"grounds":{"ids":["a","b"],"kind":"listed"}}"#, None),
+        (
+            r#"{"grounds":{"kind":"listed","ids":["a","a"]}}"#,
+            Some((Code::InvalidValue, "/grounds/ids")),
+        ),
+        (
+            r#"{"grounds":{"ids":["a","a"],"kind":"listed"}}"#,
+            Some((Code::InvalidValue, "/grounds/ids")),
+        ),
+    ] {
+        agrees(&toolbox, "file_grounds", args, refused);
+    }
+    let rejection = refused(&toolbox, "tag_once", r#"{"tags":["a","a"],"limit":1}"#);
+    assert_eq!(rejection.safe_message(), "tags must not list an item twice");
+}
+
+/// serde_json reads a 128-bit integer from any integer that fits it; the
+/// schema states the range that fits 64 bits (what serde reads inside a
+/// buffered enum too), and the server takes that range, alone and in arrays.
+#[test]
+fn a_128_bit_integer_past_its_published_range_is_refused() {
+    let mut toolbox = Toolbox::new(());
+    toolbox.register(CountTicks).unwrap();
+    for (args, refused) in [
+        (r#"{"total":5,"laps":[1,2]}"#, None),
+        (
+            r#"{"total":-9223372036854775808,"laps":[18446744073709551615]}"#,
+            None,
+        ),
+        (
+            r#"{"total":100000000000000000000000,"laps":[]}"#,
+            Some((Code::OutOfRange, "/total")),
+        ),
+        (
+            r#"{"total":-10000000000000000000000,"laps":[]}"#,
+            Some((Code::OutOfRange, "/total")),
+        ),
+        (
+            r#"{"total":1,"laps":[1,20000000000000000000]}"#,
+            Some((Code::OutOfRange, "/laps/1")),
+        ),
+    ] {
+        agrees(&toolbox, "count_ticks", args, refused);
+    }
+    // Next to the bounds, which the validator reads as the doubles they
+    // round to (the bounds themselves), the comparison is exact.
+    for (args, at) in [
+        (r#"{"total":-9223372036854775809,"laps":[]}"#, "/total"),
+        (r#"{"total":1,"laps":[18446744073709551616]}"#, "/laps/0"),
+    ] {
+        judged(&toolbox, "count_ticks", args, Some((Code::OutOfRange, at)));
+    }
+}

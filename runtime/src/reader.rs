@@ -2665,6 +2665,8 @@ mod tests {
         extra: Option<serde_json::Value>,
         signed: Option<i64>,
         tone: Option<Tone>,
+        /// Whose items must differ (`uniqueItems`).
+        set: Option<std::collections::BTreeSet<i64>>,
     }
 
     #[derive(Debug, PartialEq, Deserialize, JsonSchema)]
@@ -3486,7 +3488,7 @@ mod tests {
                 (Self::key("count"), self.unsigned().to_owned()),
             ];
             type Part = (&'static str, fn(&mut Gen) -> String);
-            let optional: [Part; 9] = [
+            let optional: [Part; 10] = [
                 ("ratio", |g| g.float().to_owned()),
                 ("tags", |g| {
                     let items: Vec<String> = (0..g.below(4)).map(|_| g.string()).collect();
@@ -3506,6 +3508,17 @@ mod tests {
                         "{\"t\":\"Loud\",\"c\":300}",
                     ])
                     .to_owned()
+                }),
+                // Repeats often; spelled integers and fractions, which the
+                // reader leaves to the gates one by one, only when dirty.
+                ("set", |g| {
+                    let items: Vec<&str> = (0..g.below(5))
+                        .map(|_| match g.dirty() && g.below(2) == 0 {
+                            true => g.one(&["-0", "1.0", "1e0", "2.5"]),
+                            false => g.one(&["1", "2", "0", "-7"]),
+                        })
+                        .collect();
+                    format!("[{}]", items.join(","))
                 }),
             ];
             for (name, make) in optional {

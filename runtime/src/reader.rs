@@ -3026,6 +3026,33 @@ mod tests {
         }
     }
 
+    /// The items of an array whose items must differ are compared as the
+    /// reader reads them: each with the first eight, and all of them
+    /// sorted past eight. An item written more than one way is left to
+    /// the walk, as is a repeat: the reader stops where the walk refuses.
+    #[test]
+    fn a_repeat_in_a_set_stops_the_reader_however_far_apart() {
+        let (schema, shape) = schema();
+        for (set, fine) in [
+            ("[]", true),
+            ("[1,2,3]", true),
+            ("[1,2,3,4,5,6,7,8,9,10,11]", true),
+            ("[1,2,3,1]", false),
+            ("[1,2,3,4,5,6,7,8,9,10,1]", false),
+            ("[1,2,3,4,5,6,7,8,9,10,9]", false),
+            ("[2.5,2.50]", false),
+            ("[2.5,25e-1]", false),
+        ] {
+            let doc = with(&format!(r#","set":{set}"#));
+            assert_eq!(
+                read::<Args>(&doc, &limits(), &shape).is_some(),
+                fine,
+                "{doc}"
+            );
+            assert_eq!(shape.check(&doc, true, &schema).is_ok(), fine, "{doc}");
+        }
+    }
+
     /// A key the schema lists is compared by the schema's check, any other
     /// by the reader: a repeat is found whichever of them saw it first,
     /// also once the schema's check has refused the object.
@@ -3511,11 +3538,12 @@ mod tests {
                 }),
                 // Repeats often; spelled integers and fractions, which the
                 // reader leaves to the gates one by one, only when dirty.
+                // Past eight items too, compared sorted.
                 ("set", |g| {
-                    let items: Vec<&str> = (0..g.below(5))
+                    let items: Vec<String> = (0..g.below(12))
                         .map(|_| match g.dirty() && g.below(2) == 0 {
-                            true => g.one(&["-0", "1.0", "1e0", "2.5"]),
-                            false => g.one(&["1", "2", "0", "-7"]),
+                            true => g.one(&["-0", "1.0", "1e0", "2.5"]).to_owned(),
+                            false => (g.below(40) as i64 - 8).to_string(),
                         })
                         .collect();
                     format!("[{}]", items.join(","))

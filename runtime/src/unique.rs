@@ -102,13 +102,13 @@ fn write_canonical(value: &Value, out: &mut String) {
                 }
             }
         }
+        // Each item and member ends with a comma, the last too: the form
+        // is compared, never read.
         Value::Array(items) => {
             out.push('[');
-            for (i, item) in items.iter().enumerate() {
-                if i > 0 {
-                    out.push(',');
-                }
+            for item in items {
                 write_canonical(item, out);
+                out.push(',');
             }
             out.push(']');
         }
@@ -116,13 +116,11 @@ fn write_canonical(value: &Value, out: &mut String) {
             let mut members: Vec<_> = members.iter().collect();
             members.sort_unstable_by(|a, b| a.0.cmp(b.0));
             out.push('{');
-            for (i, (key, member)) in members.into_iter().enumerate() {
-                if i > 0 {
-                    out.push(',');
-                }
+            for (key, member) in members {
                 out.push_str(&Value::from(key.as_str()).to_string());
                 out.push(':');
                 write_canonical(member, out);
+                out.push(',');
             }
             out.push('}');
         }
@@ -209,6 +207,9 @@ mod tests {
             r#"[[1,2],[2,1]]"#,
             r#"["a","b","c","d","e","f","g","h","i","j","k"]"#,
             "[18446744073709551615,18446744073709551614]",
+            // Numbers side by side stay apart in the canonical form.
+            "[[1,23],[12,3]]",
+            "[[1.5,2],[1,5.2]]",
         ] {
             assert!(different(distinct), "{distinct}");
         }

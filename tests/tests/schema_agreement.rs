@@ -2143,6 +2143,12 @@ fn a_repeated_item_of_a_set_is_refused() {
             r#"{"grounds":{"ids":["a","a"],"kind":"listed"}}"#,
             Some((Code::InvalidValue, "/grounds/ids")),
         ),
+        // The second branch's set, read against both branches at once.
+        (
+            r#"{"grounds":{"ids":["a","a"],"kind":"pinned"}}"#,
+            Some((Code::InvalidValue, "/grounds/ids")),
+        ),
+        (r#"{"grounds":{"ids":["a","b"],"kind":"pinned"}}"#, None),
     ] {
         agrees(&toolbox, "file_grounds", args, refused);
     }

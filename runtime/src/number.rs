@@ -43,6 +43,14 @@ pub(crate) fn integral(token: &[u8]) -> Option<i128> {
         .then_some(value as i128)
 }
 
+/// Whether an integer's text is one of `i64` or `u64`: past them, serde
+/// reads it as a double, and the schema of a 128-bit integer states no
+/// more.
+pub(crate) fn fits_64_bits(raw: &[u8]) -> bool {
+    core::str::from_utf8(raw)
+        .is_ok_and(|text| text.parse::<i64>().is_ok() || text.parse::<u64>().is_ok())
+}
+
 /// `json` with every number that is an integer by value written as that
 /// integer (see [`integral`]); strings are left as they are.
 pub(crate) fn with_plain_integers(json: &str) -> std::borrow::Cow<'_, str> {

@@ -892,7 +892,7 @@ impl<'a> Walk<'a> {
         // An integer that may not fit 64 bits is compared even after serde
         // read it: serde_json reads a 128-bit integer from any integer that
         // fits it, past the range its schema states.
-        let wide = kind == INTEGER && raw.len() > 19 && !fits_64_bits(raw);
+        let wide = kind == INTEGER && raw.len() > 19 && !crate::number::fits_64_bits(raw);
         if (self.bounds || wide) && kind & (INTEGER | FRACTION) != 0 && node.range != (None, None) {
             let text = core::str::from_utf8(raw).unwrap_or_default();
             if let Some(n) = Number::parse(text) {
@@ -1422,12 +1422,6 @@ impl<'a> Walk<'a> {
             }
         }
     }
-}
-
-/// Whether an integer's text is one of `i64` or `u64`.
-fn fits_64_bits(raw: &[u8]) -> bool {
-    core::str::from_utf8(raw)
-        .is_ok_and(|text| text.parse::<i64>().is_ok() || text.parse::<u64>().is_ok())
 }
 
 /// The characters of a JSON string (with its quotes), as JSON Schema counts

@@ -62,8 +62,7 @@ fn plain(item: &[u8]) -> bool {
         [b'-', digits @ ..] | digits => {
             !digits.is_empty()
                 && digits.iter().all(u8::is_ascii_digit)
-                && core::str::from_utf8(item)
-                    .is_ok_and(|text| text.parse::<i64>().is_ok() || text.parse::<u64>().is_ok())
+                && crate::number::fits_64_bits(item)
         }
     }
 }

@@ -638,6 +638,15 @@ pub(crate) struct Reader<'de> {
     trail: Option<&'de mut Trail>,
 }
 
+/// A name on the path: a key's text, or where a variant's name is written
+/// without escapes, copied only if a path below it is ever needed (most
+/// variants are read whole, and an array of many would otherwise copy
+/// each name).
+enum Name {
+    Text(String),
+    At(usize, usize),
+}
+
 /// Where an explaining reader is, and where it first refused.
 #[derive(Default)]
 struct Trail {
@@ -645,9 +654,9 @@ struct Trail {
     /// serde_path_to_error cannot name (a key not read as text), below
     /// which nothing is named.
     path: Vec<Option<Step>>,
-    /// The text of the key just read, if its type read it as text or a
-    /// number (what serde_path_to_error captures).
-    key: Option<String>,
+    /// The key just read, if its type read it as text or a number (what
+    /// serde_path_to_error captures), or the variant name just read.
+    key: Option<Name>,
     /// The path of the first refusal, serde_path_to_error's rule (the
     /// innermost value a refusal passed through, first seen).
     failed: Option<Vec<Step>>,
@@ -789,8 +798,12 @@ impl<'de> Reader<'de> {
     /// Explaining: the step below which the member whose key was just
     /// read is read.
     fn take_key(&mut self) -> Option<Step> {
-        let trail = self.trail.as_deref_mut()?;
-        trail.key.take().map(Step::Key)
+        let name = self.trail.as_deref_mut()?.key.take()?;
+        let text = match name {
+            Name::Text(text) => text,
+            Name::At(start, end) => self.slice(start, end)?.to_owned(),
+        };
+        Some(Step::Key(text))
     }
 
     /// Explaining: takes what a key's type read of its text, noting a
@@ -799,7 +812,7 @@ impl<'de> Reader<'de> {
     fn key_read(&mut self, captured: Option<String>, refused: bool) {
         if !refused {
             if let Some(trail) = self.trail.as_deref_mut() {
-                trail.key = captured;
+                trail.key = captured.map(Name::Text);
             }
             return;
         }
@@ -814,32 +827,47 @@ impl<'de> Reader<'de> {
     }
 
     /// Explaining: reads a variant's name into `seed` as serde_json does,
-    /// with the reader itself, keeping the name for the path below it.
+    /// with the reader itself, keeping the name for the path below it:
+    /// where it is written, if it had no escape (see [`Name`]).
     #[cold]
     #[inline(never)]
     fn variant_name<T: DeserializeSeed<'de>>(&mut self, seed: T) -> Result<T::Value> {
-        self.variant_text();
+        self.skip_ws();
+        let (at, unplain) = (self.pos, self.unplain);
+        let quoted = self.peek() == Some(b'"');
+        if let Some(trail) = self.trail.as_deref_mut() {
+            trail.key = None;
+        }
         let read = seed.deserialize(&mut *self);
-        self.watch(read)
+        let read = self.watch(read)?;
+        if quoted {
+            // Read as one string, as every derived name is: where it ends,
+            // and its text in `scratch` if it had escapes. Else the name's
+            // string is read again.
+            let whole = self.pos > at + 1 && self.bytes.get(self.pos - 1) == Some(&b'"');
+            let name = match (whole, self.unplain - unplain) {
+                (true, 0) => Some(Name::At(at + 1, self.pos - 1)),
+                (true, 1) => Some(Name::Text(self.scratch.clone())),
+                _ => self.name_at(at),
+            };
+            if let Some(trail) = self.trail.as_deref_mut() {
+                trail.key = name;
+            }
+        }
+        Ok(read)
     }
 
-    /// Explaining: the text of the string at `pos` (left unread) as the
-    /// name below which a variant's content is read.
-    fn variant_text(&mut self) {
-        self.skip_ws();
-        let at = self.pos;
-        let mut key = None;
-        if self.peek() == Some(b'"') {
-            key = match self.string() {
-                Ok((start, end, false)) => self.slice(start, end).map(str::to_owned),
-                Ok((_, _, true)) => Some(self.scratch.clone()),
-                Err(_) => None,
-            };
-        }
-        if let Some(trail) = self.trail.as_deref_mut() {
-            trail.key = key;
-        }
-        self.pos = at;
+    /// The name written as the string at `at`, read again.
+    #[cold]
+    fn name_at(&mut self, at: usize) -> Option<Name> {
+        let pos = core::mem::replace(&mut self.pos, at);
+        let name = match self.string() {
+            Ok((start, end, false)) => Some(Name::At(start, end)),
+            Ok((_, _, true)) => Some(Name::Text(self.scratch.clone())),
+            Err(_) => None,
+        };
+        self.pos = pos;
+        name
     }
 
     /// Explaining: refuses a unit variant's name where a variant with
@@ -3766,6 +3794,10 @@ mod tests {
             r#"{"step":{}}"#,
             r#"{"step":{"Go":1,"Stop":null}}"#,
             r#"{"step":{"Turn":{"degrees":"x"}}}"#,
+            // The variant's name, escaped, on the path below it.
+            r#"{"step":{"T\u0075rn":{"degrees":"x"}}}"#,
+            r#"{"step":{"St\u006fp":1}}"#,
+            r#"{"by_step":{"a":{"P\u0061ir":[1,300]}}}"#,
             r#"{"step":{"Walk":1}}"#,
             r#"{"step":3}"#,
             r#"{"step":[1]}"#,

@@ -844,23 +844,7 @@ impl<'a> Walk<'a> {
         let (kind, mut verdicts) = match self.peek() {
             Some(b'{') => (OBJECT, self.object(atoms)),
             Some(b'[') => (ARRAY, self.array(atoms)),
-            Some(b'"') => {
-                self.skip_string();
-                (STRING, all())
-            }
-            Some(b't') => {
-                self.pos += 4;
-                (BOOLEAN, all())
-            }
-            Some(b'f') => {
-                self.pos += 5;
-                (BOOLEAN, all())
-            }
-            Some(b'n') => {
-                self.pos += 4;
-                (NULL, all())
-            }
-            _ => (self.number(), all()),
+            first => (self.skip_scalar(first), all()),
         };
         let raw = self.bytes.get(start..self.pos).unwrap_or_default();
         for (verdict, id) in verdicts.iter_mut().zip(atoms) {
@@ -960,23 +944,7 @@ impl<'a> Walk<'a> {
         let (kind, bits) = match self.peek() {
             Some(b'{') => (OBJECT, self.quick_object(atoms)?),
             Some(b'[') => (ARRAY, self.quick_array(atoms)?),
-            Some(b'"') => {
-                self.skip_string();
-                (STRING, all)
-            }
-            Some(b't') => {
-                self.pos += 4;
-                (BOOLEAN, all)
-            }
-            Some(b'f') => {
-                self.pos += 5;
-                (BOOLEAN, all)
-            }
-            Some(b'n') => {
-                self.pos += 4;
-                (NULL, all)
-            }
-            _ => (self.number(), all),
+            first => (self.skip_scalar(first), all),
         };
         let raw = self.bytes.get(start..self.pos).unwrap_or_default();
         let mut out = 0u64;
@@ -1056,6 +1024,15 @@ impl<'a> Walk<'a> {
                 self.pos += 1;
                 break;
             }
+            if alive == 0 {
+                // Every atom refused: the rest is skipped, not judged.
+                self.skip_value();
+                self.skip_ws();
+                if self.peek() == Some(b',') {
+                    self.pos += 1;
+                }
+                continue;
+            }
             let start = self.pos;
             let mut children: SmallVec<[Child; 8]> = SmallVec::new();
             for (i, id) in atoms.iter().enumerate() {
@@ -1072,7 +1049,20 @@ impl<'a> Walk<'a> {
             }
             alive = self.quick_member(alive, &children)?;
             if unique & alive != 0 {
-                items.push(self.bytes.get(start..self.pos).unwrap_or_default());
+                let item = self.bytes.get(start..self.pos).unwrap_or_default();
+                // An item written as one of the first few is a repeat
+                // whatever else the array holds: the arrays that must
+                // differ refuse here, and, if nothing else is alive, the
+                // rest of the array is skipped, not judged.
+                if items
+                    .iter()
+                    .take(crate::unique::PAIRWISE)
+                    .any(|i| *i == item)
+                {
+                    alive &= !unique;
+                } else {
+                    items.push(item);
+                }
             }
             index += 1;
             self.skip_ws();
@@ -1194,6 +1184,9 @@ impl<'a> Walk<'a> {
             .collect();
         let unique = atoms.iter().any(|id| self.node(*id).unique);
         let mut items: SmallVec<[&'a [u8]; 8]> = SmallVec::new();
+        // Whether an item was written as one of the first few: a repeat,
+        // refused at the end as any other, with no more items kept.
+        let mut repeated = false;
         let mut index = 0;
         loop {
             self.skip_ws();
@@ -1222,8 +1215,15 @@ impl<'a> Walk<'a> {
             if self.explain {
                 self.path.pop();
             }
-            if unique {
-                items.push(self.bytes.get(start..self.pos).unwrap_or_default());
+            if unique && !repeated {
+                let item = self.bytes.get(start..self.pos).unwrap_or_default();
+                repeated = items
+                    .iter()
+                    .take(crate::unique::PAIRWISE)
+                    .any(|i| *i == item);
+                if !repeated {
+                    items.push(item);
+                }
             }
             index += 1;
             self.skip_ws();
@@ -1231,7 +1231,7 @@ impl<'a> Walk<'a> {
                 self.pos += 1;
             }
         }
-        if unique && !crate::unique::all_different(&items) {
+        if unique && (repeated || !crate::unique::all_different(&items)) {
             for (verdict, id) in verdicts.iter_mut().zip(atoms) {
                 let node = self.node(*id);
                 if node.unique && self.reads(verdict, node, ARRAY) {
@@ -1250,8 +1250,39 @@ impl<'a> Walk<'a> {
         node.kinds & kind != 0 && (verdict.ok || self.explain)
     }
 
+    /// Reads the scalar at `pos`, whose first byte is `first`: its kind.
+    fn skip_scalar(&mut self, first: Option<u8>) -> u8 {
+        match first {
+            Some(b'"') => {
+                self.skip_string();
+                STRING
+            }
+            Some(b't') => {
+                self.pos += 4;
+                BOOLEAN
+            }
+            Some(b'f') => {
+                self.pos += 5;
+                BOOLEAN
+            }
+            Some(b'n') => {
+                self.pos += 4;
+                NULL
+            }
+            _ => self.number(),
+        }
+    }
+
     /// Reads one member against the subschema each live atom gives it.
     fn member(&mut self, verdicts: &mut Verdicts, children: &[Child]) {
+        if let ([verdict], [Child::Node(id)]) = (verdicts.as_mut_slice(), children) {
+            self.skip_ws();
+            let node = self.node(*id);
+            if node.simple() && !matches!(self.peek(), Some(b'{' | b'[')) {
+                self.one_scalar(verdict, node);
+                return;
+            }
+        }
         let mut set: SmallVec<[Id; 8]> = SmallVec::new();
         for child in children {
             if let Child::Node(id) = child
@@ -1276,6 +1307,29 @@ impl<'a> Walk<'a> {
                 verdict.ok = false;
                 verdict.why.extend(member.why.iter().cloned());
             }
+        }
+    }
+
+    /// [`Self::member`] of a scalar against one subschema without unions,
+    /// which alone decides: what [`Self::value`] and [`Self::local`] would
+    /// say, without a verdict for each atom to make, move and drop (an
+    /// array of many scalars is read item by item here).
+    fn one_scalar(&mut self, verdict: &mut Verdict, node: &Node) {
+        let start = self.pos;
+        let kind = self.skip_scalar(self.peek());
+        let raw = self.bytes.get(start..self.pos).unwrap_or_default();
+        let refused = if node.kinds & kind == 0 {
+            let rank = if node.choices.is_empty() {
+                Rank::Shape
+            } else {
+                Rank::Choice
+            };
+            Some((rank, Code::WrongType))
+        } else {
+            self.scalar(node, kind, raw).err()
+        };
+        if let Some((rank, code)) = refused {
+            self.refuse(verdict, rank, code, false);
         }
     }
 

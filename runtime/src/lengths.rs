@@ -40,11 +40,7 @@ pub(crate) enum Unstated {
 /// the schema does not state.
 pub(crate) fn unstated<S: 'static>(tool: &dyn Tool<S>) -> Option<Unstated> {
     let schema = tool.definition().schema();
-    let mut builder = Builder {
-        root: schema,
-        sites: Vec::new(),
-        maps: Vec::new(),
-    };
+    let mut builder = Builder::new(schema, Vec::new());
     let base = builder.value(schema, 0, &mut Vec::new())?;
     let limits = Limits::DEFAULT
         .max_bytes(1 << 20)
@@ -103,12 +99,74 @@ pub(crate) fn unstated<S: 'static>(tool: &dyn Tool<S>) -> Option<Unstated> {
 /// with every optional field present and one entry in each map, a few
 /// levels deep. `None` where the builder cannot satisfy the schema.
 pub(crate) fn instance(schema: &Value) -> Option<Value> {
-    let mut builder = Builder {
-        root: schema,
-        sites: Vec::new(),
-        maps: Vec::new(),
+    Builder::new(schema, Vec::new()).value(schema, 0, &mut Vec::new())
+}
+
+/// At most this many instances are built to try each branch of a union.
+const MAX_INSTANCES: usize = 64;
+
+/// [`instance`], then, for each union it chose a branch of, one instance
+/// for each other branch (the others chosen as before): each variant of
+/// each enum the simplest instance reaches, up to [`MAX_INSTANCES`].
+fn instances(schema: &Value) -> Vec<Value> {
+    let mut base = Builder::new(schema, Vec::new());
+    let Some(first) = base.value(schema, 0, &mut Vec::new()) else {
+        return Vec::new();
     };
-    builder.value(schema, 0, &mut Vec::new())
+    let mut out = vec![first];
+    for (site, branches) in base.branches.iter().enumerate() {
+        for pick in 1..*branches {
+            if out.len() >= MAX_INSTANCES {
+                return out;
+            }
+            let mut plan = vec![0; site];
+            plan.push(pick);
+            if let Some(instance) = Builder::new(schema, plan).value(schema, 0, &mut Vec::new()) {
+                out.push(instance);
+            }
+        }
+    }
+    out
+}
+
+/// Where the tool refuses an instance of its schema because serde cannot
+/// read a 128-bit integer from its buffer: inside an internally tagged or
+/// untagged enum or a `#[serde(flatten)]` struct, serde reads the value
+/// into a buffer that holds integers of 64 bits at most, and refuses every
+/// `i128` and `u128` read from it, whatever the schema accepts. Only
+/// schemas that state a 128-bit integer are probed.
+pub(crate) fn buffered_wide<S: 'static>(tool: &dyn Tool<S>) -> Option<String> {
+    let schema = tool.definition().schema();
+    if !states_wide(schema) {
+        return None;
+    }
+    let limits = Limits::DEFAULT
+        .max_bytes(1 << 20)
+        .max_depth(256)
+        .max_nodes(1 << 20);
+    instances(schema).iter().find_map(|instance| {
+        let text = instance.to_string();
+        let raw = bounded::scan(text.as_bytes(), &limits).ok()?;
+        match crate::reader::watching_wide(|| tool.__check(raw)) {
+            (Err(rejection), true) => Some(rejection.path().to_owned()),
+            _ => None,
+        }
+    })
+}
+
+/// Whether a subschema states a 128-bit integer (schemars' `int128` and
+/// `uint128` formats).
+fn states_wide(schema: &Value) -> bool {
+    match schema {
+        Value::Object(map) => {
+            matches!(
+                map.get("format").and_then(Value::as_str),
+                Some("int128" | "uint128")
+            ) || map.values().any(states_wide)
+        }
+        Value::Array(items) => items.iter().any(states_wide),
+        _ => false,
+    }
 }
 
 /// Entries a map with no stated size must take.
@@ -127,9 +185,25 @@ struct Builder<'s> {
     sites: Vec<(Vec<Step>, usize)>,
     /// Maps with string keys and no stated size, with a valid entry.
     maps: Vec<(Vec<Step>, Value)>,
+    /// For each union met, in order, which of its branches that is not
+    /// `null` to choose; the first where it says nothing.
+    plan: Vec<usize>,
+    /// For each union met, in order, how many branches that are not
+    /// `null` it has.
+    branches: Vec<usize>,
 }
 
 impl<'s> Builder<'s> {
+    fn new(root: &'s Value, plan: Vec<usize>) -> Self {
+        Builder {
+            root,
+            sites: Vec::new(),
+            maps: Vec::new(),
+            plan,
+            branches: Vec::new(),
+        }
+    }
+
     fn resolve(&self, mut node: &'s Value) -> Option<&'s Value> {
         for _ in 0..16 {
             match node.get("$ref").and_then(Value::as_str) {
@@ -159,10 +233,10 @@ impl<'s> Builder<'s> {
             let branch = if depth > FULL_DEPTH {
                 branches.iter().find(null).or_else(|| branches.first())
             } else {
-                branches
-                    .iter()
-                    .find(|b| !null(b))
-                    .or_else(|| branches.first())
+                let pick = self.plan.get(self.branches.len()).copied().unwrap_or(0);
+                let live = branches.iter().filter(|b| !null(b));
+                self.branches.push(live.clone().count());
+                live.clone().nth(pick).or_else(|| branches.first())
             };
             return self.value(branch?, depth, path);
         }

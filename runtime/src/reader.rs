@@ -67,6 +67,33 @@ thread_local! {
     static EXPLAINING: Cell<bool> = const { Cell::new(false) };
 }
 
+thread_local! {
+    /// While registration watches ([`watching_wide`]): whether serde
+    /// refused to read a 128-bit integer from its buffer.
+    static WIDE: Cell<Option<bool>> = const { Cell::new(None) };
+}
+
+/// serde's own refusals of a 128-bit integer read from a deserializer that
+/// has none: its buffer of an internally tagged or untagged enum's content,
+/// or of the fields a `#[serde(flatten)]` struct shares.
+const WIDE_UNSUPPORTED: [&str; 2] = ["i128 is not supported", "u128 is not supported"];
+
+/// Runs `check`, and says whether serde refused, while explaining, to read
+/// a 128-bit integer from its buffer (see [`WIDE_UNSUPPORTED`]).
+pub(crate) fn watching_wide<T>(check: impl FnOnce() -> T) -> (T, bool) {
+    struct Watch(Option<bool>);
+    impl Drop for Watch {
+        fn drop(&mut self) {
+            WIDE.set(self.0);
+        }
+    }
+    let watch = Watch(WIDE.replace(Some(false)));
+    let checked = check();
+    let refused = WIDE.get() == Some(true);
+    drop(watch);
+    (checked, refused)
+}
+
 /// Marks this thread as explaining while it lives, even if serde panics.
 struct Explaining(bool);
 
@@ -99,7 +126,11 @@ impl de::Error for Stop {
         if !EXPLAINING.get() {
             return STOP;
         }
-        Stop(Some(Box::new(message.to_string())))
+        let message = message.to_string();
+        if WIDE.get() == Some(false) && WIDE_UNSUPPORTED.contains(&message.as_str()) {
+            WIDE.set(Some(true));
+        }
+        Stop(Some(Box::new(message)))
     }
 
     #[cold]

@@ -173,6 +173,18 @@ pub enum RegisterError {
         /// What the key type asks serde for (`deserialize_str`, …).
         reads: &'static str,
     },
+    /// A 128-bit integer (`i128`, `u128`) sits where serde reads it from a
+    /// buffer: inside an internally tagged or untagged enum, or a
+    /// `#[serde(flatten)]` struct. serde's buffer holds integers of 64 bits
+    /// at most, so it refuses every value there, `0` included, while the
+    /// schema accepts them: every call that reaches it would be refused.
+    WideIntegerBuffered {
+        /// The tool.
+        tool: &'static str,
+        /// Where serde refused, as a JSON Pointer into the arguments: the
+        /// buffered enum or struct.
+        at: String,
+    },
     /// A pattern in the tool's schema means one thing to the server's regex
     /// and another to JSON Schema validators (ECMA-262): an unescaped `.`,
     /// `\d`, `\w`, `\s`, `\b`, an inline flag, …. `#[tool]` rewrites the
@@ -207,6 +219,10 @@ impl fmt::Display for RegisterError {
             RegisterError::ParsedMapKey { tool, at, reads } => write!(
                 f,
                 "tool `{tool}`: the keys of the map at `{at}` are parsed (their type calls serde's `{reads}`), so two spellings of one key (`::1` and `0:0:0:0:0:0:0:1`) would become one entry, the last; key the map by `String` and parse in the body, or by an integer or an enum of unit variants"
+            ),
+            RegisterError::WideIntegerBuffered { tool, at } => write!(
+                f,
+                "tool `{tool}`: a 128-bit integer inside the value at `{at}` is read from serde's buffer (an internally tagged or untagged enum, or a `#[serde(flatten)]` struct), which cannot hold one, so serde refuses every value the schema accepts there; use `i64` or `u64`, a string parsed in the body, or an externally tagged enum"
             ),
             RegisterError::LengthInBytes { tool, at } => write!(
                 f,
@@ -341,6 +357,9 @@ impl<S: Send + Sync + 'static> Toolbox<S> {
                 at: found.at,
                 reads: found.reads,
             });
+        }
+        if let Some(at) = crate::lengths::buffered_wide(&*tool) {
+            return Err(RegisterError::WideIntegerBuffered { tool: name, at });
         }
         match crate::lengths::unstated(&*tool) {
             Some(crate::lengths::Unstated::Bytes(at)) => {

@@ -1232,6 +1232,136 @@ fn nested_map_keys_that_keep_their_spelling_register_and_aliases_are_refused() {
     );
 }
 
+/// A tally, internally tagged: serde reads each variant from its buffer.
+#[derive(Debug, Deserialize, JsonSchema, garde::Validate)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+pub enum TaggedTally {
+    Small {
+        #[garde(skip)]
+        count: u8,
+    },
+    /// The 128-bit integer is in the second variant, which the simplest
+    /// instance of the schema does not choose.
+    Big {
+        #[garde(skip)]
+        count: i128,
+    },
+}
+
+/// Keep a tally.
+#[tool(effect = write)]
+pub fn keep_tally(#[garde(dive)] tally: TaggedTally) -> Result<usize, ToolError> {
+    Ok(usize::from(matches!(tally, TaggedTally::Big { .. })))
+}
+
+/// An amount, untagged: serde tries each branch on its buffer.
+#[derive(Debug, Deserialize, JsonSchema, garde::Validate)]
+#[serde(untagged)]
+pub enum Amount {
+    Text(#[garde(skip)] String),
+    Wide(#[garde(skip)] u128),
+}
+
+/// Record an amount.
+#[tool(effect = write)]
+pub fn record_amount(#[garde(dive)] amount: Amount) -> Result<usize, ToolError> {
+    Ok(usize::from(matches!(amount, Amount::Wide(_))))
+}
+
+#[derive(Debug, Deserialize, JsonSchema, garde::Validate)]
+pub struct Totals {
+    #[garde(skip)]
+    pub grand: i128,
+}
+
+/// Totals flattened into their owner: serde buffers the fields they share.
+#[derive(Debug, Deserialize, JsonSchema, garde::Validate)]
+pub struct Ledger {
+    #[garde(skip)]
+    pub name: String,
+    #[serde(flatten)]
+    #[garde(dive)]
+    pub totals: Totals,
+}
+
+/// Close a ledger.
+#[tool(effect = write)]
+pub fn close_ledger(#[garde(dive)] ledger: Ledger) -> Result<usize, ToolError> {
+    Ok(ledger.name.len())
+}
+
+/// A tally, externally tagged: each variant is read from the text itself.
+#[derive(Debug, Deserialize, JsonSchema, garde::Validate)]
+#[serde(rename_all = "snake_case", deny_unknown_fields)]
+pub enum NamedTally {
+    Small(#[garde(skip)] u8),
+    Big(#[garde(skip)] i128),
+}
+
+/// Keep a named tally.
+#[tool(effect = write)]
+pub fn keep_named_tally(#[garde(dive)] tally: NamedTally) -> Result<usize, ToolError> {
+    Ok(usize::from(matches!(tally, NamedTally::Big(_))))
+}
+
+fn odd(total: &i128, _: &()) -> garde::Result {
+    if total % 2 == 0 {
+        return Err(garde::Error::new("must be odd"));
+    }
+    Ok(())
+}
+
+/// Count an odd total: the simplest instance of its schema (`0`) is refused
+/// by a rule of its own, not by serde.
+#[tool(effect = read)]
+fn count_odd(#[garde(custom(odd))] total: i128) -> Result<usize, ToolError> {
+    Ok(usize::from(total > 0))
+}
+
+/// serde reads a 128-bit integer from text, but not from the buffer it
+/// reads an internally tagged or untagged enum or a flattened struct from
+/// (which holds integers of 64 bits at most): there it refuses every
+/// value, `0` included, that the schema accepts. Such a tool could never
+/// be called with that variant, so registration refuses it, saying where.
+#[test]
+fn a_128_bit_integer_serde_reads_from_its_buffer_is_refused_at_registration() {
+    let mut toolbox = Toolbox::new(());
+    for (error, at) in [
+        (toolbox.register(KeepTally).unwrap_err(), "/tally"),
+        (toolbox.register(RecordAmount).unwrap_err(), "/amount"),
+        (toolbox.register(CloseLedger).unwrap_err(), "/ledger"),
+    ] {
+        let RegisterError::WideIntegerBuffered { tool, at: found } = &error else {
+            panic!("{error:?}");
+        };
+        assert_eq!(found, at, "{tool}");
+        assert!(error.to_string().contains("use `i64` or `u64`"), "{error}");
+    }
+    // Read from the text, the same integers register and take what the
+    // schema accepts.
+    toolbox
+        .register(KeepNamedTally)
+        .unwrap()
+        .register(CountTicks)
+        .unwrap()
+        .register(CountOdd)
+        .unwrap();
+    agrees(
+        &toolbox,
+        "keep_named_tally",
+        r#"{"tally":{"big":-5}}"#,
+        None,
+    );
+    agrees(
+        &toolbox,
+        "keep_named_tally",
+        r#"{"tally":{"small":5}}"#,
+        None,
+    );
+    agrees(&toolbox, "count_ticks", r#"{"total":5,"laps":[0]}"#, None);
+    judged(&toolbox, "count_odd", r#"{"total":5}"#, None);
+}
+
 // An enum whose variants carry docs is published as a union of constants;
 // a refusal lists every one of them.
 

@@ -16,6 +16,9 @@
 //! field present a few levels deep. A schema the builder cannot satisfy
 //! (a custom rule, a pattern it cannot write) leaves the check undecided,
 //! never failed.
+//!
+//! The same instances, one for each variant of each enum, show where serde
+//! cannot read a 128-bit integer the schema accepts ([`buffered_wide`]).
 
 use regex_syntax::hir::{Class, Hir, HirKind};
 use serde_json::{Map, Value};

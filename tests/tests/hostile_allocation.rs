@@ -17,11 +17,13 @@ struct Counting;
 
 thread_local! {
     static ALLOCATED: Cell<usize> = const { Cell::new(0) };
+    static ALLOCATIONS: Cell<usize> = const { Cell::new(0) };
 }
 
 unsafe impl GlobalAlloc for Counting {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
         ALLOCATED.with(|a| a.set(a.get() + layout.size()));
+        ALLOCATIONS.with(|a| a.set(a.get() + 1));
         unsafe { System.alloc(layout) }
     }
 
@@ -145,4 +147,46 @@ fn a_thousand_duplicate_keys_cost_little() {
     doc.push('}');
     let cost = refusal_cost(&tb, doc.as_bytes(), Code::DuplicateKey);
     assert!(cost < 64 * 1024, "refusing cost {cost} bytes");
+}
+
+/// A refusal inside a long array is explained by the gates one by one,
+/// which read the array again with serde's path kept and walk the schema
+/// over it: neither may allocate for each item. `schedule_export`'s
+/// columns must not repeat, and an array of one column written over and
+/// over is refused at the second; the enum values' names are not copied
+/// onto the path, and the walk keeps no more items once it has found the
+/// repeat.
+#[test]
+fn a_long_array_refused_inside_costs_no_allocation_an_item() {
+    let mut toolbox = Toolbox::new(toolgate_examples::export::Accounts::demo());
+    toolbox
+        .register(toolgate_examples::export::ScheduleExport)
+        .unwrap();
+    let columns = |items: usize| {
+        let repeated = vec![r#""id""#; items].join(",");
+        format!(r#"{{"account_ref":"acct_42","format":"jsonl","columns":[{repeated}]}}"#)
+    };
+    let cost = |items: usize| {
+        let doc = columns(items);
+        let (bytes, count) = (ALLOCATED.with(Cell::get), ALLOCATIONS.with(Cell::get));
+        let refused =
+            toolgate::testing::check_arguments(&toolbox, "schedule_export", doc.as_bytes())
+                .unwrap()
+                .unwrap_err();
+        let cost = (
+            ALLOCATED.with(Cell::get) - bytes,
+            ALLOCATIONS.with(Cell::get) - count,
+        );
+        assert_eq!(
+            (refused.code(), refused.path()),
+            (Code::InvalidValue, "/columns")
+        );
+        drop(refused);
+        cost
+    };
+    let (few, many) = (cost(10), cost(1_600));
+    // The vector serde reads the columns into grows with them (a byte an
+    // item, doubling); nothing else may.
+    assert!(many.1 <= few.1 + 16, "{few:?} allocations, then {many:?}");
+    assert!(many.0 <= few.0 + 4 * 1_600, "{few:?} bytes, then {many:?}");
 }

@@ -1964,6 +1964,111 @@ fn set_pace(
     Ok(())
 }
 
+/// A shade's name: held to the colors' names by its schema, read by
+/// `String`, which takes any.
+#[derive(Debug, Deserialize)]
+#[serde(transparent)]
+struct Shade(String);
+
+impl JsonSchema for Shade {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "Shade".into()
+    }
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({"type": "string", "enum": ["red", "blue", "unknown"]})
+    }
+}
+
+/// Pick a shade.
+#[tool(effect = read)]
+fn pick_shade(
+    /// The shade.
+    shade: Shade,
+    /// Shades to try after it.
+    then: Vec<Shade>,
+) -> Result<(), ToolError> {
+    let _ = (shade.0, then);
+    Ok(())
+}
+
+/// A schema whose members are scalars, arrays of scalars and names from a
+/// list is read without it where registration finds every list of names
+/// read by a derived enum whose names (aliases included) the list holds:
+/// the reader then takes a name only from such an enum, and only one the
+/// enum lists, and compares the items of every array where some array's
+/// must differ. An alias the schema does not list, or a `String` held to
+/// a list by the schema alone, keeps the schema consulted.
+#[test]
+fn names_are_read_without_the_schema_only_where_registration_trusts_them() {
+    let mut toolbox = Toolbox::new(());
+    toolbox
+        .register(Paint)
+        .unwrap()
+        .register(Tint)
+        .unwrap()
+        .register(SetPace)
+        .unwrap()
+        .register(PickShade)
+        .unwrap();
+    let mut accounts = Toolbox::new(toolgate_examples::export::Accounts::demo());
+    accounts
+        .register(toolgate_examples::export::ScheduleExport)
+        .unwrap();
+    let flat = |toolbox: &Toolbox<()>, tool| {
+        toolgate::testing::reads_without_schema(toolbox, tool).unwrap()
+    };
+    assert!(flat(&toolbox, "paint") && flat(&toolbox, "tint"));
+    assert!(toolgate::testing::reads_without_schema(&accounts, "schedule_export").unwrap());
+    // serde lists an alias among an enum's names; the schema does not.
+    assert!(!flat(&toolbox, "set_pace"));
+    assert!(!flat(&toolbox, "pick_shade"));
+    for (args, at) in [
+        (r#"{"shade":"red","then":["blue"]}"#, None),
+        (r#"{"shade":"green","then":[]}"#, Some("/shade")),
+        (r#"{"shade":"red","then":["blue","pink"]}"#, Some("/then/1")),
+    ] {
+        agrees(
+            &toolbox,
+            "pick_shade",
+            args,
+            at.map(|at| (Code::InvalidValue, at)),
+        );
+    }
+    let export = |columns: &str| {
+        format!(r#"{{"account_ref":"acct_42","format":"csv","columns":{columns}}}"#)
+    };
+    for (columns, refused) in [
+        (r#"["id","email"]"#, None),
+        (r#"["id","id"]"#, Some((Code::InvalidValue, "/columns"))),
+        (
+            r#"["status","id","status"]"#,
+            Some((Code::InvalidValue, "/columns")),
+        ),
+        (r#"["id","ID"]"#, Some((Code::InvalidValue, "/columns/1"))),
+    ] {
+        let args = export(columns);
+        let schema = accounts.definition("schedule_export").unwrap().schema();
+        let oracle = jsonschema::validator_for(schema).unwrap();
+        let valid = oracle.is_valid(&serde_json::from_str::<Value>(&args).unwrap());
+        assert_eq!(valid, refused.is_none(), "{args}: the oracle");
+        let one_pass =
+            toolgate::testing::check_arguments(&accounts, "schedule_export", args.as_bytes())
+                .unwrap();
+        let gate_by_gate = toolgate::testing::check_arguments_gate_by_gate(
+            &accounts,
+            "schedule_export",
+            args.as_bytes(),
+        )
+        .unwrap();
+        assert_eq!(one_pass, gate_by_gate, "{args}");
+        assert_eq!(
+            one_pass.map_err(|r| (r.code(), r.path().to_owned())),
+            refused.map_or(Ok(()), |(code, at)| Err((code, at.to_owned()))),
+            "{args}"
+        );
+    }
+}
+
 /// A derived enum reads a name its schema does not list when a variant is
 /// `#[serde(other)]` or has an alias: the published `enum` still decides,
 /// for a value alone and inside an array, whatever else the document

@@ -123,6 +123,34 @@ const META: &str = r#""_meta":{"io.modelcontextprotocol/protocolVersion":"2026-0
 
 /// POSTs `body` as a 2026-07-28 request, with `name` as its `Mcp-Name`.
 async fn post(url: &str, bearer: Option<&str>, name: &str, body: String) -> reqwest::Response {
+    try_post(url, bearer, name, body).await.unwrap()
+}
+
+/// Whether `error` is the server closing the connection while the request
+/// body was still being written.
+fn closed_while_writing(error: &reqwest::Error) -> bool {
+    let mut source: Option<&dyn std::error::Error> = Some(error);
+    while let Some(error) = source {
+        if let Some(io) = error.downcast_ref::<std::io::Error>()
+            && matches!(
+                io.kind(),
+                std::io::ErrorKind::BrokenPipe | std::io::ErrorKind::ConnectionReset
+            )
+        {
+            return true;
+        }
+        source = error.source();
+    }
+    false
+}
+
+/// [`post`], the error kept.
+async fn try_post(
+    url: &str,
+    bearer: Option<&str>,
+    name: &str,
+    body: String,
+) -> Result<reqwest::Response, reqwest::Error> {
     let mut request = reqwest::Client::new()
         .post(url)
         .header("content-type", "application/json")
@@ -134,7 +162,7 @@ async fn post(url: &str, bearer: Option<&str>, name: &str, body: String) -> reqw
     if let Some(bearer) = bearer {
         request = request.header("authorization", format!("Bearer {bearer}"));
     }
-    request.send().await.unwrap()
+    request.send().await
 }
 
 fn call(id: u64, name: &str, arguments: &str) -> String {
@@ -184,9 +212,15 @@ async fn hostile_requests_are_answered_over_http() {
     let response = post(&url, bearer, "book_hotel", call(2, "book_hotel", &deep)).await;
     assert_eq!(rejection(response).await["code"], "TOO_DEEP");
 
+    // The server answers 413 once it has read its limit, and reads no
+    // further: a client still writing the rest may find the connection
+    // closed before it reads the answer. Either way nothing past the limit
+    // was read, and the requests below show the server still answering.
     let huge = format!("{{\"hotel_id\":\"{}\"}}", "a".repeat(2 << 20));
-    let response = post(&url, bearer, "book_hotel", call(3, "book_hotel", &huge)).await;
-    assert_eq!(response.status(), 413);
+    match try_post(&url, bearer, "book_hotel", call(3, "book_hotel", &huge)).await {
+        Ok(response) => assert_eq!(response.status(), 413),
+        Err(error) => assert!(closed_while_writing(&error), "{error:?}"),
+    }
 
     // The header names another tool than the body: refused, nothing runs.
     let response = post(

@@ -279,7 +279,12 @@ pub(crate) fn read_with<'de>(
     }
     let mut reader = Reader::new(bytes, text, limits, shape);
     reader.closed = closed;
-    reader.at_object() && serde.read(&mut reader).is_ok() && reader.finished()
+    let accepted = reader.at_object() && serde.read(&mut reader).is_ok() && reader.finished();
+    if !accepted {
+        // Registration trusts only what it saw read in full.
+        note_names(shape::Id::MAX, None);
+    }
+    accepted
 }
 
 /// Reads `text`, which gate 1's scan accepted, into `A` exactly as
@@ -700,6 +705,9 @@ pub(crate) struct Reader<'de> {
     /// While a variant's name is judged: the names its enum lists, which
     /// registration notes (see [`noting_names`]).
     naming: Option<&'static [&'static str]>,
+    /// Reading a flat schema's array: the address of the names its first
+    /// item was read from, `0` before one was.
+    item_names: usize,
     /// Set when reading as serde_json does, to explain a refusal (see
     /// [`explain_with`]): where the reader is and where it refused.
     /// Borrowed, so that the single pass carries one word of it and
@@ -760,6 +768,7 @@ impl<'de> Reader<'de> {
             items: SmallVec::new(),
             probe: None,
             naming: None,
+            item_names: 0,
             trail: None,
         }
     }
@@ -1047,6 +1056,18 @@ impl<'de> Reader<'de> {
         Ok(self.shape.verdicts(set, &atoms, local))
     }
 
+    /// An enum listing `names` reads the next value: noted for
+    /// registration where the schema may be trusted (see
+    /// [`noting_names`]), whatever the subschema it is read against.
+    #[inline]
+    fn enum_read(&mut self, names: &'static [&'static str]) {
+        if let Expect::One(id) = self.expect
+            && self.shape.trusting()
+        {
+            note_names(id, Some(names));
+        }
+    }
+
     /// Judges the name of a unit variant just read from `quote` on (its
     /// text at `key`), of an enum that lists `names`. Not generic, so
     /// compiled once, not once for each enum.
@@ -1061,6 +1082,17 @@ impl<'de> Reader<'de> {
                 .any(|n| crate::text::same_text(n.as_bytes(), text));
             if !(listed && self.shape.trusts(names)) {
                 return Err(self.stop());
+            }
+            // Inside an array (flat, the arguments' own arrays only), every
+            // item is read from the list its first was: registration read
+            // a first item only.
+            if self.depth > 1 {
+                let list = names.as_ptr() as usize;
+                match self.item_names {
+                    0 => self.item_names = list,
+                    first if first != list => return Err(self.stop()),
+                    _ => {}
+                }
             }
             self.verdict = u64::MAX;
             return Ok(());
@@ -1659,6 +1691,7 @@ impl<'de> Reader<'de> {
             _ => None,
         };
         self.open()?;
+        self.item_names = 0;
         let visited = visitor.visit_seq(Items {
             reader: self,
             guide: &mut guide,
@@ -2044,6 +2077,7 @@ impl<'de> de::Deserializer<'de> for &mut Reader<'de> {
         names: &'static [&'static str],
         visitor: V,
     ) -> Result<V::Value> {
+        self.enum_read(names);
         match self.value()? {
             b'"' => {
                 let visited = visitor.visit_enum(UnitVariant {

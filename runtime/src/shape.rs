@@ -407,18 +407,21 @@ impl Shape {
         self.trusted.get().is_some_and(|t| t.contains(&at))
     }
 
-    /// Whether subschema `id` lists choices the reader notes while
-    /// registration probes the arguments' type (see [`Self::trust`]).
+    /// Whether subschema `id` lists choices, each value judged against
+    /// which the reader notes while registration probes the arguments'
+    /// type (see [`Self::trust`]).
     pub(crate) fn noted(&self, id: Id) -> bool {
         self.trusting && !self.node(id).choices.is_empty()
     }
 
     /// Reads the schema as a flat one from now on if it is `trusting` and
-    /// `read` shows the arguments' type keeps to its choices: every
-    /// subschema with choices was read (`read` lists each reading, in an
-    /// instance of the schema that holds every member and an item of each
-    /// array), each time as a derived enum's name, from a list of names
-    /// that are all among its choices.
+    /// `read` shows the arguments' type keeps to its choices. `read` lists
+    /// each value read against a subschema with choices and each enum read,
+    /// in an instance of the schema that holds every member and an item of
+    /// each array: every subschema with choices was read, each time by an
+    /// enum, every enum was read where a list of names is the schema's, and
+    /// each of its names is on that list. A reading the single pass did not
+    /// accept is listed with no names, and trusts nothing.
     ///
     /// A flat schema is read without it, and serde's verdict is the
     /// schema's there but for choices: a derived enum also reads a
@@ -426,8 +429,9 @@ impl Shape {
     /// type can read a string the schema lists choices for by any rule.
     /// Reading a trusted schema, the reader takes a name only where it
     /// belongs to a trusted list, which is within the choices wherever the
-    /// arguments read it; anything else stops the reader, and the gates
-    /// one by one decide. The items of each array are compared as they
+    /// arguments read it, and an array's items only from the list its
+    /// first item was read from (registration read one item); anything
+    /// else stops the reader, and the gates one by one decide. The items of each array are compared as they
     /// are read wherever some array's items must differ.
     pub(crate) fn trust(&self, read: &[(Id, Option<&'static [&'static str]>)]) -> bool {
         if !self.trusting {
@@ -437,6 +441,11 @@ impl Shape {
         for (id, names) in read {
             let Some(names) = names else { return false };
             let node = self.node(*id);
+            // An enum read where the schema lists no names (where it says
+            // `integer`, say) is a type the schema does not describe.
+            if !node.names() {
+                return false;
+            }
             let listed = |name: &&str| {
                 node.choices
                     .iter()

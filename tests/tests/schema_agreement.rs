@@ -2069,6 +2069,196 @@ fn names_are_read_without_the_schema_only_where_registration_trusts_them() {
     }
 }
 
+/// A lane.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+enum Lane {
+    Left,
+    Right,
+}
+
+/// A lane whose hand-written schema says it is an integer.
+#[derive(Debug, Deserialize)]
+#[serde(transparent)]
+struct LaneCode(Lane);
+
+impl JsonSchema for LaneCode {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "LaneCode".into()
+    }
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({"type": "integer"})
+    }
+}
+
+/// Merge lanes: a trusted enum, then the same enum where the schema says
+/// `integer`.
+#[tool(effect = read)]
+fn merge_lanes(
+    /// The lane.
+    a_lane: Lane,
+    /// Its code.
+    z_code: LaneCode,
+) -> Result<(), ToolError> {
+    let _ = (a_lane, z_code.0);
+    Ok(())
+}
+
+/// A note that is anything but `a`, the text registration's instance holds.
+#[derive(Debug)]
+struct NotA(String);
+
+impl JsonSchema for NotA {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "NotA".into()
+    }
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({"type": "string"})
+    }
+}
+
+impl<'de> Deserialize<'de> for NotA {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let text = String::deserialize(d)?;
+        if text == "a" {
+            return Err(serde::de::Error::custom("not `a`"));
+        }
+        Ok(NotA(text))
+    }
+}
+
+/// Pass lanes: registration's reading stops at the note, before the code.
+#[tool(effect = read)]
+fn pass_lanes(
+    /// The lane.
+    a_lane: Lane,
+    /// A note.
+    m_note: NotA,
+    /// Its code.
+    z_code: LaneCode,
+) -> Result<(), ToolError> {
+    let _ = (a_lane, m_note.0, z_code.0);
+    Ok(())
+}
+
+/// The first stop of a route.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+enum Start {
+    A,
+    B,
+}
+
+/// A later stop, which may also be `c`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+enum Hop {
+    A,
+    B,
+    C,
+}
+
+/// A route read as a `Start`, then `Hop`s, whose hand-written schema holds
+/// every item to `Start`'s names.
+#[derive(Debug)]
+struct Route(Start, Vec<Hop>);
+
+impl JsonSchema for Route {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "Route".into()
+    }
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({"type": "array", "items": {"type": "string", "enum": ["a", "b"]}})
+    }
+}
+
+impl<'de> Deserialize<'de> for Route {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Stops;
+        impl<'de> serde::de::Visitor<'de> for Stops {
+            type Value = Route;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a route")
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(
+                self,
+                mut seq: A,
+            ) -> Result<Route, A::Error> {
+                let first = seq
+                    .next_element::<Start>()?
+                    .ok_or_else(|| serde::de::Error::custom("an empty route"))?;
+                let mut hops = Vec::new();
+                while let Some(hop) = seq.next_element::<Hop>()? {
+                    hops.push(hop);
+                }
+                Ok(Route(first, hops))
+            }
+        }
+        d.deserialize_seq(Stops)
+    }
+}
+
+/// Take a route, `Hop` read on its own too.
+#[tool(effect = read)]
+fn take_route(
+    /// The route.
+    route: Route,
+    /// The last hop.
+    last: Hop,
+) -> Result<(), ToolError> {
+    let _ = (route.0, route.1, last);
+    Ok(())
+}
+
+/// Registration trusts names read at the places it read them: an enum it
+/// saw where the schema says `integer`, or an array's later items read by
+/// another enum than its first (a list registration trusts for another
+/// member), are not names the schema lists there, and the reader stops on
+/// them. Found by a review of the first version of the trust.
+#[test]
+fn a_trusted_enum_is_trusted_only_where_registration_read_it() {
+    let mut toolbox = Toolbox::new(());
+    toolbox
+        .register(MergeLanes)
+        .unwrap()
+        .register(TakeRoute)
+        .unwrap();
+    assert!(!toolgate::testing::reads_without_schema(&toolbox, "merge_lanes").unwrap());
+    agrees(
+        &toolbox,
+        "merge_lanes",
+        r#"{"a_lane":"left","z_code":"left"}"#,
+        Some((Code::WrongType, "/z_code")),
+    );
+    // Registration's reading stopped short of the code: nothing is trusted.
+    toolbox.register(PassLanes).unwrap();
+    assert!(!toolgate::testing::reads_without_schema(&toolbox, "pass_lanes").unwrap());
+    agrees(
+        &toolbox,
+        "pass_lanes",
+        r#"{"a_lane":"left","m_note":"b","z_code":"left"}"#,
+        Some((Code::WrongType, "/z_code")),
+    );
+    agrees(
+        &toolbox,
+        "take_route",
+        r#"{"route":["a","b"],"last":"c"}"#,
+        None,
+    );
+    agrees(
+        &toolbox,
+        "take_route",
+        r#"{"route":["a","c"],"last":"a"}"#,
+        Some((Code::InvalidValue, "/route/1")),
+    );
+    agrees(
+        &toolbox,
+        "take_route",
+        r#"{"route":["c"],"last":"a"}"#,
+        Some((Code::InvalidValue, "/route/0")),
+    );
+}
+
 /// A derived enum reads a name its schema does not list when a variant is
 /// `#[serde(other)]` or has an alias: the published `enum` still decides,
 /// for a value alone and inside an array, whatever else the document

@@ -157,31 +157,6 @@ pub(crate) fn buffered_wide<S: 'static>(tool: &dyn Tool<S>) -> Option<String> {
     })
 }
 
-/// Reads the tool's schema without it from now on, if it is flat but for
-/// members held to a list of names (and arrays whose items must differ),
-/// and the arguments' type reads every such member as a derived enum whose
-/// names are all among the choices (see
-/// [`Shape::trust`](crate::shape::Shape::trust)): the simplest instance of
-/// the schema, which holds every member and an item of each array, is read
-/// in one pass against the schema, noting each value judged against
-/// choices and the names of the enum that read it.
-pub(crate) fn trust_names<S: 'static>(tool: &dyn Tool<S>) {
-    let def = tool.definition();
-    if !def.shape.trusting() {
-        return;
-    }
-    let Some(instance) = instance(def.schema()) else {
-        return;
-    };
-    let text = instance.to_string();
-    let limits = Limits::DEFAULT.max_bytes(1 << 20).max_nodes(1 << 20);
-    let Ok(raw) = bounded::begin(text.as_bytes(), Some(&text), &limits) else {
-        return;
-    };
-    let (_, noted) = crate::reader::noting_names(|| tool.__check(raw));
-    def.shape.trust(&noted);
-}
-
 /// Whether a subschema states a 128-bit integer (schemars' `int128` and
 /// `uint128` formats).
 fn states_wide(schema: &Value) -> bool {

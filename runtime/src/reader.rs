@@ -73,41 +73,6 @@ thread_local! {
     static WIDE: Cell<Option<bool>> = const { Cell::new(None) };
 }
 
-thread_local! {
-    /// While registration notes them ([`noting_names`]): each subschema
-    /// with choices the reader judged a value against, and the names of
-    /// the enum that read it, if an enum did.
-    static NAMES: core::cell::RefCell<Option<Vec<Noted>>> = const { core::cell::RefCell::new(None) };
-}
-
-/// A subschema with choices, and the names of the enum that read a value
-/// against it, if an enum did.
-pub(crate) type Noted = (shape::Id, Option<&'static [&'static str]>);
-
-fn note_names(id: shape::Id, names: Option<&'static [&'static str]>) {
-    NAMES.with_borrow_mut(|noted| {
-        if let Some(noted) = noted {
-            noted.push((id, names));
-        }
-    });
-}
-
-/// Runs `check`, noting each value judged against a subschema with
-/// choices (see [`Shape::trust`](crate::shape::Shape::trust)).
-pub(crate) fn noting_names<T>(check: impl FnOnce() -> T) -> (T, Vec<Noted>) {
-    struct Noting(Option<Vec<Noted>>);
-    impl Drop for Noting {
-        fn drop(&mut self) {
-            NAMES.set(self.0.take());
-        }
-    }
-    let noting = Noting(NAMES.replace(Some(Vec::new())));
-    let checked = check();
-    let noted = NAMES.with_borrow_mut(Option::take).unwrap_or_default();
-    drop(noting);
-    (checked, noted)
-}
-
 /// serde's own refusals of a 128-bit integer read from a deserializer that
 /// has none: its buffer of an internally tagged or untagged enum's content,
 /// or of the fields a `#[serde(flatten)]` struct shares.
@@ -279,12 +244,7 @@ pub(crate) fn read_with<'de>(
     }
     let mut reader = Reader::new(bytes, text, limits, shape);
     reader.closed = closed;
-    let accepted = reader.at_object() && serde.read(&mut reader).is_ok() && reader.finished();
-    if !accepted {
-        // Registration trusts only what it saw read in full.
-        note_names(shape::Id::MAX, None);
-    }
-    accepted
+    reader.at_object() && serde.read(&mut reader).is_ok() && reader.finished()
 }
 
 /// Reads `text`, which gate 1's scan accepted, into `A` exactly as
@@ -702,12 +662,6 @@ pub(crate) struct Reader<'de> {
     /// Set when probing map keys: where a key's type first asked for a
     /// parse.
     probe: Option<&'de Cell<Option<KeyParse>>>,
-    /// While a variant's name is judged: the names its enum lists, which
-    /// registration notes (see [`noting_names`]).
-    naming: Option<&'static [&'static str]>,
-    /// Reading a flat schema's array: the address of the names its first
-    /// item was read from, `0` before one was.
-    item_names: usize,
     /// Set when reading as serde_json does, to explain a refusal (see
     /// [`explain_with`]): where the reader is and where it refused.
     /// Borrowed, so that the single pass carries one word of it and
@@ -767,8 +721,6 @@ impl<'de> Reader<'de> {
             unplain: 0,
             items: SmallVec::new(),
             probe: None,
-            naming: None,
-            item_names: 0,
             trail: None,
         }
     }
@@ -1031,11 +983,6 @@ impl<'de> Reader<'de> {
             return Err(self.stop());
         }
         let shape = self.shape;
-        if let Expect::One(id) = self.expect
-            && shape.noted(id)
-        {
-            note_names(id, self.naming);
-        }
         self.verdict = match core::mem::take(&mut self.expect) {
             Expect::Any => u64::MAX,
             Expect::One(id) => match shape.takes_scalar(id, kind, raw) {
@@ -1054,54 +1001,6 @@ impl<'de> Reader<'de> {
         }
         let local = self.shape.scalar_bits(&atoms, kind, raw);
         Ok(self.shape.verdicts(set, &atoms, local))
-    }
-
-    /// An enum listing `names` reads the next value: noted for
-    /// registration where the schema may be trusted (see
-    /// [`noting_names`]), whatever the subschema it is read against.
-    #[inline]
-    fn enum_read(&mut self, names: &'static [&'static str]) {
-        if let Expect::One(id) = self.expect
-            && self.shape.trusting()
-        {
-            note_names(id, Some(names));
-        }
-    }
-
-    /// Judges the name of a unit variant just read from `quote` on (its
-    /// text at `key`), of an enum that lists `names`. Not generic, so
-    /// compiled once, not once for each enum.
-    fn name_read(&mut self, quote: usize, key: Key, names: &'static [&'static str]) -> Result<()> {
-        if self.flat {
-            // Read without the schema: a name of a list registration
-            // trusts, and one the list holds (not a name a `#[serde(other)]`
-            // variant took), else the gates one by one decide.
-            let text = text_of(self.bytes, &self.scratch, key);
-            let listed = names
-                .iter()
-                .any(|n| crate::text::same_text(n.as_bytes(), text));
-            if !(listed && self.shape.trusts(names)) {
-                return Err(self.stop());
-            }
-            // Inside an array (flat, the arguments' own arrays only), every
-            // item is read from the list its first was: registration read
-            // a first item only.
-            if self.depth > 1 {
-                let list = names.as_ptr() as usize;
-                match self.item_names {
-                    0 => self.item_names = list,
-                    first if first != list => return Err(self.stop()),
-                    _ => {}
-                }
-            }
-            self.verdict = u64::MAX;
-            return Ok(());
-        }
-        let raw = self.bytes.get(quote..self.pos).unwrap_or_default();
-        self.naming = Some(names);
-        let judged = self.judge(shape::STRING, raw);
-        self.naming = None;
-        judged
     }
 
     /// Starts the check of the object or array (`kind`) being opened, in
@@ -1685,13 +1584,9 @@ impl<'de> Reader<'de> {
             Some(Guide::One {
                 id, alive: true, ..
             }) if self.shape.unique(*id) => Some(self.items.len()),
-            // Read without the schema: each array's items are compared
-            // where some array's must differ.
-            None if self.flat && self.shape.unique_somewhere() => Some(self.items.len()),
             _ => None,
         };
         self.open()?;
-        self.item_names = 0;
         let visited = visitor.visit_seq(Items {
             reader: self,
             guide: &mut guide,
@@ -2074,16 +1969,12 @@ impl<'de> de::Deserializer<'de> for &mut Reader<'de> {
     fn deserialize_enum<V: Visitor<'de>>(
         self,
         _: &'static str,
-        names: &'static [&'static str],
+        _: &'static [&'static str],
         visitor: V,
     ) -> Result<V::Value> {
-        self.enum_read(names);
         match self.value()? {
             b'"' => {
-                let visited = visitor.visit_enum(UnitVariant {
-                    reader: &mut *self,
-                    names,
-                });
+                let visited = visitor.visit_enum(UnitVariant { reader: &mut *self });
                 self.watch(visited)
             }
             b'{' => {
@@ -2299,8 +2190,6 @@ impl<'de> de::SeqAccess<'de> for Items<'_, 'de> {
 /// An enum written as its variant's name.
 struct UnitVariant<'r, 'de> {
     reader: &'r mut Reader<'de>,
-    /// The names the enum lists (`VARIANTS`, aliases included).
-    names: &'static [&'static str],
 }
 
 impl<'de> de::EnumAccess<'de> for UnitVariant<'_, 'de> {
@@ -2313,8 +2202,13 @@ impl<'de> de::EnumAccess<'de> for UnitVariant<'_, 'de> {
             return Ok((read, self));
         }
         let quote = self.reader.pos;
-        let (read, key) = name(self.reader, seed)?;
-        self.reader.name_read(quote, key, self.names)?;
+        let (read, _) = name(self.reader, seed)?;
+        let raw = self
+            .reader
+            .bytes
+            .get(quote..self.reader.pos)
+            .unwrap_or_default();
+        self.reader.judge(shape::STRING, raw)?;
         Ok((read, self))
     }
 }

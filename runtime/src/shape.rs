@@ -28,7 +28,6 @@
 //! (see [`Shape::walks_first`]), and after serde refuses, to say where.
 
 use std::collections::HashMap;
-use std::sync::OnceLock;
 
 use regex::Regex;
 use serde_json::Value;
@@ -66,16 +65,6 @@ pub(crate) struct Shape {
     /// Some subschema lists `enum` or `const`, which serde may read more
     /// laxly than the schema (see [`Shape::walks`]).
     chooses: bool,
-    /// Not flat only for members held to a list of names or arrays whose
-    /// items must differ (see [`Shape::trust`]).
-    trusting: bool,
-    /// Some array's items must differ.
-    unique: bool,
-    /// The lists of names (a derived enum's `VARIANTS`, by address and
-    /// length) that registration found to be within the schema's choices
-    /// wherever the arguments read them: set only for a schema that is
-    /// `trusting`, which is then read as a flat one (see [`Shape::trust`]).
-    trusted: OnceLock<Box<[(usize, usize)]>>,
 }
 
 /// Derived from the schema, which a definition compares already.
@@ -226,13 +215,8 @@ impl Shape {
             first: builder.untagged,
             flat: false,
             chooses: false,
-            trusting: false,
-            unique: false,
-            trusted: OnceLock::new(),
         };
-        shape.flat = shape.root.is_some_and(|root| shape.shallow(root, false));
-        shape.trusting = !shape.flat && shape.root.is_some_and(|root| shape.shallow(root, true));
-        shape.unique = shape.nodes.iter().any(|node| node.unique);
+        shape.flat = shape.root.is_some_and(|root| shape.shallow(root));
         shape.chooses = shape.nodes.iter().any(|node| !node.choices.is_empty());
         for id in 0..shape.nodes.len() {
             let tagged = Id::try_from(id).ok().and_then(|id| shape.find_tag(id));
@@ -338,10 +322,7 @@ impl Shape {
     /// Whether every member subschema `id` allows is a scalar that is not
     /// `null` and lists no `enum` or `const`, or an array of such scalars
     /// whose items need not differ, by its own keywords.
-    ///
-    /// `trusting`: or a string held to one list of names, and an array whose
-    /// items must differ (see [`Shape::trust`]).
-    fn shallow(&self, id: Id, trusting: bool) -> bool {
+    fn shallow(&self, id: Id) -> bool {
         const LAX: u8 = NULL | ARRAY | OBJECT;
         let node = self.node(id);
         let scalar = |child: &Child| match *child {
@@ -349,9 +330,7 @@ impl Shape {
             Child::Any => false,
             Child::Node(id) => {
                 let node = self.node(id);
-                node.simple()
-                    && node.kinds & LAX == 0
-                    && (node.choices.is_empty() || trusting && node.names())
+                node.simple() && node.kinds & LAX == 0 && node.choices.is_empty()
             }
         };
         // An array of scalars, as a sequence type's schema states it: only
@@ -362,7 +341,7 @@ impl Shape {
                 array.simple()
                     && array.kinds == ARRAY
                     && array.choices.is_empty()
-                    && (!array.unique || trusting)
+                    && !array.unique
                     && array.prefix.iter().all(scalar)
                     && scalar(&array.items)
             }
@@ -383,111 +362,7 @@ impl Shape {
     /// [`Shape::walks`]). The single-pass reader then reads without the
     /// schema, and stops where a document holds any of those.
     pub(crate) fn flat(&self) -> bool {
-        self.flat || self.trusted.get().is_some()
-    }
-
-    /// Whether the schema is flat but for members held to a list of names
-    /// or arrays whose items must differ: registration then asks the
-    /// arguments' type whether it keeps to the names (see [`Self::trust`]).
-    pub(crate) fn trusting(&self) -> bool {
-        self.trusting
-    }
-
-    /// Whether some array's items must differ: read without the schema,
-    /// the items of every array are compared.
-    pub(crate) fn unique_somewhere(&self) -> bool {
-        self.unique
-    }
-
-    /// Whether `names` (a derived enum's `VARIANTS`) is a list registration
-    /// found within the schema's choices wherever it is read.
-    #[inline]
-    pub(crate) fn trusts(&self, names: &'static [&'static str]) -> bool {
-        let at = (names.as_ptr() as usize, names.len());
-        self.trusted.get().is_some_and(|t| t.contains(&at))
-    }
-
-    /// Whether subschema `id` lists choices, each value judged against
-    /// which the reader notes while registration probes the arguments'
-    /// type (see [`Self::trust`]).
-    pub(crate) fn noted(&self, id: Id) -> bool {
-        self.trusting && !self.node(id).choices.is_empty()
-    }
-
-    /// Reads the schema as a flat one from now on if it is `trusting` and
-    /// `read` shows the arguments' type keeps to its choices. `read` lists
-    /// each value read against a subschema with choices and each enum read,
-    /// in an instance of the schema that holds every member and an item of
-    /// each array: every subschema with choices was read, each time by an
-    /// enum, every enum was read where a list of names is the schema's, and
-    /// each of its names is on that list. A reading the single pass did not
-    /// accept is listed with no names, and trusts nothing.
-    ///
-    /// A flat schema is read without it, and serde's verdict is the
-    /// schema's there but for choices: a derived enum also reads a
-    /// variant's alias, or any name for a `#[serde(other)]` variant, and a
-    /// type can read a string the schema lists choices for by any rule.
-    /// Reading a trusted schema, the reader takes a name only where it
-    /// belongs to a trusted list, which is within the choices wherever the
-    /// arguments read it, and an array's items only from the list its
-    /// first item was read from (registration read one item); anything
-    /// else stops the reader, and the gates one by one decide. The items of each array are compared as they
-    /// are read wherever some array's items must differ.
-    pub(crate) fn trust(&self, read: &[(Id, Option<&'static [&'static str]>)]) -> bool {
-        if !self.trusting {
-            return false;
-        }
-        let mut lists: Vec<(usize, usize)> = Vec::new();
-        for (id, names) in read {
-            let Some(names) = names else { return false };
-            let node = self.node(*id);
-            // An enum read where the schema lists no names (where it says
-            // `integer`, say) is a type the schema does not describe.
-            if !node.names() {
-                return false;
-            }
-            let listed = |name: &&str| {
-                node.choices
-                    .iter()
-                    .all(|list| list.iter().any(|c| c.as_str() == Some(*name)))
-            };
-            if !names.iter().all(listed) {
-                return false;
-            }
-            let at = (names.as_ptr() as usize, names.len());
-            if !lists.contains(&at) {
-                lists.push(at);
-            }
-        }
-        let every = (0..self.nodes.len())
-            .filter_map(|id| Id::try_from(id).ok())
-            .filter(|id| self.reached(*id) && !self.node(*id).choices.is_empty())
-            .all(|id| read.iter().any(|(read, _)| *read == id));
-        every && (self.trusted.set(lists.into()).is_ok() || self.trusted.get().is_some())
-    }
-
-    /// Whether subschema `id` describes the arguments or a member of them,
-    /// or an item of such a member.
-    fn reached(&self, id: Id) -> bool {
-        let Some(root) = self.root else { return false };
-        let root = self.node(root);
-        let members = root
-            .properties
-            .iter()
-            .map(|(_, child, _)| *child)
-            .chain(root.patterns.iter().map(|(_, child)| *child))
-            .chain([root.additional]);
-        let mut children = members.flat_map(|child| {
-            let below = match child {
-                Child::Node(member) => {
-                    let node = self.node(member);
-                    node.prefix.iter().copied().chain([node.items]).collect()
-                }
-                Child::Any | Child::Never => Vec::new(),
-            };
-            core::iter::once(child).chain(below)
-        });
-        Some(id) == self.root || children.any(|child| child == Child::Node(id))
+        self.flat
     }
 
     /// Whether to walk before serde reads the document (see `first`).
@@ -766,12 +641,6 @@ impl Node {
     /// Whether it has no union: its own keywords decide.
     fn simple(&self) -> bool {
         self.any_of.is_empty() && self.all_of.is_empty()
-    }
-
-    /// A string held to one list of choices, all strings.
-    fn names(&self) -> bool {
-        self.kinds == STRING
-            && matches!(self.choices.as_slice(), [list] if list.iter().all(Value::is_string))
     }
 
     /// No keyword but `type`, `enum` and `const`.
@@ -2534,59 +2403,6 @@ mod tests {
         assert_eq!(check(&schema, r#"{"x":1}"#), Ok(()));
         // and U is no better than V.
         assert!(check(&schema, r#"{"x":"s","y":1}"#).is_err());
-    }
-
-    /// A schema flat but for names is read without it only once every
-    /// subschema with names was read by an enum whose every name it lists.
-    #[test]
-    fn names_are_trusted_only_when_every_list_was_read_by_an_enum_within_it() {
-        let schema = json!({
-            "type": "object",
-            "additionalProperties": false,
-            "properties": {
-                "format": {"type": "string", "enum": ["csv", "jsonl"]},
-                "columns": {
-                    "type": "array",
-                    "uniqueItems": true,
-                    "items": {"type": "string", "enum": ["id", "status"]}
-                }
-            },
-            "required": ["format", "columns"]
-        });
-        let shape = Shape::new(&schema);
-        assert!(!shape.flat() && shape.trusting() && shape.unique_somewhere());
-        let root = shape.root.unwrap();
-        let member = |name: &str| match shape.node(root).member(name.as_bytes()).0 {
-            Child::Node(id) => id,
-            child => panic!("{child:?}"),
-        };
-        let (format, columns) = (member("format"), member("columns"));
-        let Child::Node(column) = shape.node(columns).items else {
-            panic!("no items");
-        };
-        static FORMATS: [&str; 2] = ["csv", "jsonl"];
-        static WIDER: [&str; 3] = ["csv", "jsonl", "tsv"];
-        static COLUMNS: [&str; 2] = ["status", "id"];
-        for refused in [
-            // A list never read.
-            vec![(format, Some(&FORMATS[..]))],
-            // A list read by a type that is no enum.
-            vec![(format, Some(&FORMATS[..])), (column, None)],
-            // An enum with a name the list lacks (an alias, say).
-            vec![(format, Some(&WIDER[..])), (column, Some(&COLUMNS[..]))],
-        ] {
-            assert!(!Shape::new(&schema).trust(&refused));
-        }
-        assert!(shape.trust(&[(format, Some(&FORMATS[..])), (column, Some(&COLUMNS[..]))]));
-        assert!(shape.flat() && shape.trusts(&FORMATS) && shape.trusts(&COLUMNS));
-        assert!(!shape.trusts(&WIDER) && !shape.trusts(&FORMATS[..1]));
-        // A schema flat without names has nothing to trust.
-        let plain = Shape::new(&json!({
-            "type": "object",
-            "additionalProperties": false,
-            "properties": {"n": {"type": "integer"}}
-        }));
-        assert!(plain.flat() && !plain.trusting() && !plain.trust(&[]));
     }
 
     #[test]

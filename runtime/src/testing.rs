@@ -719,17 +719,6 @@ pub fn check_arguments_gate_by_gate<S: Send + Sync + 'static>(
     toolbox.check_arguments_gate_by_gate(tool, arguments)
 }
 
-/// Whether the single pass reads `tool`'s arguments without consulting its
-/// schema (a flat schema, or one registration found the arguments' type
-/// keeps to: see the README's "How the boundary itself is proven"); `None`
-/// if no tool has the name. For tests that a tool takes the fast path.
-pub fn reads_without_schema<S: Send + Sync + 'static>(
-    toolbox: &Toolbox<S>,
-    tool: &str,
-) -> Option<bool> {
-    toolbox.reads_without_schema(tool)
-}
-
 /// Proves that no attack in `suite` reaches the side effect, and panics
 /// with every failure listed otherwise.
 ///

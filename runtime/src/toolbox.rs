@@ -373,7 +373,6 @@ impl<S: Send + Sync + 'static> Toolbox<S> {
         if self.tools.contains_key(name) {
             return Err(RegisterError::DuplicateName(name));
         }
-        crate::lengths::trust_names(&*tool);
         let shown = (!self.notes).then(|| Box::new(def.without_notes()));
         self.tools.insert(
             name,
@@ -786,12 +785,6 @@ impl<S: Send + Sync + 'static> Toolbox<S> {
         let entry = self.tools.get(name)?;
         let limits = entry.limits.as_ref().unwrap_or(&self.limits);
         Some(bounded::begin(bytes, None, limits).and_then(|raw| entry.tool.__check(raw)))
-    }
-
-    /// Whether the single pass reads `name`'s arguments without its schema.
-    #[cfg(feature = "testing")]
-    pub(crate) fn reads_without_schema(&self, name: &str) -> Option<bool> {
-        self.tools.get(name).map(|entry| entry.def.shape.flat())
     }
 
     /// [`Self::check_arguments`], gate by gate: the full scan, then serde,

@@ -45,15 +45,7 @@ pub(crate) fn unstated<S: 'static>(tool: &dyn Tool<S>) -> Option<Unstated> {
     let schema = tool.definition().schema();
     let mut builder = Builder::new(schema, Vec::new());
     let base = builder.value(schema, 0, &mut Vec::new())?;
-    let limits = Limits::DEFAULT
-        .max_bytes(1 << 20)
-        .max_depth(256)
-        .max_nodes(1 << 20);
-    let passes = |instance: &Value| -> Result<(), crate::Rejection> {
-        let text = instance.to_string();
-        let raw = bounded::scan(text.as_bytes(), &limits)?;
-        tool.__check(raw)
-    };
+    let passes = |instance: &Value| passes(tool, instance);
     passes(&base).ok()?;
     for (path, max) in &builder.sites {
         let at = pointer::of_steps(path);
@@ -143,14 +135,8 @@ pub(crate) fn buffered_wide<S: 'static>(tool: &dyn Tool<S>) -> Option<String> {
     if !states_wide(schema) {
         return None;
     }
-    let limits = Limits::DEFAULT
-        .max_bytes(1 << 20)
-        .max_depth(256)
-        .max_nodes(1 << 20);
     instances(schema).iter().find_map(|instance| {
-        let text = instance.to_string();
-        let raw = bounded::scan(text.as_bytes(), &limits).ok()?;
-        match crate::reader::watching_wide(|| tool.__check(raw)) {
+        match crate::reader::watching_wide(|| passes(tool, instance)) {
             (Err(rejection), true) => Some(rejection.path().to_owned()),
             _ => None,
         }
@@ -170,6 +156,20 @@ fn states_wide(schema: &Value) -> bool {
         Value::Array(items) => items.iter().any(states_wide),
         _ => false,
     }
+}
+
+/// The limits an instance is checked under: wide enough for any instance
+/// the builder makes, so that only the tool's own gates decide.
+const PROBE_LIMITS: Limits = Limits::DEFAULT
+    .max_bytes(1 << 20)
+    .max_depth(256)
+    .max_nodes(1 << 20);
+
+/// Gates 1–3 of `tool` on `instance`.
+fn passes<S: 'static>(tool: &dyn Tool<S>, instance: &Value) -> Result<(), crate::Rejection> {
+    let text = instance.to_string();
+    let raw = bounded::scan(text.as_bytes(), &PROBE_LIMITS)?;
+    tool.__check(raw)
 }
 
 /// Entries a map with no stated size must take.

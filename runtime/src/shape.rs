@@ -643,6 +643,17 @@ impl Node {
         self.any_of.is_empty() && self.all_of.is_empty()
     }
 
+    /// How telling a value of a kind this subschema does not take is: a
+    /// choice's, for a subschema that lists choices (a tag naming another
+    /// variant says less than a shape that is wrong).
+    fn kind_rank(&self) -> Rank {
+        if self.choices.is_empty() {
+            Rank::Shape
+        } else {
+            Rank::Choice
+        }
+    }
+
     /// No keyword but `type`, `enum` and `const`.
     fn is_bare(&self) -> bool {
         self.any_of.is_empty() && self.is_bare_beside_unions()
@@ -852,12 +863,7 @@ impl<'a> Walk<'a> {
             if node.kinds & kind == 0 {
                 // The members' reasons do not matter: the kind is wrong.
                 verdict.why.clear();
-                let rank = if node.choices.is_empty() {
-                    Rank::Shape
-                } else {
-                    Rank::Choice
-                };
-                self.refuse(verdict, rank, Code::WrongType, false);
+                self.refuse(verdict, node.kind_rank(), Code::WrongType, false);
                 continue;
             }
             if !verdict.ok {
@@ -1054,11 +1060,7 @@ impl<'a> Walk<'a> {
                 // whatever else the array holds: the arrays that must
                 // differ refuse here, and, if nothing else is alive, the
                 // rest of the array is skipped, not judged.
-                if items
-                    .iter()
-                    .take(crate::unique::PAIRWISE)
-                    .any(|i| *i == item)
-                {
+                if crate::unique::written_before(&items, item) {
                     alive &= !unique;
                 } else {
                     items.push(item);
@@ -1217,10 +1219,7 @@ impl<'a> Walk<'a> {
             }
             if unique && !repeated {
                 let item = self.bytes.get(start..self.pos).unwrap_or_default();
-                repeated = items
-                    .iter()
-                    .take(crate::unique::PAIRWISE)
-                    .any(|i| *i == item);
+                repeated = crate::unique::written_before(&items, item);
                 if !repeated {
                     items.push(item);
                 }
@@ -1319,12 +1318,7 @@ impl<'a> Walk<'a> {
         let kind = self.skip_scalar(self.peek());
         let raw = self.bytes.get(start..self.pos).unwrap_or_default();
         let refused = if node.kinds & kind == 0 {
-            let rank = if node.choices.is_empty() {
-                Rank::Shape
-            } else {
-                Rank::Choice
-            };
-            Some((rank, Code::WrongType))
+            Some((node.kind_rank(), Code::WrongType))
         } else {
             self.scalar(node, kind, raw).err()
         };

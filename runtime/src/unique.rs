@@ -48,6 +48,13 @@ pub(crate) fn differ<T: Ord, I: AsMut<[T]>>(mut items: I) -> bool {
     })
 }
 
+/// Whether `item` is written exactly as one of the first [`PAIRWISE`] of
+/// `before`: a repeat by value, whatever the rest holds, found before
+/// the array ends.
+pub(crate) fn written_before(before: &[&[u8]], item: &[u8]) -> bool {
+    before.iter().take(PAIRWISE).any(|b| *b == item)
+}
+
 /// Whether a value's text is the only text of its value: a string
 /// without escapes, an integer written as digits that fits 64 bits (but
 /// `-0`, which is `0`), `true`, `false` or `null`. Equal plain values are

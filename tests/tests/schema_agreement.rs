@@ -1998,15 +1998,7 @@ fn pick_shade(
 #[test]
 fn names_from_a_list_are_the_schema_s_however_the_type_reads_them() {
     let mut toolbox = Toolbox::new(());
-    toolbox
-        .register(Paint)
-        .unwrap()
-        .register(Tint)
-        .unwrap()
-        .register(SetPace)
-        .unwrap()
-        .register(PickShade)
-        .unwrap();
+    toolbox.register(PickShade).unwrap();
     let mut accounts = Toolbox::new(toolgate_examples::export::Accounts::demo());
     accounts
         .register(toolgate_examples::export::ScheduleExport)

@@ -19,6 +19,11 @@
 //!
 //! The same instances, one for each variant of each enum, show where serde
 //! cannot read a 128-bit integer the schema accepts ([`buffered_wide`]).
+//!
+//! And the instance, with one value put past one bound the schema states,
+//! shows a bound nothing enforces ([`unenforced`]): a keyword such as
+//! `#[schemars(length(max = 3))]` writes, or a hand-written schema states,
+//! with no garde rule and no type behind it.
 
 use regex_syntax::hir::{Class, Hir, HirKind};
 use serde_json::{Map, Value};
@@ -88,6 +93,43 @@ pub(crate) fn unstated<S: 'static>(tool: &dyn Tool<S>) -> Option<Unstated> {
         }
     }
     None
+}
+
+/// A bound the schema states that the tool does not enforce: the keyword
+/// and where its value is, as a JSON Pointer into the arguments.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) struct Unenforced {
+    pub(crate) keyword: &'static str,
+    pub(crate) at: String,
+}
+
+/// The first bound the schema states (`maxLength`, `minLength`,
+/// `pattern`, `maximum`, `minimum`, their exclusive forms, `maxItems`,
+/// `minItems`) whose value, put past it in the simplest instance, the tool
+/// accepts. Only values outside unions are tried, where the schema refuses
+/// such a document whatever else it holds; a schema the builder cannot
+/// satisfy leaves the check undecided.
+pub(crate) fn unenforced<S: 'static>(tool: &dyn Tool<S>) -> Option<Unenforced> {
+    let schema = tool.definition().schema();
+    let mut builder = Builder::new(schema, Vec::new());
+    let base = builder.value(schema, 0, &mut Vec::new())?;
+    passes(tool, &base).ok()?;
+    builder.bounds.into_iter().find_map(|bound| {
+        let mut instance = base.clone();
+        let slot = at_mut(&mut instance, &bound.path)?;
+        *slot = bound.past;
+        passes(tool, &instance).is_ok().then(|| Unenforced {
+            keyword: bound.keyword,
+            at: pointer::of_steps(&bound.path),
+        })
+    })
+}
+
+/// A value put past a bound the schema states.
+struct Bound {
+    path: Vec<Step>,
+    keyword: &'static str,
+    past: Value,
 }
 
 /// The instance registration's probes read: the simplest the schema allows,
@@ -194,6 +236,12 @@ struct Builder<'s> {
     /// For each union met, in order, how many branches that are not
     /// `null` it has.
     branches: Vec<usize>,
+    /// Values put past the bounds the schema states, outside unions.
+    bounds: Vec<Bound>,
+    /// How many unions of two or more branches that are not `null` the
+    /// value being built is inside: a value past a bound there may be
+    /// another branch's.
+    unions: usize,
 }
 
 impl<'s> Builder<'s> {
@@ -204,6 +252,20 @@ impl<'s> Builder<'s> {
             maps: Vec::new(),
             plan,
             branches: Vec::new(),
+            bounds: Vec::new(),
+            unions: 0,
+        }
+    }
+
+    /// Notes `past`, a value put past the bound `keyword` states for the
+    /// value at `path`, unless inside a union.
+    fn bound(&mut self, path: &[Step], keyword: &'static str, past: Option<Value>) {
+        if let (0, Some(past)) = (self.unions, past) {
+            self.bounds.push(Bound {
+                path: path.to_vec(),
+                keyword,
+                past,
+            });
         }
     }
 
@@ -241,7 +303,11 @@ impl<'s> Builder<'s> {
                 self.branches.push(live.clone().count());
                 live.clone().nth(pick).or_else(|| branches.first())
             };
-            return self.value(branch?, depth, path);
+            let union = usize::from(branches.iter().filter(|b| !null(b)).count() > 1);
+            self.unions += union;
+            let value = self.value(branch?, depth, path);
+            self.unions -= union;
+            return value;
         }
         let types: Vec<&str> = match map.get("type") {
             Some(Value::String(t)) => vec![t.as_str()],
@@ -262,6 +328,7 @@ impl<'s> Builder<'s> {
             "array" => self.array(map, depth, path),
             "string" => self.string(map, path),
             "integer" | "number" => {
+                self.number_bounds(map, path);
                 let min = map.get("minimum").and_then(Value::as_i64);
                 let xmin = map
                     .get("exclusiveMinimum")
@@ -361,11 +428,9 @@ impl<'s> Builder<'s> {
             return Some(Value::Array(out));
         }
         let min = map.get("minItems").and_then(Value::as_u64).unwrap_or(0);
+        let max = map.get("maxItems").and_then(Value::as_u64);
         let count = min.max(u64::from(depth <= FULL_DEPTH));
-        let count = map
-            .get("maxItems")
-            .and_then(Value::as_u64)
-            .map_or(count, |max| count.min(max));
+        let count = max.map_or(count, |max| count.min(max));
         if let Some(items) = map.get("items").filter(|i| i.is_object()) {
             for i in 0..count {
                 path.push(Step::Index(usize::try_from(i).ok()?));
@@ -373,8 +438,46 @@ impl<'s> Builder<'s> {
                 path.pop();
                 out.push(value?);
             }
+            // Past a count: the first item repeated, where items may repeat.
+            if let (Some(first), false) = (out.first(), map.contains_key("uniqueItems")) {
+                let repeat = |n: u64| {
+                    let n = usize::try_from(n).ok()?;
+                    Some(Value::Array(vec![first.clone(); n]))
+                };
+                if let Some(max) = max {
+                    self.bound(path, "maxItems", max.checked_add(1).and_then(repeat));
+                }
+                if min > 0 {
+                    self.bound(path, "minItems", repeat(min - 1));
+                }
+            }
         }
         Some(Value::Array(out))
+    }
+
+    /// Notes a value past each bound of a number.
+    fn number_bounds(&mut self, map: &Map<String, Value>, path: &[Step]) {
+        let integer = map.get("type").and_then(Value::as_str) == Some("integer");
+        let step = |bound: &Value, by: i64| -> Option<Value> {
+            if let Some(n) = bound.as_i64() {
+                return n.checked_add(by).map(Value::from);
+            }
+            let n = bound.as_f64()? + by as f64;
+            match integer {
+                true => None,
+                false => serde_json::Number::from_f64(n).map(Value::Number),
+            }
+        };
+        for (keyword, by) in [("maximum", 1), ("minimum", -1)] {
+            if let Some(bound) = map.get(keyword) {
+                self.bound(path, keyword, step(bound, by));
+            }
+        }
+        for keyword in ["exclusiveMaximum", "exclusiveMinimum"] {
+            if let Some(bound) = map.get(keyword).filter(|b| b.is_number()) {
+                self.bound(path, keyword, Some(bound.clone()));
+            }
+        }
     }
 
     fn string(&mut self, map: &'s Map<String, Value>, path: &[Step]) -> Option<Value> {
@@ -396,6 +499,8 @@ impl<'s> Builder<'s> {
             return Some(Value::from(value));
         }
         if let Some(pattern) = map.get("pattern").and_then(Value::as_str) {
+            let past = unmatched(pattern, min, max).map(Value::from);
+            self.bound(path, "pattern", past);
             return Some(Value::from(matching(pattern)?));
         }
         if let Some(max) = max.and_then(|m| usize::try_from(m).ok())
@@ -403,9 +508,32 @@ impl<'s> Builder<'s> {
         {
             self.sites.push((path.to_vec(), max));
         }
+        let of_len = |n: u64| usize::try_from(n).ok().map(|n| Value::from("a".repeat(n)));
+        if let Some(max) = max {
+            self.bound(path, "maxLength", max.checked_add(1).and_then(of_len));
+        }
+        if min > 0 {
+            self.bound(path, "minLength", of_len(min - 1));
+        }
         let len = usize::try_from(min.max(1).min(max.unwrap_or(u64::MAX))).ok()?;
         Some(Value::from("a".repeat(len)))
     }
+}
+
+/// A short string `pattern` does not match, of a length between `min` and
+/// `max`, when one is easy to write.
+fn unmatched(pattern: &str, min: u64, max: Option<u64>) -> Option<String> {
+    let regex = regex::Regex::new(pattern).ok()?;
+    let len = usize::try_from(min).ok()?;
+    if max.is_some_and(|max| max < min) {
+        return None;
+    }
+    ['~', '0', 'a', 'A', ' ']
+        .into_iter()
+        .map(|c| core::iter::repeat_n(c, len.max(1)).collect::<String>())
+        .chain((len == 0).then(String::new))
+        .filter(|s| max.is_none_or(|max| s.chars().count() as u64 <= max))
+        .find(|s| !regex.is_match(s))
 }
 
 /// A short string the pattern matches, when one is easy to write.

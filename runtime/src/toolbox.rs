@@ -185,6 +185,20 @@ pub enum RegisterError {
         /// buffered enum or struct.
         at: String,
     },
+    /// The schema states a bound (`maxLength`, `minLength`, `pattern`,
+    /// `maximum`, `minimum`, their exclusive forms, `maxItems`, `minItems`)
+    /// that nothing enforces: the tool accepts a value past it, so the
+    /// server would accept calls the published schema refuses. A keyword
+    /// that `#[schemars(…)]` or a hand-written `JsonSchema` adds without a
+    /// garde rule does this; state the bound as a garde rule in the type.
+    UnenforcedBound {
+        /// The tool.
+        tool: &'static str,
+        /// The keyword the schema states.
+        keyword: &'static str,
+        /// The value it bounds, as a JSON Pointer into the arguments.
+        at: String,
+    },
     /// A pattern in the tool's schema means one thing to the server's regex
     /// and another to JSON Schema validators (ECMA-262): an unescaped `.`,
     /// `\d`, `\w`, `\s`, `\b`, an inline flag, …. `#[tool]` rewrites the
@@ -223,6 +237,10 @@ impl fmt::Display for RegisterError {
             RegisterError::WideIntegerBuffered { tool, at } => write!(
                 f,
                 "tool `{tool}`: a 128-bit integer inside the value at `{at}` is read from serde's buffer (an internally tagged or untagged enum, or a `#[serde(flatten)]` struct), which cannot hold one, so serde refuses every value the schema accepts there; use `i64` or `u64`, a string parsed in the body, or an externally tagged enum"
+            ),
+            RegisterError::UnenforcedBound { tool, keyword, at } => write!(
+                f,
+                "tool `{tool}`: the schema states `{keyword}` for the value at `{at}`, but the tool accepts a value past it: nothing enforces it; state it as a garde rule in its type (`length(chars, …)`, `range(…)`, `pattern(…)`), or leave it out of the schema"
             ),
             RegisterError::LengthInBytes { tool, at } => write!(
                 f,
@@ -369,6 +387,13 @@ impl<S: Send + Sync + 'static> Toolbox<S> {
                 return Err(RegisterError::MapSizeNotInSchema { tool: name, at });
             }
             None => {}
+        }
+        if let Some(found) = crate::lengths::unenforced(&*tool) {
+            return Err(RegisterError::UnenforcedBound {
+                tool: name,
+                keyword: found.keyword,
+                at: found.at,
+            });
         }
         if self.tools.contains_key(name) {
             return Err(RegisterError::DuplicateName(name));

@@ -42,8 +42,8 @@ impl Tool<Shop> for Forger {
         }))
     }
 
-    fn __check(&self, _: toolgate::RawArgs<'_>) -> Result<(), toolgate::Rejection> {
-        Ok(())
+    fn __check(&self, raw: toolgate::RawArgs<'_>) -> Result<(), toolgate::Rejection> {
+        <Peek as Tool<Shop>>::__check(&Peek, raw)
     }
 
     fn __parsed_key(&self, _: &serde_json::Value) -> Option<toolgate::__private::ParsedKey> {

@@ -1,0 +1,260 @@
+//! Registration refuses a tool whose schema states a bound nothing
+//! enforces. `#[schemars(length(…))]`, `#[schemars(range(…))]` and
+//! `#[schemars(regex(…))]` write `maxLength`, `maximum`, `pattern`, … into
+//! the published schema and check nothing at run time; a hand-written
+//! schema can do the same. Without this check the server would accept
+//! calls the schema it publishes refuses. A bound backed by a garde rule,
+//! or by the type itself, registers.
+
+use schemars::JsonSchema;
+use serde::Deserialize;
+use toolgate::{RegisterError, ToolError, Toolbox, tool};
+
+/// The keyword and place registration names for `tool`, if it refuses it.
+fn unenforced<T: toolgate::Tool<()> + 'static>(tool: T) -> Option<(&'static str, String)> {
+    match Toolbox::new(()).register(tool).err()? {
+        RegisterError::UnenforcedBound { keyword, at, .. } => Some((keyword, at)),
+        other => panic!("refused for another reason: {other}"),
+    }
+}
+
+#[derive(Debug, Deserialize, JsonSchema, garde::Validate)]
+#[serde(deny_unknown_fields)]
+pub struct Label {
+    /// At most three characters, by the schema alone.
+    #[schemars(length(max = 3))]
+    #[garde(skip)]
+    pub text: String,
+}
+
+/// Keep a label.
+#[tool(effect = read)]
+pub fn keep_label(#[garde(dive)] label: Label) -> Result<usize, ToolError> {
+    Ok(label.text.len())
+}
+
+#[derive(Debug, Deserialize, JsonSchema, garde::Validate)]
+#[serde(deny_unknown_fields)]
+pub struct Code {
+    /// At least two characters, by the schema alone.
+    #[schemars(length(min = 2))]
+    #[garde(skip)]
+    pub code: String,
+}
+
+/// Check a code.
+#[tool(effect = read)]
+pub fn check_code(#[garde(dive)] code: Code) -> Result<usize, ToolError> {
+    Ok(code.code.len())
+}
+
+#[derive(Debug, Deserialize, JsonSchema, garde::Validate)]
+#[serde(deny_unknown_fields)]
+pub struct Stars {
+    /// One to five, by the schema alone (the type stops at 255).
+    #[schemars(range(min = 1, max = 5))]
+    #[garde(skip)]
+    pub stars: u8,
+}
+
+/// Rate a stay.
+#[tool(effect = read)]
+pub fn rate_stay(#[garde(dive)] rating: Stars) -> Result<u8, ToolError> {
+    Ok(rating.stars)
+}
+
+#[derive(Debug, Deserialize, JsonSchema, garde::Validate)]
+#[serde(deny_unknown_fields)]
+pub struct Floor {
+    /// At least ten, by the schema alone.
+    #[schemars(range(min = 10))]
+    #[garde(skip)]
+    pub level: i64,
+}
+
+/// Go to a floor.
+#[tool(effect = read)]
+pub fn go_to_floor(#[garde(dive)] floor: Floor) -> Result<i64, ToolError> {
+    Ok(floor.level)
+}
+
+#[derive(Debug, Deserialize, JsonSchema, garde::Validate)]
+#[serde(deny_unknown_fields)]
+pub struct Share {
+    /// Under one, by a hand-added keyword.
+    #[schemars(extend("exclusiveMaximum" = 1.0))]
+    #[garde(skip)]
+    pub share: f64,
+}
+
+/// Split a bill.
+#[tool(effect = read)]
+pub fn split_bill(#[garde(dive)] share: Share) -> Result<f64, ToolError> {
+    Ok(share.share)
+}
+
+#[derive(Debug, Deserialize, JsonSchema, garde::Validate)]
+#[serde(deny_unknown_fields)]
+pub struct Sku {
+    /// Digits only, by the schema alone.
+    #[schemars(regex(pattern = r"^[0-9]+$"))]
+    #[garde(skip)]
+    pub sku: String,
+}
+
+/// Find a product.
+#[tool(effect = read)]
+pub fn find_product(#[garde(dive)] sku: Sku) -> Result<usize, ToolError> {
+    Ok(sku.sku.len())
+}
+
+#[derive(Debug, Deserialize, JsonSchema, garde::Validate)]
+#[serde(deny_unknown_fields)]
+pub struct Batch {
+    /// One or two ids, by the schema alone.
+    #[schemars(length(min = 1, max = 2))]
+    #[garde(skip)]
+    pub ids: Vec<u32>,
+}
+
+/// Close a batch.
+#[tool(effect = read)]
+pub fn close_batch(#[garde(dive)] batch: Batch) -> Result<usize, ToolError> {
+    Ok(batch.ids.len())
+}
+
+#[derive(Debug, Deserialize, JsonSchema, garde::Validate)]
+#[serde(deny_unknown_fields)]
+pub struct Nickname {
+    /// Optional, and at most four characters when set, by the schema alone.
+    #[schemars(length(max = 4))]
+    #[garde(skip)]
+    pub nickname: Option<String>,
+}
+
+/// Set a nickname.
+#[tool(effect = read)]
+pub fn set_nickname(#[garde(dive)] name: Nickname) -> Result<bool, ToolError> {
+    Ok(name.nickname.is_some())
+}
+
+#[derive(Debug, Deserialize, JsonSchema, garde::Validate)]
+#[serde(deny_unknown_fields)]
+pub struct Team {
+    /// At least two members, by the schema alone.
+    #[schemars(length(min = 2))]
+    #[garde(skip)]
+    pub members: Vec<String>,
+    /// Above zero, by a hand-added keyword.
+    #[schemars(extend("exclusiveMinimum" = 0))]
+    #[garde(skip)]
+    pub budget: i32,
+}
+
+/// Form a team.
+#[tool(effect = read)]
+pub fn form_team(#[garde(dive)] team: Team) -> Result<usize, ToolError> {
+    Ok(team.members.len())
+}
+
+#[test]
+fn a_bound_only_the_schema_states_is_refused_at_registration() {
+    let at = |keyword: &'static str, at: &str| Some((keyword, at.to_owned()));
+    assert_eq!(unenforced(KeepLabel), at("maxLength", "/label/text"));
+    assert_eq!(unenforced(CheckCode), at("minLength", "/code/code"));
+    assert_eq!(unenforced(RateStay), at("maximum", "/rating/stars"));
+    assert_eq!(unenforced(GoToFloor), at("minimum", "/floor/level"));
+    assert_eq!(
+        unenforced(SplitBill),
+        at("exclusiveMaximum", "/share/share")
+    );
+    assert_eq!(unenforced(FindProduct), at("pattern", "/sku/sku"));
+    assert_eq!(unenforced(CloseBatch), at("maxItems", "/batch/ids"));
+    assert_eq!(unenforced(SetNickname), at("maxLength", "/name/nickname"));
+    let team = unenforced(FormTeam);
+    assert!(
+        team == at("minItems", "/team/members") || team == at("exclusiveMinimum", "/team/budget"),
+        "{team:?}"
+    );
+}
+
+/// A hand-written schema whose bound is one branch's: the other takes any
+/// string, so a longer one is valid and the tool rightly takes it.
+#[derive(Debug, Deserialize)]
+#[serde(transparent)]
+pub struct Loose(pub String);
+
+impl JsonSchema for Loose {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "Loose".into()
+    }
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({
+            "anyOf": [{"type": "string", "maxLength": 3}, {"type": "string"}]
+        })
+    }
+}
+
+/// Keep a note, short or long.
+#[tool(effect = read)]
+pub fn keep_note(#[garde(skip)] note: Loose) -> Result<usize, ToolError> {
+    Ok(note.0.len())
+}
+
+#[test]
+fn a_bound_inside_a_union_is_not_taken_for_the_whole_schema() {
+    Toolbox::new(()).register(KeepNote).unwrap();
+}
+
+#[test]
+fn the_refusal_says_what_to_write() {
+    let error = Toolbox::new(()).register(KeepLabel).unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        "tool `keep_label`: the schema states `maxLength` for the value at `/label/text`, but the \
+         tool accepts a value past it: nothing enforces it; state it as a garde rule in its type \
+         (`length(chars, …)`, `range(…)`, `pattern(…)`), or leave it out of the schema"
+    );
+}
+
+#[derive(Debug, Deserialize, JsonSchema, garde::Validate)]
+#[serde(deny_unknown_fields)]
+pub struct Backed {
+    #[garde(length(chars, min = 2, max = 3))]
+    pub text: String,
+    #[garde(range(min = 1, max = 5))]
+    pub stars: u8,
+    #[garde(pattern(r"^[0-9]+$"))]
+    pub sku: String,
+    #[garde(length(min = 1, max = 2))]
+    pub ids: Vec<u32>,
+    /// The type's own range, which serde enforces: 0 to 255.
+    #[garde(skip)]
+    pub small: u8,
+    /// At least one, by the type.
+    #[garde(skip)]
+    pub count: std::num::NonZeroU32,
+}
+
+/// Every bound enforced by a rule or the type.
+#[tool(effect = read)]
+pub fn keep_backed(#[garde(dive)] backed: Backed) -> Result<u8, ToolError> {
+    Ok(backed.stars)
+}
+
+/// The same rules on the tool's own parameters.
+#[tool(effect = read)]
+pub fn keep_own(
+    #[garde(length(chars, min = 2, max = 3))] text: String,
+    #[garde(range(min = 1, max = 5))] stars: u8,
+    #[garde(length(min = 1, max = 2))] ids: Vec<u32>,
+) -> Result<usize, ToolError> {
+    Ok(text.len() + usize::from(stars) + ids.len())
+}
+
+#[test]
+fn bounds_a_rule_or_the_type_enforces_register() {
+    let mut toolbox = Toolbox::new(());
+    toolbox.register(KeepBacked).unwrap();
+    toolbox.register(KeepOwn).unwrap();
+}

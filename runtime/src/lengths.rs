@@ -52,7 +52,9 @@ pub(crate) fn unstated<S: 'static>(tool: &dyn Tool<S>) -> Option<Unstated> {
     let base = builder.value(schema, 0, &mut Vec::new())?;
     let passes = |instance: &Value| passes(tool, instance);
     passes(&base).ok()?;
-    for (path, max) in &builder.sites {
+    let sites =
+        (builder.sites.iter()).filter(|(_, max)| u64::try_from(*max).is_ok_and(|m| m <= MAX_PAST));
+    for (path, max) in sites {
         let at = pointer::of_steps(path);
         let fill = |c: char| {
             let mut instance = base.clone();
@@ -117,7 +119,7 @@ pub(crate) fn unenforced<S: 'static>(tool: &dyn Tool<S>) -> Option<Unenforced> {
     builder.bounds.into_iter().find_map(|bound| {
         let mut instance = base.clone();
         let slot = at_mut(&mut instance, &bound.path)?;
-        *slot = bound.past;
+        *slot = bound.past.value()?;
         passes(tool, &instance).is_ok().then(|| Unenforced {
             keyword: bound.keyword,
             at: pointer::of_steps(&bound.path),
@@ -129,7 +131,35 @@ pub(crate) fn unenforced<S: 'static>(tool: &dyn Tool<S>) -> Option<Unenforced> {
 struct Bound {
     path: Vec<Step>,
     keyword: &'static str,
-    past: Value,
+    past: Past,
+}
+
+/// A value past a bound, made only when tried.
+enum Past {
+    Value(Value),
+    /// A string of this many `a`s.
+    Text(u64),
+    /// This many copies of an item.
+    Items(u64, Value),
+}
+
+/// The longest string and array a probe writes: past them, a bound is
+/// beyond what a call can send under any sane limits, and left untried.
+const MAX_PAST: u64 = 1 << 16;
+
+impl Past {
+    fn value(self) -> Option<Value> {
+        match self {
+            Past::Value(value) => Some(value),
+            Past::Text(len) if len <= MAX_PAST => {
+                Some(Value::from("a".repeat(usize::try_from(len).ok()?)))
+            }
+            Past::Items(count, item) if count <= MAX_PAST => {
+                Some(Value::Array(vec![item; usize::try_from(count).ok()?]))
+            }
+            Past::Text(_) | Past::Items(..) => None,
+        }
+    }
 }
 
 /// The instance registration's probes read: the simplest the schema allows,
@@ -205,7 +235,8 @@ fn states_wide(schema: &Value) -> bool {
 const PROBE_LIMITS: Limits = Limits::DEFAULT
     .max_bytes(1 << 20)
     .max_depth(256)
-    .max_nodes(1 << 20);
+    .max_nodes(1 << 20)
+    .max_string_bytes(1 << 20);
 
 /// Gates 1–3 of `tool` on `instance`.
 fn passes<S: 'static>(tool: &dyn Tool<S>, instance: &Value) -> Result<(), crate::Rejection> {
@@ -259,7 +290,7 @@ impl<'s> Builder<'s> {
 
     /// Notes `past`, a value put past the bound `keyword` states for the
     /// value at `path`, unless inside a union.
-    fn bound(&mut self, path: &[Step], keyword: &'static str, past: Option<Value>) {
+    fn bound(&mut self, path: &[Step], keyword: &'static str, past: Option<Past>) {
         if let (0, Some(past)) = (self.unions, past) {
             self.bounds.push(Bound {
                 path: path.to_vec(),
@@ -440,42 +471,59 @@ impl<'s> Builder<'s> {
             }
             // Past a count: the first item repeated, where items may repeat.
             if let (Some(first), false) = (out.first(), map.contains_key("uniqueItems")) {
-                let repeat = |n: u64| {
-                    let n = usize::try_from(n).ok()?;
-                    Some(Value::Array(vec![first.clone(); n]))
-                };
+                let repeat = |n: u64| Past::Items(n, first.clone());
                 if let Some(max) = max {
-                    self.bound(path, "maxItems", max.checked_add(1).and_then(repeat));
+                    self.bound(path, "maxItems", max.checked_add(1).map(repeat));
                 }
                 if min > 0 {
-                    self.bound(path, "minItems", repeat(min - 1));
+                    self.bound(path, "minItems", Some(repeat(min - 1)));
                 }
             }
         }
         Some(Value::Array(out))
     }
 
-    /// Notes a value past each bound of a number.
+    /// Notes a value past each bound of a number: the next integer, or
+    /// for a fraction where the type allows one, the bound one further,
+    /// where a double can tell the two apart.
     fn number_bounds(&mut self, map: &Map<String, Value>, path: &[Step]) {
-        let integer = map.get("type").and_then(Value::as_str) == Some("integer");
-        let step = |bound: &Value, by: i64| -> Option<Value> {
-            if let Some(n) = bound.as_i64() {
-                return n.checked_add(by).map(Value::from);
-            }
-            let n = bound.as_f64()? + by as f64;
-            match integer {
-                true => None,
-                false => serde_json::Number::from_f64(n).map(Value::Number),
-            }
+        let integer = match map.get("type") {
+            Some(Value::String(t)) => t == "integer",
+            Some(Value::Array(ts)) => ts.iter().any(|t| t == "integer"),
+            _ => false,
         };
-        for (keyword, by) in [("maximum", 1), ("minimum", -1)] {
+        let step = |bound: &Value, up: bool| -> Option<Value> {
+            if let Some(n) = bound.as_i64() {
+                return (if up {
+                    n.checked_add(1)
+                } else {
+                    n.checked_sub(1)
+                })
+                .map(Value::from);
+            }
+            if let Some(n) = bound.as_u64() {
+                return (if up {
+                    n.checked_add(1)
+                } else {
+                    n.checked_sub(1)
+                })
+                .map(Value::from);
+            }
+            let b = bound.as_f64()?;
+            let n = if up { b + 1.0 } else { b - 1.0 };
+            if integer || n == b || !n.is_finite() {
+                return None;
+            }
+            serde_json::Number::from_f64(n).map(Value::Number)
+        };
+        for (keyword, up) in [("maximum", true), ("minimum", false)] {
             if let Some(bound) = map.get(keyword) {
-                self.bound(path, keyword, step(bound, by));
+                self.bound(path, keyword, step(bound, up).map(Past::Value));
             }
         }
         for keyword in ["exclusiveMaximum", "exclusiveMinimum"] {
             if let Some(bound) = map.get(keyword).filter(|b| b.is_number()) {
-                self.bound(path, keyword, Some(bound.clone()));
+                self.bound(path, keyword, Some(Past::Value(bound.clone())));
             }
         }
     }
@@ -499,7 +547,7 @@ impl<'s> Builder<'s> {
             return Some(Value::from(value));
         }
         if let Some(pattern) = map.get("pattern").and_then(Value::as_str) {
-            let past = unmatched(pattern, min, max).map(Value::from);
+            let past = unmatched(pattern, min, max).map(|s| Past::Value(Value::from(s)));
             self.bound(path, "pattern", past);
             return Some(Value::from(matching(pattern)?));
         }
@@ -508,12 +556,11 @@ impl<'s> Builder<'s> {
         {
             self.sites.push((path.to_vec(), max));
         }
-        let of_len = |n: u64| usize::try_from(n).ok().map(|n| Value::from("a".repeat(n)));
         if let Some(max) = max {
-            self.bound(path, "maxLength", max.checked_add(1).and_then(of_len));
+            self.bound(path, "maxLength", max.checked_add(1).map(Past::Text));
         }
         if min > 0 {
-            self.bound(path, "minLength", of_len(min - 1));
+            self.bound(path, "minLength", Some(Past::Text(min - 1)));
         }
         let len = usize::try_from(min.max(1).min(max.unwrap_or(u64::MAX))).ok()?;
         Some(Value::from("a".repeat(len)))

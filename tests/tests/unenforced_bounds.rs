@@ -252,9 +252,32 @@ pub fn keep_own(
     Ok(text.len() + usize::from(stars) + ids.len())
 }
 
+/// Bounds a double cannot step past: one more than `f64::MAX`, or than
+/// 1e20, is the same double, which the schema accepts.
+#[tool(effect = read)]
+pub fn measure(
+    #[garde(range(min = f64::MIN, max = f64::MAX))] any: f64,
+    #[garde(range(max = 1e20))] large: Option<f64>,
+    #[garde(range(max = 10_000_000_000_000_000_000u64))] count: Option<u64>,
+) -> Result<bool, ToolError> {
+    Ok(any < 0.0 && large.is_some() && count.is_some())
+}
+
+/// Counts and lengths far past what a call can send: registration does not
+/// write such values out (two billion items would not fit in memory).
+#[tool(effect = read)]
+pub fn take_bulk(
+    #[garde(length(max = 2_000_000_000))] values: Vec<u8>,
+    #[garde(length(chars, max = 1_000_000_000))] text: String,
+) -> Result<usize, ToolError> {
+    Ok(values.len() + text.len())
+}
+
 #[test]
 fn bounds_a_rule_or_the_type_enforces_register() {
     let mut toolbox = Toolbox::new(());
     toolbox.register(KeepBacked).unwrap();
     toolbox.register(KeepOwn).unwrap();
+    toolbox.register(Measure).unwrap();
+    toolbox.register(TakeBulk).unwrap();
 }

@@ -107,25 +107,48 @@ pub(crate) struct Unenforced {
 
 /// The first bound the schema states (`maxLength`, `minLength`,
 /// `pattern`, `maximum`, `minimum`, their exclusive forms, `maxItems`,
-/// `minItems`) whose value, put past it in the simplest instance, the tool
-/// accepts. Only values outside unions are tried, where the schema refuses
-/// such a document whatever else it holds; a schema the builder cannot
-/// satisfy leaves the check undecided.
+/// `minItems`) whose value, put past it in an instance, the tool accepts.
+/// The instances are the simplest one and one for each variant of each
+/// enum it reaches (see [`instances`]). Only values the schema refuses
+/// whatever else the document holds are tried: outside unions, or inside
+/// the branches of a union that its objects' tags tell apart (serde's
+/// externally, internally and adjacently tagged enums). An instance the
+/// tool refuses as built leaves its bounds untried.
 pub(crate) fn unenforced<S: 'static>(tool: &dyn Tool<S>) -> Option<Unenforced> {
     let schema = tool.definition().schema();
-    let mut builder = Builder::new(schema, Vec::new());
-    let base = builder.value(schema, 0, &mut Vec::new())?;
-    passes(tool, &base).ok()?;
-    builder.bounds.into_iter().find_map(|bound| {
-        let mut instance = base.clone();
-        let slot = at_mut(&mut instance, &bound.path)?;
-        *slot = bound.past.value()?;
-        passes(tool, &instance).is_ok().then(|| Unenforced {
-            keyword: bound.keyword,
-            at: pointer::of_steps(&bound.path),
-        })
-    })
+    let mut tried: Vec<(String, &'static str)> = Vec::new();
+    for plan in plans(schema) {
+        let mut builder = Builder::new(schema, plan);
+        let Some(base) = builder.value(schema, 0, &mut Vec::new()) else {
+            continue;
+        };
+        if passes(tool, &base).is_err() {
+            continue;
+        }
+        for bound in builder.bounds {
+            let key = (pointer::of_steps(&bound.path), bound.keyword);
+            if tried.contains(&key) {
+                continue;
+            }
+            let mut instance = base.clone();
+            if let (Some(slot), Some(past)) =
+                (at_mut(&mut instance, &bound.path), bound.past.value())
+            {
+                *slot = past;
+                if passes(tool, &instance).is_ok() {
+                    let (at, keyword) = key;
+                    return Some(Unenforced { keyword, at });
+                }
+            }
+            tried.push(key);
+        }
+    }
+    None
 }
+
+/// What tells apart the objects a union's branch takes (see
+/// `Builder::tags`): member names, each with its constant if it has one.
+type Tags<'s> = Vec<(&'s str, Option<&'s Value>)>;
 
 /// A value put past a bound the schema states.
 struct Bound {
@@ -176,11 +199,17 @@ const MAX_INSTANCES: usize = 64;
 /// for each other branch (the others chosen as before): each variant of
 /// each enum the simplest instance reaches, up to [`MAX_INSTANCES`].
 fn instances(schema: &Value) -> Vec<Value> {
+    let build = |plan| Builder::new(schema, plan).value(schema, 0, &mut Vec::new());
+    plans(schema).into_iter().filter_map(build).collect()
+}
+
+/// The plans of [`instances`]: which branch of each union to choose.
+fn plans(schema: &Value) -> Vec<Vec<usize>> {
     let mut base = Builder::new(schema, Vec::new());
-    let Some(first) = base.value(schema, 0, &mut Vec::new()) else {
+    if base.value(schema, 0, &mut Vec::new()).is_none() {
         return Vec::new();
-    };
-    let mut out = vec![first];
+    }
+    let mut out = vec![Vec::new()];
     for (site, branches) in base.branches.iter().enumerate() {
         for pick in 1..*branches {
             if out.len() >= MAX_INSTANCES {
@@ -188,9 +217,7 @@ fn instances(schema: &Value) -> Vec<Value> {
             }
             let mut plan = vec![0; site];
             plan.push(pick);
-            if let Some(instance) = Builder::new(schema, plan).value(schema, 0, &mut Vec::new()) {
-                out.push(instance);
-            }
+            out.push(plan);
         }
     }
     out
@@ -288,6 +315,104 @@ impl<'s> Builder<'s> {
         }
     }
 
+    /// Whether an object that `chosen`, one of the union's `live` branches,
+    /// accepts is accepted by no other branch, whatever its members hold
+    /// beyond their tags: each branch that may take an object is told
+    /// apart by its only, required, member's name (an externally tagged
+    /// enum's variant), or all of them by one required member's constant
+    /// (an internally or adjacently tagged enum's tag); the rest take no
+    /// object.
+    fn told_apart(&self, live: &[&'s Value], chosen: &'s Value) -> bool {
+        let Some(tags) = live
+            .iter()
+            .map(|b| self.tags(b))
+            .collect::<Option<Vec<_>>>()
+        else {
+            return false;
+        };
+        if self.tags(chosen).is_none_or(|tags| tags.is_empty()) {
+            return false;
+        }
+        let objects: Vec<&Tags<'_>> = tags.iter().filter(|t| !t.is_empty()).collect();
+        let distinct = |of: &dyn Fn(&Tags<'_>) -> Option<String>| {
+            let seen: Option<Vec<String>> = objects.iter().map(|t| of(t)).collect();
+            seen.is_some_and(|mut seen| {
+                let all = seen.len();
+                seen.sort();
+                seen.dedup();
+                seen.len() == all
+            })
+        };
+        // Externally tagged: the only member's name.
+        let only_name = |t: &Tags<'_>| match t.as_slice() {
+            [(name, None)] | [(name, None), (_, Some(_))] => Some((*name).to_owned()),
+            _ => None,
+        };
+        if distinct(&only_name) {
+            return true;
+        }
+        // Internally or adjacently tagged: one member's constant, the same
+        // member in every branch.
+        objects.first().is_some_and(|first| {
+            first.iter().filter(|(_, c)| c.is_some()).any(|(key, _)| {
+                distinct(&|t| {
+                    t.iter()
+                        .find(|(k, c)| k == key && c.is_some())
+                        .and_then(|(_, c)| c.map(Value::to_string))
+                })
+            })
+        })
+    }
+
+    /// What tells apart the objects branch `branch` takes: empty if it
+    /// takes none; its only member's name (required, nothing else
+    /// allowed), paired with `None`; or each required member whose value
+    /// is a constant, with it. `None` where it may take an object and
+    /// none of those holds.
+    fn tags(&self, branch: &'s Value) -> Option<Tags<'s>> {
+        let map = self.resolve(branch)?.as_object()?;
+        let object = match map.get("type") {
+            Some(Value::String(t)) => t == "object",
+            Some(Value::Array(ts)) => ts.iter().any(|t| t == "object"),
+            None => !(map.contains_key("const") || map.contains_key("enum")),
+            Some(_) => true,
+        };
+        let constants = map.get("const").into_iter().chain(
+            map.get("enum")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten(),
+        );
+        if !object && constants.clone().all(|c| !c.is_object()) {
+            return Some(Vec::new());
+        }
+        let properties = map.get("properties")?.as_object()?;
+        let required: Vec<&str> = (map.get("required")?.as_array()?.iter())
+            .filter_map(Value::as_str)
+            .collect();
+        let closed = map.get("additionalProperties") == Some(&Value::Bool(false))
+            && map.get("patternProperties").is_none();
+        if let ([name], true, 1) = (required.as_slice(), closed, properties.len())
+            && let Some(member) = properties.get(*name)
+        {
+            let constant = self.resolve(member).and_then(|m| m.get("const"));
+            return Some(
+                [(*name, None)]
+                    .into_iter()
+                    .chain(constant.map(|c| (*name, Some(c))))
+                    .collect(),
+            );
+        }
+        let tags: Tags<'s> = required
+            .iter()
+            .filter_map(|name| {
+                let member = self.resolve(properties.get(*name)?)?;
+                Some((*name, Some(member.get("const")?)))
+            })
+            .collect();
+        (!tags.is_empty()).then_some(tags)
+    }
+
     /// Notes `past`, a value put past the bound `keyword` states for the
     /// value at `path`, unless inside a union.
     fn bound(&mut self, path: &[Step], keyword: &'static str, past: Option<Past>) {
@@ -334,7 +459,8 @@ impl<'s> Builder<'s> {
                 self.branches.push(live.clone().count());
                 live.clone().nth(pick).or_else(|| branches.first())
             };
-            let union = usize::from(branches.iter().filter(|b| !null(b)).count() > 1);
+            let live: Vec<&Value> = branches.iter().filter(|b| !null(b)).collect();
+            let union = usize::from(live.len() > 1 && !self.told_apart(&live, branch?));
             self.unions += union;
             let value = self.value(branch?, depth, path);
             self.unions -= union;
@@ -360,6 +486,9 @@ impl<'s> Builder<'s> {
             "string" => self.string(map, path),
             "integer" | "number" => {
                 self.number_bounds(map, path);
+                if let Some(number) = within(map, kind == "integer") {
+                    return Some(number);
+                }
                 let min = map.get("minimum").and_then(Value::as_i64);
                 let xmin = map
                     .get("exclusiveMinimum")
@@ -565,6 +694,37 @@ impl<'s> Builder<'s> {
         let len = usize::try_from(min.max(1).min(max.unwrap_or(u64::MAX))).ok()?;
         Some(Value::from("a".repeat(len)))
     }
+}
+
+/// The first of a few plain numbers (zero, then each bound and the
+/// integer or half step inside each exclusive one) that every bound of
+/// `map` and its `multipleOf` take: `None` if none does.
+fn within(map: &Map<String, Value>, integer: bool) -> Option<Value> {
+    let get = |k: &str| map.get(k).and_then(Value::as_f64);
+    let step = if integer { 1.0 } else { 0.5 };
+    let candidates = [
+        Some(0.0),
+        get("minimum"),
+        get("exclusiveMinimum").map(|x| if integer { x.floor() + 1.0 } else { x + step }),
+        get("maximum"),
+        get("exclusiveMaximum").map(|x| if integer { x.ceil() - 1.0 } else { x - step }),
+    ];
+    let fits = |n: f64| {
+        n.is_finite()
+            && (!integer || n.fract() == 0.0)
+            && get("minimum").is_none_or(|m| n >= m)
+            && get("maximum").is_none_or(|m| n <= m)
+            && get("exclusiveMinimum").is_none_or(|m| n > m)
+            && get("exclusiveMaximum").is_none_or(|m| n < m)
+            && get("multipleOf").is_none_or(|m| m > 0.0 && (n / m).fract() == 0.0)
+    };
+    let n = candidates.into_iter().flatten().find(|n| fits(*n))?;
+    // Whole numbers as integers, exactly, where a double holds them.
+    #[allow(clippy::cast_possible_truncation)]
+    if n.fract() == 0.0 && n.abs() < 9_007_199_254_740_992.0 {
+        return Some(Value::from(n as i64));
+    }
+    serde_json::Number::from_f64(n).map(Value::Number)
 }
 
 /// A short string `pattern` does not match, of a length between `min` and

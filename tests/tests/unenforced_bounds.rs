@@ -178,6 +178,101 @@ fn a_bound_only_the_schema_states_is_refused_at_registration() {
     );
 }
 
+/// An enum's variants, which its tags tell apart: a value past a bound in
+/// one variant is refused by the whole schema, whichever variant it is in.
+#[derive(Debug, Deserialize, JsonSchema, garde::Validate)]
+#[serde(deny_unknown_fields)]
+pub enum Shipping {
+    Pickup,
+    Courier {
+        #[garde(skip)]
+        eta_days: u8,
+    },
+    Post {
+        /// At most 10 parcels, by the schema alone.
+        #[schemars(range(max = 10))]
+        #[garde(skip)]
+        parcels: u8,
+    },
+}
+
+/// Ship an order.
+#[tool(effect = read)]
+pub fn ship_order(#[garde(dive)] shipping: Shipping) -> Result<bool, ToolError> {
+    Ok(matches!(shipping, Shipping::Pickup))
+}
+
+#[derive(Debug, Deserialize, JsonSchema, garde::Validate)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+pub enum Reminder {
+    Once {
+        #[garde(skip)]
+        at: u32,
+    },
+    Repeat {
+        #[garde(skip)]
+        every: u32,
+        /// At most five words, by the schema alone.
+        #[schemars(length(max = 5))]
+        #[garde(skip)]
+        label: String,
+    },
+}
+
+/// Set a reminder.
+#[tool(effect = read)]
+pub fn set_reminder(#[garde(dive)] reminder: Reminder) -> Result<bool, ToolError> {
+    Ok(matches!(reminder, Reminder::Once { .. }))
+}
+
+#[derive(Debug, Deserialize, JsonSchema, garde::Validate)]
+#[serde(tag = "t", content = "c", deny_unknown_fields)]
+pub enum Step {
+    Wait(#[garde(skip)] u32),
+    Say(
+        /// At least two characters, by the schema alone.
+        #[schemars(length(min = 2))]
+        #[garde(skip)]
+        String,
+    ),
+}
+
+/// Run a step.
+#[tool(effect = read)]
+pub fn run_step(#[garde(dive)] step: Step) -> Result<bool, ToolError> {
+    Ok(matches!(step, Step::Wait(_)))
+}
+
+#[derive(Debug, Deserialize, JsonSchema, garde::Validate)]
+#[serde(deny_unknown_fields)]
+pub struct Dose {
+    /// At least half a unit: the simplest number is not zero.
+    #[garde(range(min = 0.5, max = 4.0))]
+    pub units: f64,
+    /// At most eight characters, by the schema alone.
+    #[schemars(length(max = 8))]
+    #[garde(skip)]
+    pub drug: String,
+}
+
+/// Record a dose.
+#[tool(effect = read)]
+pub fn record_dose(#[garde(dive)] dose: Dose) -> Result<f64, ToolError> {
+    Ok(dose.units)
+}
+
+#[test]
+fn a_bound_in_any_variant_of_a_tagged_enum_is_tried() {
+    let at = |keyword: &'static str, at: &str| Some((keyword, at.to_owned()));
+    assert_eq!(
+        unenforced(ShipOrder),
+        at("maximum", "/shipping/Post/parcels")
+    );
+    assert_eq!(unenforced(SetReminder), at("maxLength", "/reminder/label"));
+    assert_eq!(unenforced(RunStep), at("minLength", "/step/c"));
+    assert_eq!(unenforced(RecordDose), at("maxLength", "/dose/drug"));
+}
+
 /// A hand-written schema whose bound is one branch's: the other takes any
 /// string, so a longer one is valid and the tool rightly takes it.
 #[derive(Debug, Deserialize)]
@@ -201,9 +296,32 @@ pub fn keep_note(#[garde(skip)] note: Loose) -> Result<usize, ToolError> {
     Ok(note.0.len())
 }
 
+/// Untagged, the variants share their member's name: a value past the
+/// first variant's bound is the second's, and the schema takes it.
+#[derive(Debug, Deserialize, JsonSchema, garde::Validate)]
+#[serde(untagged, deny_unknown_fields)]
+pub enum Crowd {
+    Small {
+        #[schemars(range(max = 5))]
+        #[garde(skip)]
+        people: u8,
+    },
+    Any {
+        #[garde(skip)]
+        people: u8,
+    },
+}
+
+/// Book a table.
+#[tool(effect = read)]
+pub fn book_table(#[garde(dive)] crowd: Crowd) -> Result<bool, ToolError> {
+    Ok(matches!(crowd, Crowd::Small { .. }))
+}
+
 #[test]
 fn a_bound_inside_a_union_is_not_taken_for_the_whole_schema() {
     Toolbox::new(()).register(KeepNote).unwrap();
+    Toolbox::new(()).register(BookTable).unwrap();
 }
 
 #[test]

@@ -678,7 +678,24 @@ impl<'s> Builder<'s> {
         if let Some(pattern) = map.get("pattern").and_then(Value::as_str) {
             let past = unmatched(pattern, min, max).map(|s| Past::Value(Value::from(s)));
             self.bound(path, "pattern", past);
-            return Some(Value::from(matching(pattern)?));
+            let shortest = matching(pattern)?;
+            let Ok(regex) = regex::Regex::new(pattern) else {
+                return Some(Value::from(shortest));
+            };
+            let of_len = |n: u64| matching_of_len(&regex, &shortest, n).map(Value::from);
+            if let Some(max) = max
+                .and_then(|m| m.checked_add(1))
+                .filter(|m| *m <= MAX_PAST)
+            {
+                self.bound(path, "maxLength", of_len(max).map(Past::Value));
+            }
+            if min > 0 {
+                self.bound(path, "minLength", of_len(min - 1).map(Past::Value));
+            }
+            // The shortest match, or one as long as the bounds ask.
+            let len =
+                (shortest.chars().count() as u64).clamp(min, max.unwrap_or(u64::MAX).max(min));
+            return Some(of_len(len).unwrap_or(Value::from(shortest)));
         }
         if let Some(max) = max.and_then(|m| usize::try_from(m).ok())
             && max > 0
@@ -741,6 +758,23 @@ fn unmatched(pattern: &str, min: u64, max: Option<u64>) -> Option<String> {
         .chain((len == 0).then(String::new))
         .filter(|s| max.is_none_or(|max| s.chars().count() as u64 <= max))
         .find(|s| !regex.is_match(s))
+}
+
+/// A string of `len` characters that `regex` matches, from `shortest`, a
+/// match: itself, or with its last or first character repeated, when one
+/// of those matches.
+fn matching_of_len(regex: &regex::Regex, shortest: &str, len: u64) -> Option<String> {
+    let have = shortest.chars().count() as u64;
+    if len == have {
+        return Some(shortest.to_owned());
+    }
+    let more = usize::try_from(len.checked_sub(have)?).ok()?;
+    let (first, last) = (shortest.chars().next()?, shortest.chars().last()?);
+    let candidates = [
+        format!("{shortest}{}", String::from(last).repeat(more)),
+        format!("{}{shortest}", String::from(first).repeat(more)),
+    ];
+    candidates.into_iter().find(|s| regex.is_match(s))
 }
 
 /// A short string the pattern matches, when one is easy to write.

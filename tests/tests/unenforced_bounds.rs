@@ -261,6 +261,31 @@ pub fn record_dose(#[garde(dive)] dose: Dose) -> Result<f64, ToolError> {
     Ok(dose.units)
 }
 
+#[derive(Debug, Deserialize, JsonSchema, garde::Validate)]
+#[serde(deny_unknown_fields)]
+pub struct Handle {
+    /// Lowercase letters, at least three (both enforced), at most twelve by
+    /// the schema alone: the shortest match is too short to be built, and
+    /// a longer match is tried.
+    #[schemars(length(min = 3, max = 12))]
+    #[garde(pattern(r"^[a-z]+$"), length(chars, min = 3))]
+    pub handle: String,
+}
+
+/// Claim a handle.
+#[tool(effect = read)]
+pub fn claim_handle(#[garde(dive)] handle: Handle) -> Result<usize, ToolError> {
+    Ok(handle.handle.len())
+}
+
+#[test]
+fn a_length_beside_a_pattern_is_tried_with_a_match() {
+    assert_eq!(
+        unenforced(ClaimHandle),
+        Some(("maxLength", "/handle/handle".to_owned()))
+    );
+}
+
 #[test]
 fn a_bound_in_any_variant_of_a_tagged_enum_is_tried() {
     let at = |keyword: &'static str, at: &str| Some((keyword, at.to_owned()));
@@ -356,6 +381,14 @@ pub struct Backed {
 
 /// Every bound enforced by a rule or the type.
 #[tool(effect = read)]
+pub fn keep_handle(
+    #[garde(pattern(r"^[a-z]+$"), length(chars, min = 3, max = 12))] handle: String,
+) -> Result<usize, ToolError> {
+    Ok(handle.len())
+}
+
+/// Every bound enforced by a rule or the type.
+#[tool(effect = read)]
 pub fn keep_backed(#[garde(dive)] backed: Backed) -> Result<u8, ToolError> {
     Ok(backed.stars)
 }
@@ -397,5 +430,6 @@ fn bounds_a_rule_or_the_type_enforces_register() {
     toolbox.register(KeepBacked).unwrap();
     toolbox.register(KeepOwn).unwrap();
     toolbox.register(Measure).unwrap();
+    toolbox.register(KeepHandle).unwrap();
     toolbox.register(TakeBulk).unwrap();
 }

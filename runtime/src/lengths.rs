@@ -116,7 +116,7 @@ pub(crate) struct Unenforced {
 /// tool refuses as built leaves its bounds untried.
 pub(crate) fn unenforced<S: 'static>(tool: &dyn Tool<S>) -> Option<Unenforced> {
     let schema = tool.definition().schema();
-    let mut tried: Vec<(String, &'static str)> = Vec::new();
+    let mut tried: Vec<(String, &'static str, usize)> = Vec::new();
     for plan in plans(schema) {
         let mut builder = Builder::new(schema, plan);
         let Some(base) = builder.value(schema, 0, &mut Vec::new()) else {
@@ -126,7 +126,7 @@ pub(crate) fn unenforced<S: 'static>(tool: &dyn Tool<S>) -> Option<Unenforced> {
             continue;
         }
         for bound in builder.bounds {
-            let key = (pointer::of_steps(&bound.path), bound.keyword);
+            let key = (pointer::of_steps(&bound.path), bound.keyword, bound.site);
             if tried.contains(&key) {
                 continue;
             }
@@ -136,7 +136,7 @@ pub(crate) fn unenforced<S: 'static>(tool: &dyn Tool<S>) -> Option<Unenforced> {
             {
                 *slot = past;
                 if passes(tool, &instance).is_ok() {
-                    let (at, keyword) = key;
+                    let (at, keyword, _) = key;
                     return Some(Unenforced { keyword, at });
                 }
             }
@@ -155,6 +155,10 @@ struct Bound {
     path: Vec<Step>,
     keyword: &'static str,
     past: Past,
+    /// The subschema that states it, by address: one place in the
+    /// arguments may be described by different subschemas in different
+    /// variants.
+    site: usize,
 }
 
 /// A value past a bound, made only when tried.
@@ -300,6 +304,8 @@ struct Builder<'s> {
     /// value being built is inside: a value past a bound there may be
     /// another branch's.
     unions: usize,
+    /// The address of the subschema whose value is being built.
+    site: usize,
 }
 
 impl<'s> Builder<'s> {
@@ -312,6 +318,7 @@ impl<'s> Builder<'s> {
             branches: Vec::new(),
             bounds: Vec::new(),
             unions: 0,
+            site: 0,
         }
     }
 
@@ -371,20 +378,24 @@ impl<'s> Builder<'s> {
     /// none of those holds.
     fn tags(&self, branch: &'s Value) -> Option<Tags<'s>> {
         let map = self.resolve(branch)?.as_object()?;
-        let object = match map.get("type") {
-            Some(Value::String(t)) => t == "object",
-            Some(Value::Array(ts)) => ts.iter().any(|t| t == "object"),
-            None => !(map.contains_key("const") || map.contains_key("enum")),
-            Some(_) => true,
-        };
         let constants = map.get("const").into_iter().chain(
             map.get("enum")
                 .and_then(Value::as_array)
                 .into_iter()
                 .flatten(),
         );
-        if !object && constants.clone().all(|c| !c.is_object()) {
-            return Some(Vec::new());
+        // Only a branch of type `object` alone is one the builder writes as
+        // an object, told apart by its members.
+        match map.get("type") {
+            Some(Value::String(t)) if t == "object" => {}
+            Some(Value::String(_)) => return Some(Vec::new()),
+            Some(Value::Array(ts)) if ts.iter().all(|t| t != "object") => return Some(Vec::new()),
+            None if (map.contains_key("const") || map.contains_key("enum"))
+                && constants.clone().all(|c| !c.is_object()) =>
+            {
+                return Some(Vec::new());
+            }
+            _ => return None,
         }
         let properties = map.get("properties")?.as_object()?;
         let required: Vec<&str> = (map.get("required")?.as_array()?.iter())
@@ -395,7 +406,9 @@ impl<'s> Builder<'s> {
         if let ([name], true, 1) = (required.as_slice(), closed, properties.len())
             && let Some(member) = properties.get(*name)
         {
-            let constant = self.resolve(member).and_then(|m| m.get("const"));
+            let constant = (self.resolve(member))
+                .and_then(|m| m.get("const"))
+                .filter(|c| c.is_string());
             return Some(
                 [(*name, None)]
                     .into_iter()
@@ -406,8 +419,10 @@ impl<'s> Builder<'s> {
         let tags: Tags<'s> = required
             .iter()
             .filter_map(|name| {
+                // A string, as serde's tags are: strings are equal as JSON
+                // values exactly when their texts are.
                 let member = self.resolve(properties.get(*name)?)?;
-                Some((*name, Some(member.get("const")?)))
+                Some((*name, Some(member.get("const").filter(|c| c.is_string())?)))
             })
             .collect();
         (!tags.is_empty()).then_some(tags)
@@ -421,6 +436,7 @@ impl<'s> Builder<'s> {
                 path: path.to_vec(),
                 keyword,
                 past,
+                site: self.site,
             });
         }
     }
@@ -443,6 +459,7 @@ impl<'s> Builder<'s> {
         let Value::Object(map) = node else {
             return Some(Value::Null);
         };
+        self.site = core::ptr::from_ref(map) as usize;
         if let Some(value) = map.get("const") {
             return Some(value.clone());
         }
@@ -599,6 +616,7 @@ impl<'s> Builder<'s> {
                 out.push(value?);
             }
             // Past a count: the first item repeated, where items may repeat.
+            self.site = core::ptr::from_ref(map) as usize;
             if let (Some(first), false) = (out.first(), map.contains_key("uniqueItems")) {
                 let repeat = |n: u64| Past::Items(n, first.clone());
                 if let Some(max) = max {
@@ -717,6 +735,12 @@ impl<'s> Builder<'s> {
 /// integer or half step inside each exclusive one) that every bound of
 /// `map` and its `multipleOf` take: `None` if none does.
 fn within(map: &Map<String, Value>, integer: bool) -> Option<Value> {
+    if integer {
+        return whole_within(map).map(|n| match i64::try_from(n) {
+            Ok(n) => Value::from(n),
+            Err(_) => u64::try_from(n).map_or(Value::Null, Value::from),
+        });
+    }
     let get = |k: &str| map.get(k).and_then(Value::as_f64);
     let step = if integer { 1.0 } else { 0.5 };
     let candidates = [
@@ -742,6 +766,49 @@ fn within(map: &Map<String, Value>, integer: bool) -> Option<Value> {
         return Some(Value::from(n as i64));
     }
     serde_json::Number::from_f64(n).map(Value::Number)
+}
+
+/// [`within`] for an integer, compared exactly: bounds past a double's
+/// precision are not rounded.
+fn whole_within(map: &Map<String, Value>) -> Option<i128> {
+    // A bound as the nearest integer on its side: exact for an integer,
+    // the ceiling (`up`) or floor of a fraction.
+    let whole = |k: &str, up: bool| -> Option<i128> {
+        let v = map.get(k)?;
+        if let Some(n) = v.as_i64() {
+            return Some(i128::from(n));
+        }
+        if let Some(n) = v.as_u64() {
+            return Some(i128::from(n));
+        }
+        let f = v.as_f64().filter(|f| f.is_finite() && f.abs() < 1e36)?;
+        #[allow(clippy::cast_possible_truncation)]
+        Some(if up { f.ceil() } else { f.floor() } as i128)
+    };
+    let low = [
+        whole("minimum", true),
+        whole("exclusiveMinimum", false).and_then(|m| m.checked_add(1)),
+    ]
+    .into_iter()
+    .flatten()
+    .max();
+    let high = [
+        whole("maximum", false),
+        whole("exclusiveMaximum", true).and_then(|m| m.checked_sub(1)),
+    ]
+    .into_iter()
+    .flatten()
+    .min();
+    let multiple = match map.get("multipleOf") {
+        None => None,
+        Some(m) => Some(m.as_u64().map(i128::from).filter(|m| *m > 0)?),
+    };
+    let fits = |n: &i128| {
+        low.is_none_or(|l| *n >= l)
+            && high.is_none_or(|h| *n <= h)
+            && multiple.is_none_or(|m| n % m == 0)
+    };
+    [Some(0), low, high].into_iter().flatten().find(fits)
 }
 
 /// A short string `pattern` does not match, of a length between `min` and

@@ -433,3 +433,105 @@ fn bounds_a_rule_or_the_type_enforces_register() {
     toolbox.register(KeepHandle).unwrap();
     toolbox.register(TakeBulk).unwrap();
 }
+
+/// Two variants with a member of one name, its bound enforced in one and
+/// stated by the schema alone in the other: each is tried.
+#[derive(Debug, Deserialize, JsonSchema, garde::Validate)]
+#[serde(tag = "kind", deny_unknown_fields)]
+pub enum Sticker {
+    Round {
+        #[garde(length(chars, max = 5))]
+        label: String,
+    },
+    Square {
+        #[schemars(length(max = 3))]
+        #[garde(skip)]
+        label: String,
+    },
+}
+
+/// Print a sticker.
+#[tool(effect = read)]
+pub fn print_sticker(#[garde(dive)] sticker: Sticker) -> Result<bool, ToolError> {
+    Ok(matches!(sticker, Sticker::Round { .. }))
+}
+
+/// A minimum past a double's precision: the instance holds it exactly,
+/// so the unenforced bound beside it is still found.
+#[tool(effect = read)]
+pub fn list_since(
+    #[garde(range(min = 1_577_836_800_123_456_789))] since_ns: u64,
+    #[garde(dive)] label: Label,
+) -> Result<u64, ToolError> {
+    Ok(since_ns + label.text.len() as u64)
+}
+
+#[test]
+fn each_variant_s_bound_is_tried_and_large_integers_are_exact() {
+    assert_eq!(
+        unenforced(PrintSticker),
+        Some(("maxLength", "/sticker/label".to_owned()))
+    );
+    assert_eq!(
+        unenforced(ListSince),
+        Some(("maxLength", "/label/text".to_owned()))
+    );
+}
+
+/// Hand-written unions whose branches look told apart and are not: tags
+/// `1` and `1.0` are one number to JSON Schema, and a branch of type
+/// string or object is written as a string, which the other branch takes.
+#[derive(Debug, Deserialize)]
+pub struct Versioned {
+    pub v: u8,
+    pub s: String,
+}
+
+impl JsonSchema for Versioned {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "Versioned".into()
+    }
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({"anyOf": [
+            {"type": "object", "properties": {"v": {"const": 1}, "s": {"type": "string", "maxLength": 3}},
+             "required": ["v", "s"]},
+            {"type": "object", "properties": {"v": {"const": 1.0}, "s": {"type": "string"}},
+             "required": ["v", "s"]}
+        ]})
+    }
+}
+
+/// Store a versioned note.
+#[tool(effect = read)]
+pub fn store_versioned(#[garde(skip)] note: Versioned) -> Result<u8, ToolError> {
+    Ok(note.v)
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(transparent)]
+pub struct Either(pub String);
+
+impl JsonSchema for Either {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "Either".into()
+    }
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({"anyOf": [
+            {"type": ["string", "object"], "maxLength": 3,
+             "properties": {"k": {"const": "a"}}, "required": ["k"]},
+            {"type": "string"}
+        ]})
+    }
+}
+
+/// Keep either.
+#[tool(effect = read)]
+pub fn keep_either(#[garde(skip)] value: Either) -> Result<usize, ToolError> {
+    Ok(value.0.len())
+}
+
+#[test]
+fn unions_that_only_look_told_apart_are_not_tried() {
+    Toolbox::new(()).register(StoreVersioned).unwrap();
+    Toolbox::new(()).register(KeepEither).unwrap();
+}

@@ -377,7 +377,21 @@ impl<'s> Builder<'s> {
     /// is a constant, with it. `None` where it may take an object and
     /// none of those holds.
     fn tags(&self, branch: &'s Value) -> Option<Tags<'s>> {
-        let map = self.resolve(branch)?.as_object()?;
+        if let Some(beside) = beside_ref(branch) {
+            // A struct's members beside the tag, which alone tells it apart.
+            let target = self.resolve(branch)?.as_object()?;
+            if target.get("type").and_then(Value::as_str) != Some("object") {
+                return None;
+            }
+            let tags = self.tags_of(beside, true)?;
+            return (!tags.is_empty()).then_some(tags);
+        }
+        self.tags_of(self.resolve(branch)?.as_object()?, false)
+    }
+
+    /// [`Self::tags`] of the keywords `map`, known to describe an object
+    /// if `object`.
+    fn tags_of(&self, map: &'s Map<String, Value>, object: bool) -> Option<Tags<'s>> {
         let constants = map.get("const").into_iter().chain(
             map.get("enum")
                 .and_then(Value::as_array)
@@ -387,6 +401,7 @@ impl<'s> Builder<'s> {
         // Only a branch of type `object` alone is one the builder writes as
         // an object, told apart by its members.
         match map.get("type") {
+            _ if object => {}
             Some(Value::String(t)) if t == "object" => {}
             Some(Value::String(_)) => return Some(Vec::new()),
             Some(Value::Array(ts)) if ts.iter().all(|t| t != "object") => return Some(Vec::new()),
@@ -455,6 +470,7 @@ impl<'s> Builder<'s> {
         if depth > 64 {
             return None;
         }
+        let beside = beside_ref(node);
         let node = self.resolve(node)?;
         let Value::Object(map) = node else {
             return Some(Value::Null);
@@ -498,7 +514,7 @@ impl<'s> Builder<'s> {
                 .unwrap_or("null")
         };
         match kind {
-            "object" => self.object(map, depth, path),
+            "object" => self.object(map, beside, depth, path),
             "array" => self.array(map, depth, path),
             "string" => self.string(map, path),
             "integer" | "number" => {
@@ -524,28 +540,33 @@ impl<'s> Builder<'s> {
         }
     }
 
+    /// An object of `map`, with the members `beside` lists too: the
+    /// keywords beside a `$ref` to `map` (an internally tagged enum's
+    /// tag, beside its newtype variant's struct).
     fn object(
         &mut self,
         map: &'s Map<String, Value>,
+        beside: Option<&'s Map<String, Value>>,
         depth: usize,
         path: &mut Vec<Step>,
     ) -> Option<Value> {
         let mut out = Map::new();
-        let required: Vec<&str> = map
-            .get("required")
-            .and_then(Value::as_array)
-            .map(|r| r.iter().filter_map(Value::as_str).collect())
-            .unwrap_or_default();
-        if let Some(Value::Object(properties)) = map.get("properties") {
-            for (name, schema) in properties {
-                if depth > FULL_DEPTH && !required.contains(&name.as_str()) {
-                    continue;
-                }
-                path.push(Step::Key(name.clone()));
-                let value = self.value(schema, depth + 1, path);
-                path.pop();
-                out.insert(name.clone(), value?);
+        let both = || core::iter::once(map).chain(beside);
+        let required: Vec<&str> = both()
+            .filter_map(|m| m.get("required").and_then(Value::as_array))
+            .flatten()
+            .filter_map(Value::as_str)
+            .collect();
+        let properties = both().filter_map(|m| m.get("properties").and_then(Value::as_object));
+        for (name, schema) in properties.flatten() {
+            if (depth > FULL_DEPTH && !required.contains(&name.as_str())) || out.contains_key(name)
+            {
+                continue;
             }
+            path.push(Step::Key(name.clone()));
+            let value = self.value(schema, depth + 1, path);
+            path.pop();
+            out.insert(name.clone(), value?);
         }
         let entries = map
             .get("minProperties")
@@ -729,6 +750,18 @@ impl<'s> Builder<'s> {
         let len = usize::try_from(min.max(1).min(max.unwrap_or(u64::MAX))).ok()?;
         Some(Value::from("a".repeat(len)))
     }
+}
+
+/// The keywords beside a `$ref` in `node`, if it has any but annotations.
+fn beside_ref(node: &Value) -> Option<&Map<String, Value>> {
+    let map = node.as_object()?;
+    let annotation = |k: &str| {
+        matches!(
+            k,
+            "$ref" | "description" | "title" | "examples" | "$comment" | "default" | "deprecated"
+        )
+    };
+    (map.contains_key("$ref") && map.keys().any(|k| !annotation(k))).then_some(map)
 }
 
 /// The first of a few plain numbers (zero, then each bound and the

@@ -535,3 +535,40 @@ fn unions_that_only_look_told_apart_are_not_tried() {
     Toolbox::new(()).register(StoreVersioned).unwrap();
     Toolbox::new(()).register(KeepEither).unwrap();
 }
+
+#[derive(Debug, Deserialize, JsonSchema, garde::Validate)]
+pub struct Bank {
+    #[garde(length(chars, max = 34))]
+    pub iban: String,
+}
+
+#[derive(Debug, Deserialize, JsonSchema, garde::Validate)]
+pub struct Card {
+    /// The last four digits, by the schema alone.
+    #[schemars(length(max = 4))]
+    #[garde(skip)]
+    pub last4: String,
+}
+
+/// Newtype variants of an internally tagged enum: the schema puts the tag
+/// beside a `$ref` to each variant's struct.
+#[derive(Debug, Deserialize, JsonSchema, garde::Validate)]
+#[serde(tag = "method", rename_all = "snake_case")]
+pub enum Payment {
+    Bank(#[garde(dive)] Bank),
+    Card(#[garde(dive)] Card),
+}
+
+/// Take a payment.
+#[tool(effect = read)]
+pub fn take_payment(#[garde(dive)] payment: Payment) -> Result<bool, ToolError> {
+    Ok(matches!(payment, Payment::Card(_)))
+}
+
+#[test]
+fn a_bound_in_a_newtype_variant_of_an_internally_tagged_enum_is_tried() {
+    assert_eq!(
+        unenforced(TakePayment),
+        Some(("maxLength", "/payment/last4".to_owned()))
+    );
+}

@@ -117,7 +117,7 @@ pub(crate) struct Unenforced {
 pub(crate) fn unenforced<S: 'static>(tool: &dyn Tool<S>) -> Option<Unenforced> {
     let schema = tool.definition().schema();
     let mut tried: Vec<(String, &'static str, usize)> = Vec::new();
-    for plan in plans(schema) {
+    for plan in plans(schema, true) {
         let mut builder = Builder::new(schema, plan);
         let Some(base) = builder.value(schema, 0, &mut Vec::new()) else {
             continue;
@@ -168,6 +168,20 @@ enum Past {
     Text(u64),
     /// This many copies of an item.
     Items(u64, Value),
+    /// A string of `len` characters that `pattern` matches, made from its
+    /// `shortest` match.
+    Matching {
+        pattern: String,
+        shortest: String,
+        len: u64,
+    },
+    /// A string that `pattern` does not match, between `min` and `max`
+    /// characters long.
+    Unmatched {
+        pattern: String,
+        min: u64,
+        max: Option<u64>,
+    },
 }
 
 /// The longest string and array a probe writes: past them, a bound is
@@ -184,7 +198,16 @@ impl Past {
             Past::Items(count, item) if count <= MAX_PAST => {
                 Some(Value::Array(vec![item; usize::try_from(count).ok()?]))
             }
-            Past::Text(_) | Past::Items(..) => None,
+            Past::Matching {
+                pattern,
+                shortest,
+                len,
+            } if len <= MAX_PAST => {
+                let regex = regex::Regex::new(&pattern).ok()?;
+                matching_of_len(&regex, &shortest, len).map(Value::from)
+            }
+            Past::Unmatched { pattern, min, max } => unmatched(&pattern, min, max).map(Value::from),
+            Past::Text(_) | Past::Items(..) | Past::Matching { .. } => None,
         }
     }
 }
@@ -204,17 +227,22 @@ const MAX_INSTANCES: usize = 64;
 /// each enum the simplest instance reaches, up to [`MAX_INSTANCES`].
 fn instances(schema: &Value) -> Vec<Value> {
     let build = |plan| Builder::new(schema, plan).value(schema, 0, &mut Vec::new());
-    plans(schema).into_iter().filter_map(build).collect()
+    plans(schema, false).into_iter().filter_map(build).collect()
 }
 
-/// The plans of [`instances`]: which branch of each union to choose.
-fn plans(schema: &Value) -> Vec<Vec<usize>> {
+/// The plans of [`instances`]: which branch of each union to choose; with
+/// `bounded`, only of unions whose branches' bounds are tried.
+fn plans(schema: &Value, bounded: bool) -> Vec<Vec<usize>> {
     let mut base = Builder::new(schema, Vec::new());
     if base.value(schema, 0, &mut Vec::new()).is_none() {
         return Vec::new();
     }
     let mut out = vec![Vec::new()];
-    for (site, branches) in base.branches.iter().enumerate() {
+    let sites = base.branches.iter().zip(&base.bounded).enumerate();
+    for (site, (branches, tried)) in sites {
+        if bounded && !tried {
+            continue;
+        }
         for pick in 1..*branches {
             if out.len() >= MAX_INSTANCES {
                 return out;
@@ -300,6 +328,10 @@ struct Builder<'s> {
     branches: Vec<usize>,
     /// Values put past the bounds the schema states, outside unions.
     bounds: Vec<Bound>,
+    /// For each union met, in order, whether bounds inside its branches
+    /// are tried: its tags tell them apart, and it is inside no union
+    /// whose bounds are not.
+    bounded: Vec<bool>,
     /// How many unions of two or more branches that are not `null` the
     /// value being built is inside: a value past a bound there may be
     /// another branch's.
@@ -317,29 +349,30 @@ impl<'s> Builder<'s> {
             plan,
             branches: Vec::new(),
             bounds: Vec::new(),
+            bounded: Vec::new(),
             unions: 0,
             site: 0,
         }
     }
 
-    /// Whether an object that `chosen`, one of the union's `live` branches,
+    /// For each of the union's `live` branches, whether an object it
     /// accepts is accepted by no other branch, whatever its members hold
-    /// beyond their tags: each branch that may take an object is told
-    /// apart by its only, required, member's name (an externally tagged
-    /// enum's variant), or all of them by one required member's constant
-    /// (an internally or adjacently tagged enum's tag); the rest take no
-    /// object.
-    fn told_apart(&self, live: &[&'s Value], chosen: &'s Value) -> bool {
-        let Some(tags) = live
-            .iter()
+    /// beyond their tags; `None` unless each branch that may take an
+    /// object is told apart by its only, required, member's name (an
+    /// externally tagged enum's variant), or all of them by one required
+    /// member's constant (an internally or adjacently tagged enum's tag),
+    /// and the rest take no object.
+    fn told_apart(&self, live: &[&'s Value]) -> Option<Vec<bool>> {
+        let tags = (live.iter())
             .map(|b| self.tags(b))
-            .collect::<Option<Vec<_>>>()
-        else {
-            return false;
-        };
-        if self.tags(chosen).is_none_or(|tags| tags.is_empty()) {
-            return false;
-        }
+            .collect::<Option<Vec<_>>>()?;
+        let apart = self.tags_apart(&tags);
+        apart.then(|| tags.iter().map(|t| !t.is_empty()).collect())
+    }
+
+    /// Whether each branch's `tags` tell its objects apart (see
+    /// [`Self::told_apart`]).
+    fn tags_apart(&self, tags: &[Tags<'s>]) -> bool {
         let objects: Vec<&Tags<'_>> = tags.iter().filter(|t| !t.is_empty()).collect();
         let distinct = |of: &dyn Fn(&Tags<'_>) -> Option<String>| {
             let seen: Option<Vec<String>> = objects.iter().map(|t| of(t)).collect();
@@ -493,9 +526,27 @@ impl<'s> Builder<'s> {
                 live.clone().nth(pick).or_else(|| branches.first())
             };
             let live: Vec<&Value> = branches.iter().filter(|b| !null(b)).collect();
-            let union = usize::from(live.len() > 1 && !self.told_apart(&live, branch?));
+            // Which branches' objects are told apart, if any: `None` for one
+            // branch or none, which is no union.
+            let apart = (live.len() > 1).then(|| self.told_apart(&live));
+            if depth <= FULL_DEPTH {
+                let tried = self.unions == 0
+                    && apart
+                        .as_ref()
+                        .is_none_or(|a| a.as_ref().is_some_and(|a| a.contains(&true)));
+                self.bounded.push(tried);
+            }
+            let chosen = branch?;
+            let alone = |a: &Vec<bool>| {
+                let at = live.iter().position(|b| core::ptr::eq(*b, chosen));
+                at.and_then(|i| a.get(i).copied()).unwrap_or(false)
+            };
+            let union = match &apart {
+                None => 0,
+                Some(a) => usize::from(!a.as_ref().is_some_and(alone)),
+            };
             self.unions += union;
-            let value = self.value(branch?, depth, path);
+            let value = self.value(chosen, depth, path);
             self.unions -= union;
             return value;
         }
@@ -715,26 +766,32 @@ impl<'s> Builder<'s> {
             return Some(Value::from(value));
         }
         if let Some(pattern) = map.get("pattern").and_then(Value::as_str) {
-            let past = unmatched(pattern, min, max).map(|s| Past::Value(Value::from(s)));
-            self.bound(path, "pattern", past);
             let shortest = matching(pattern)?;
-            let Ok(regex) = regex::Regex::new(pattern) else {
-                return Some(Value::from(shortest));
+            // Compiled only when tried: registration builds many instances.
+            let of_len = |len: u64| Past::Matching {
+                pattern: pattern.to_owned(),
+                shortest: shortest.clone(),
+                len,
             };
-            let of_len = |n: u64| matching_of_len(&regex, &shortest, n).map(Value::from);
-            if let Some(max) = max
-                .and_then(|m| m.checked_add(1))
-                .filter(|m| *m <= MAX_PAST)
-            {
-                self.bound(path, "maxLength", of_len(max).map(Past::Value));
+            let unmatched = Past::Unmatched {
+                pattern: pattern.to_owned(),
+                min,
+                max,
+            };
+            self.bound(path, "pattern", Some(unmatched));
+            if let Some(max) = max.and_then(|m| m.checked_add(1)) {
+                self.bound(path, "maxLength", Some(of_len(max)));
             }
             if min > 0 {
-                self.bound(path, "minLength", of_len(min - 1).map(Past::Value));
+                self.bound(path, "minLength", Some(of_len(min - 1)));
             }
             // The shortest match, or one as long as the bounds ask.
-            let len =
-                (shortest.chars().count() as u64).clamp(min, max.unwrap_or(u64::MAX).max(min));
-            return Some(of_len(len).unwrap_or(Value::from(shortest)));
+            let have = shortest.chars().count() as u64;
+            let len = have.clamp(min, max.unwrap_or(u64::MAX).max(min));
+            if len == have {
+                return Some(Value::from(shortest));
+            }
+            return Some(of_len(len).value().unwrap_or(Value::from(shortest)));
         }
         if let Some(max) = max.and_then(|m| usize::try_from(m).ok())
             && max > 0

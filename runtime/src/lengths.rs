@@ -454,13 +454,13 @@ impl<'s> Builder<'s> {
         if let ([name], true, 1) = (required.as_slice(), closed, properties.len())
             && let Some(member) = properties.get(*name)
         {
-            let constant = (self.resolve(member))
-                .and_then(|m| m.get("const"))
+            let tag = (self.resolve(member))
+                .and_then(constant)
                 .filter(|c| c.is_string());
             return Some(
                 [(*name, None)]
                     .into_iter()
-                    .chain(constant.map(|c| (*name, Some(c))))
+                    .chain(tag.map(|c| (*name, Some(c))))
                     .collect(),
             );
         }
@@ -470,7 +470,7 @@ impl<'s> Builder<'s> {
                 // A string, as serde's tags are: strings are equal as JSON
                 // values exactly when their texts are.
                 let member = self.resolve(properties.get(*name)?)?;
-                Some((*name, Some(member.get("const").filter(|c| c.is_string())?)))
+                Some((*name, Some(constant(member).filter(|c| c.is_string())?)))
             })
             .collect();
         (!tags.is_empty()).then_some(tags)
@@ -807,6 +807,17 @@ impl<'s> Builder<'s> {
         let len = usize::try_from(min.max(1).min(max.unwrap_or(u64::MAX))).ok()?;
         Some(Value::from("a".repeat(len)))
     }
+}
+
+/// The one value a subschema allows by `const`, or by an `enum` of one
+/// value (a one-variant enum's schema).
+fn constant(schema: &Value) -> Option<&Value> {
+    schema
+        .get("const")
+        .or_else(|| match schema.get("enum")?.as_array()?.as_slice() {
+            [one] => Some(one),
+            _ => None,
+        })
 }
 
 /// The keywords beside a `$ref` in `node`, if it has any but annotations.

@@ -572,3 +572,53 @@ fn a_bound_in_a_newtype_variant_of_an_internally_tagged_enum_is_tried() {
         Some(("maxLength", "/payment/last4".to_owned()))
     );
 }
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum TextKind {
+    Text,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum ImageKind {
+    Image,
+}
+
+/// An untagged enum told apart by members of one-variant enums, whose
+/// schemas are an `enum` of one value: a bound in either variant is tried.
+/// (Its lengths and ranges are enforced anyway: a schema with an untagged
+/// union is walked before serde reads, bounds included. Its patterns are
+/// not.)
+#[derive(Debug, Deserialize, JsonSchema, garde::Validate)]
+#[serde(untagged, deny_unknown_fields)]
+pub enum Part {
+    Text {
+        #[garde(skip)]
+        kind: TextKind,
+        #[garde(length(chars, max = 100))]
+        text: String,
+    },
+    Image {
+        #[garde(skip)]
+        kind: ImageKind,
+        /// An https address, by the schema alone.
+        #[schemars(regex(pattern = r"^https://"))]
+        #[garde(skip)]
+        url: String,
+    },
+}
+
+/// Post a part.
+#[tool(effect = read)]
+pub fn post_part(#[garde(dive)] part: Part) -> Result<bool, ToolError> {
+    Ok(matches!(part, Part::Text { .. }))
+}
+
+#[test]
+fn a_union_told_apart_by_one_value_enums_is_tried() {
+    assert_eq!(
+        unenforced(PostPart),
+        Some(("pattern", "/part/url".to_owned()))
+    );
+}

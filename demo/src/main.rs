@@ -185,17 +185,44 @@ async fn run(args: Args) -> Result<(), Error> {
     audit::install(to_stdout);
     let store = SqliteStore::open(&path).await?;
     let demo = Demo::new(&store, args.cedar)?;
-    let result = match args.mode {
-        Mode::Script => script::run(&demo, &path).await,
-        Mode::Stdio => toolgate_mcp::serve_stdio(demo.tools(), agent())
-            .await
-            .map_err(Error::from),
-        Mode::Http(addr) => http(&demo, &addr).await,
+    let served = async {
+        match args.mode {
+            Mode::Script => script::run(&demo, &path).await,
+            Mode::Stdio => toolgate_mcp::serve_stdio(demo.tools(), agent())
+                .await
+                .map_err(Error::from),
+            Mode::Http(addr) => http(&demo, &addr).await,
+        }
+    };
+    // Asked to stop, the demo stops serving and still removes its scratch
+    // store.
+    let result = tokio::select! {
+        result = served => result,
+        () = stop_asked() => Ok(()),
     };
     if scratch {
         remove_scratch(&path);
     }
     result
+}
+
+/// Ends when the process is asked to stop: Ctrl-C, or `SIGTERM` on Unix
+/// (what a process manager or an MCP host sends). Never, where neither
+/// can be listened for.
+async fn stop_asked() {
+    #[cfg(unix)]
+    if let Ok(mut terminate) =
+        tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
+    {
+        tokio::select! {
+            _ = tokio::signal::ctrl_c() => {}
+            _ = terminate.recv() => {}
+        }
+        return;
+    }
+    if tokio::signal::ctrl_c().await.is_err() {
+        std::future::pending::<()>().await;
+    }
 }
 
 /// Serves over streamable HTTP, behind bearer tokens signed with a secret

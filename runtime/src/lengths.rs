@@ -117,11 +117,8 @@ pub(crate) struct Unenforced {
 pub(crate) fn unenforced<S: 'static>(tool: &dyn Tool<S>) -> Option<Unenforced> {
     let schema = tool.definition().schema();
     let mut tried: Vec<(String, &'static str, usize)> = Vec::new();
-    for plan in plans(schema, true) {
-        let mut builder = Builder::new(schema, plan);
-        let Some(base) = builder.value(schema, 0, &mut Vec::new()) else {
-            continue;
-        };
+    let mut compiled = Compiled::default();
+    for (builder, base) in built(schema, true) {
         if passes(tool, &base).is_err() {
             continue;
         }
@@ -131,9 +128,10 @@ pub(crate) fn unenforced<S: 'static>(tool: &dyn Tool<S>) -> Option<Unenforced> {
                 continue;
             }
             let mut instance = base.clone();
-            if let (Some(slot), Some(past)) =
-                (at_mut(&mut instance, &bound.path), bound.past.value())
-            {
+            if let (Some(slot), Some(past)) = (
+                at_mut(&mut instance, &bound.path),
+                bound.past.value(&mut compiled),
+            ) {
                 *slot = past;
                 if passes(tool, &instance).is_ok() {
                     let (at, keyword, _) = key;
@@ -188,8 +186,27 @@ enum Past {
 /// beyond what a call can send under any sane limits, and left untried.
 const MAX_PAST: u64 = 1 << 16;
 
+/// Patterns compiled as their bounds are tried, each once: a pattern's
+/// own bound and the lengths beside it share one.
+#[derive(Default)]
+struct Compiled(Vec<(String, Option<regex::Regex>)>);
+
+impl Compiled {
+    fn regex(&mut self, pattern: &str) -> Option<&regex::Regex> {
+        let at = match self.0.iter().position(|(p, _)| p == pattern) {
+            Some(at) => at,
+            None => {
+                self.0
+                    .push((pattern.to_owned(), regex::Regex::new(pattern).ok()));
+                self.0.len() - 1
+            }
+        };
+        self.0.get(at)?.1.as_ref()
+    }
+}
+
 impl Past {
-    fn value(self) -> Option<Value> {
+    fn value(self, compiled: &mut Compiled) -> Option<Value> {
         match self {
             Past::Value(value) => Some(value),
             Past::Text(len) if len <= MAX_PAST => {
@@ -203,10 +220,11 @@ impl Past {
                 shortest,
                 len,
             } if len <= MAX_PAST => {
-                let regex = regex::Regex::new(&pattern).ok()?;
-                matching_of_len(&regex, &shortest, len).map(Value::from)
+                matching_of_len(compiled.regex(&pattern)?, &shortest, len).map(Value::from)
             }
-            Past::Unmatched { pattern, min, max } => unmatched(&pattern, min, max).map(Value::from),
+            Past::Unmatched { pattern, min, max } => {
+                unmatched(compiled.regex(&pattern)?, min, max).map(Value::from)
+            }
             Past::Text(_) | Past::Items(..) | Past::Matching { .. } => None,
         }
     }
@@ -226,25 +244,38 @@ const MAX_INSTANCES: usize = 64;
 /// for each other branch (the others chosen as before): each variant of
 /// each enum the simplest instance reaches, up to [`MAX_INSTANCES`].
 fn instances(schema: &Value) -> Vec<Value> {
-    let build = |plan| Builder::new(schema, plan).value(schema, 0, &mut Vec::new());
-    plans(schema, false).into_iter().filter_map(build).collect()
+    built(schema, false).map(|(_, instance)| instance).collect()
 }
 
-/// The plans of [`instances`]: which branch of each union to choose; with
-/// `bounded`, only of unions whose branches' bounds are tried.
-fn plans(schema: &Value, bounded: bool) -> Vec<Vec<usize>> {
-    let mut base = Builder::new(schema, Vec::new());
-    if base.value(schema, 0, &mut Vec::new()).is_none() {
-        return Vec::new();
-    }
-    let mut out = vec![Vec::new()];
+/// The instances of [`instances`], each with the builder that wrote it;
+/// with `bounded`, only those of the branches of unions whose bounds are
+/// tried.
+fn built(schema: &Value, bounded: bool) -> impl Iterator<Item = (Builder<'_>, Value)> {
+    let build = move |plan| {
+        let mut builder = Builder::new(schema, plan);
+        let instance = builder.value(schema, 0, &mut Vec::new())?;
+        Some((builder, instance))
+    };
+    let first = build(Vec::new());
+    let others = first
+        .as_ref()
+        .map_or_else(Vec::new, |(base, _)| plans(base, bounded));
+    first
+        .into_iter()
+        .chain(others.into_iter().filter_map(build))
+}
+
+/// The plans of [`built`] after the first, which `base` followed: for
+/// each union it met, one for each other branch, chosen there alone.
+fn plans(base: &Builder<'_>, bounded: bool) -> Vec<Vec<usize>> {
+    let mut out = Vec::new();
     let sites = base.branches.iter().zip(&base.bounded).enumerate();
     for (site, (branches, tried)) in sites {
         if bounded && !tried {
             continue;
         }
         for pick in 1..*branches {
-            if out.len() >= MAX_INSTANCES {
+            if out.len() + 1 >= MAX_INSTANCES {
                 return out;
             }
             let mut plan = vec![0; site];
@@ -366,42 +397,8 @@ impl<'s> Builder<'s> {
         let tags = (live.iter())
             .map(|b| self.tags(b))
             .collect::<Option<Vec<_>>>()?;
-        let apart = self.tags_apart(&tags);
+        let apart = tags_apart(&tags);
         apart.then(|| tags.iter().map(|t| !t.is_empty()).collect())
-    }
-
-    /// Whether each branch's `tags` tell its objects apart (see
-    /// [`Self::told_apart`]).
-    fn tags_apart(&self, tags: &[Tags<'s>]) -> bool {
-        let objects: Vec<&Tags<'_>> = tags.iter().filter(|t| !t.is_empty()).collect();
-        let distinct = |of: &dyn Fn(&Tags<'_>) -> Option<String>| {
-            let seen: Option<Vec<String>> = objects.iter().map(|t| of(t)).collect();
-            seen.is_some_and(|mut seen| {
-                let all = seen.len();
-                seen.sort();
-                seen.dedup();
-                seen.len() == all
-            })
-        };
-        // Externally tagged: the only member's name.
-        let only_name = |t: &Tags<'_>| match t.as_slice() {
-            [(name, None)] | [(name, None), (_, Some(_))] => Some((*name).to_owned()),
-            _ => None,
-        };
-        if distinct(&only_name) {
-            return true;
-        }
-        // Internally or adjacently tagged: one member's constant, the same
-        // member in every branch.
-        objects.first().is_some_and(|first| {
-            first.iter().filter(|(_, c)| c.is_some()).any(|(key, _)| {
-                distinct(&|t| {
-                    t.iter()
-                        .find(|(k, c)| k == key && c.is_some())
-                        .and_then(|(_, c)| c.map(Value::to_string))
-                })
-            })
-        })
     }
 
     /// What tells apart the objects branch `branch` takes: empty if it
@@ -706,31 +703,18 @@ impl<'s> Builder<'s> {
     /// for a fraction where the type allows one, the bound one further,
     /// where a double can tell the two apart.
     fn number_bounds(&mut self, map: &Map<String, Value>, path: &[Step]) {
-        let integer = match map.get("type") {
+        let integer_type = match map.get("type") {
             Some(Value::String(t)) => t == "integer",
             Some(Value::Array(ts)) => ts.iter().any(|t| t == "integer"),
             _ => false,
         };
         let step = |bound: &Value, up: bool| -> Option<Value> {
-            if let Some(n) = bound.as_i64() {
-                return (if up {
-                    n.checked_add(1)
-                } else {
-                    n.checked_sub(1)
-                })
-                .map(Value::from);
-            }
-            if let Some(n) = bound.as_u64() {
-                return (if up {
-                    n.checked_add(1)
-                } else {
-                    n.checked_sub(1)
-                })
-                .map(Value::from);
+            if let Some(n) = exact(bound) {
+                return integer(if up { n + 1 } else { n - 1 });
             }
             let b = bound.as_f64()?;
             let n = if up { b + 1.0 } else { b - 1.0 };
-            if integer || n == b || !n.is_finite() {
+            if integer_type || n == b || !n.is_finite() {
                 return None;
             }
             serde_json::Number::from_f64(n).map(Value::Number)
@@ -791,7 +775,8 @@ impl<'s> Builder<'s> {
             if len == have {
                 return Some(Value::from(shortest));
             }
-            return Some(of_len(len).value().unwrap_or(Value::from(shortest)));
+            let written = of_len(len).value(&mut Compiled::default());
+            return Some(written.unwrap_or(Value::from(shortest)));
         }
         if let Some(max) = max.and_then(|m| usize::try_from(m).ok())
             && max > 0
@@ -809,6 +794,40 @@ impl<'s> Builder<'s> {
     }
 }
 
+/// Whether each branch's `tags` tell its objects apart (see
+/// [`Builder::told_apart`]).
+fn tags_apart(tags: &[Tags<'_>]) -> bool {
+    let objects: Vec<&Tags<'_>> = tags.iter().filter(|t| !t.is_empty()).collect();
+    let distinct = |of: &dyn Fn(&Tags<'_>) -> Option<String>| {
+        let seen: Option<Vec<String>> = objects.iter().map(|t| of(t)).collect();
+        seen.is_some_and(|mut seen| {
+            let all = seen.len();
+            seen.sort();
+            seen.dedup();
+            seen.len() == all
+        })
+    };
+    // Externally tagged: the only member's name.
+    let only_name = |t: &Tags<'_>| match t.as_slice() {
+        [(name, None)] | [(name, None), (_, Some(_))] => Some((*name).to_owned()),
+        _ => None,
+    };
+    if distinct(&only_name) {
+        return true;
+    }
+    // Internally or adjacently tagged: one member's constant, the same
+    // member in every branch.
+    objects.first().is_some_and(|first| {
+        first.iter().filter(|(_, c)| c.is_some()).any(|(key, _)| {
+            distinct(&|t| {
+                t.iter()
+                    .find(|(k, c)| k == key && c.is_some())
+                    .and_then(|(_, c)| c.map(Value::to_string))
+            })
+        })
+    })
+}
+
 /// The one value a subschema allows by `const`, or by an `enum` of one
 /// value (a one-variant enum's schema).
 fn constant(schema: &Value) -> Option<&Value> {
@@ -823,37 +842,37 @@ fn constant(schema: &Value) -> Option<&Value> {
 /// The keywords beside a `$ref` in `node`, if it has any but annotations.
 fn beside_ref(node: &Value) -> Option<&Map<String, Value>> {
     let map = node.as_object()?;
-    let annotation = |k: &str| {
-        matches!(
-            k,
-            "$ref" | "description" | "title" | "examples" | "$comment" | "default" | "deprecated"
-        )
-    };
-    (map.contains_key("$ref") && map.keys().any(|k| !annotation(k))).then_some(map)
+    let beside = |k: &String| k != "$ref" && !crate::shape::is_annotation(k);
+    (map.contains_key("$ref") && map.keys().any(beside)).then_some(map)
+}
+
+/// `value` as an exact integer, if it is written as one that fits 64 bits.
+fn exact(value: &Value) -> Option<i128> {
+    (value.as_i64().map(i128::from)).or_else(|| value.as_u64().map(i128::from))
+}
+
+/// `n` as a JSON integer, if it fits 64 bits, signed or not.
+fn integer(n: i128) -> Option<Value> {
+    (i64::try_from(n).ok().map(Value::from)).or_else(|| u64::try_from(n).ok().map(Value::from))
 }
 
 /// The first of a few plain numbers (zero, then each bound and the
 /// integer or half step inside each exclusive one) that every bound of
 /// `map` and its `multipleOf` take: `None` if none does.
-fn within(map: &Map<String, Value>, integer: bool) -> Option<Value> {
-    if integer {
-        return whole_within(map).map(|n| match i64::try_from(n) {
-            Ok(n) => Value::from(n),
-            Err(_) => u64::try_from(n).map_or(Value::Null, Value::from),
-        });
+fn within(map: &Map<String, Value>, whole: bool) -> Option<Value> {
+    if whole {
+        return whole_within(map).and_then(integer);
     }
     let get = |k: &str| map.get(k).and_then(Value::as_f64);
-    let step = if integer { 1.0 } else { 0.5 };
     let candidates = [
         Some(0.0),
         get("minimum"),
-        get("exclusiveMinimum").map(|x| if integer { x.floor() + 1.0 } else { x + step }),
+        get("exclusiveMinimum").map(|x| x + 0.5),
         get("maximum"),
-        get("exclusiveMaximum").map(|x| if integer { x.ceil() - 1.0 } else { x - step }),
+        get("exclusiveMaximum").map(|x| x - 0.5),
     ];
     let fits = |n: f64| {
         n.is_finite()
-            && (!integer || n.fract() == 0.0)
             && get("minimum").is_none_or(|m| n >= m)
             && get("maximum").is_none_or(|m| n <= m)
             && get("exclusiveMinimum").is_none_or(|m| n > m)
@@ -876,11 +895,8 @@ fn whole_within(map: &Map<String, Value>) -> Option<i128> {
     // the ceiling (`up`) or floor of a fraction.
     let whole = |k: &str, up: bool| -> Option<i128> {
         let v = map.get(k)?;
-        if let Some(n) = v.as_i64() {
-            return Some(i128::from(n));
-        }
-        if let Some(n) = v.as_u64() {
-            return Some(i128::from(n));
+        if let Some(n) = exact(v) {
+            return Some(n);
         }
         let f = v.as_f64().filter(|f| f.is_finite() && f.abs() < 1e36)?;
         #[allow(clippy::cast_possible_truncation)]
@@ -914,8 +930,7 @@ fn whole_within(map: &Map<String, Value>) -> Option<i128> {
 
 /// A short string `pattern` does not match, of a length between `min` and
 /// `max`, when one is easy to write.
-fn unmatched(pattern: &str, min: u64, max: Option<u64>) -> Option<String> {
-    let regex = regex::Regex::new(pattern).ok()?;
+fn unmatched(regex: &regex::Regex, min: u64, max: Option<u64>) -> Option<String> {
     let len = usize::try_from(min).ok()?;
     if max.is_some_and(|max| max < min) {
         return None;

@@ -626,7 +626,8 @@ impl<'s> Builder<'s> {
     }
 }
 
-fn is_annotation(key: &str) -> bool {
+/// Whether `key` is a keyword that only annotates (no check depends on it).
+pub(crate) fn is_annotation(key: &str) -> bool {
     matches!(
         key,
         "description" | "title" | "examples" | "$comment" | "default" | "deprecated"

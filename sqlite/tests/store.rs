@@ -11,11 +11,38 @@ use toolgate::EffectStore as _;
 use toolgate_sqlite::SqliteStore;
 use toolgate_store_suite::{self as suite, Store};
 
-fn scratch(name: &str) -> PathBuf {
+/// A database file in a directory of its own, removed with it when the
+/// test ends, passed or failed.
+struct Scratch {
+    dir: PathBuf,
+    file: PathBuf,
+}
+
+impl std::ops::Deref for Scratch {
+    type Target = Path;
+    fn deref(&self) -> &Path {
+        &self.file
+    }
+}
+
+impl AsRef<Path> for Scratch {
+    fn as_ref(&self) -> &Path {
+        &self.file
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+fn scratch(name: &str) -> Scratch {
     let dir = std::env::temp_dir().join(format!("toolgate-sqlite-{}-{name}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
-    dir.join("effects.db")
+    let file = dir.join("effects.db");
+    Scratch { dir, file }
 }
 
 async fn open(path: &Path) -> Store {

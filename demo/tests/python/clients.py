@@ -188,8 +188,14 @@ class Demo:
         return self
 
     def __exit__(self, *_):
-        self.process.kill()
-        self.process.wait()
+        # Asked to stop, the demo removes its scratch store; killed, it
+        # could not.
+        self.process.terminate()
+        try:
+            self.process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
 
 
 async def http(demo, mode):
@@ -339,6 +345,8 @@ async def main():
             await http_unauthorized(demo, mode, None)
             await http_unauthorized(demo, mode, demo.token[:-4] + "AAAA")
         await http_auto(demo)
+    check("http: asked to stop, the demo exits cleanly", demo.process.returncode == 0,
+          demo.process.returncode)
     if failures:
         print(f"{len(failures)} checks failed")
         sys.exit(1)

@@ -91,8 +91,15 @@ struct Node {
     all_of: Vec<Id>,
     /// `minimum` and `maximum`, inclusive.
     range: (Option<Number>, Option<Number>),
+    /// `exclusiveMinimum` and `exclusiveMaximum`.
+    exclusive: (Option<Number>, Option<Number>),
     /// `minLength` and `maxLength`, in characters.
     length: (Option<u64>, Option<u64>),
+    /// `pattern`, compiled when a walk with bounds first meets it: most
+    /// schemas are never walked with bounds.
+    pattern: Option<Pattern>,
+    /// `minItems` and `maxItems`.
+    count: (Option<u64>, Option<u64>),
     /// `uniqueItems`: an array's items must all be different.
     unique: bool,
     /// The union this subschema is, if its branches are told apart by a
@@ -101,6 +108,29 @@ struct Node {
     /// With one list of choices, its strings, if none has a backslash: a
     /// string written as one of them is chosen without decoding it.
     plain_choices: Option<Box<[Box<str>]>>,
+}
+
+/// A `pattern`, compiled once, when first matched.
+#[derive(Clone, Debug)]
+struct Pattern {
+    source: Box<str>,
+    compiled: std::sync::OnceLock<Option<Regex>>,
+}
+
+impl Pattern {
+    fn new(source: &str) -> Pattern {
+        Pattern {
+            source: source.into(),
+            compiled: std::sync::OnceLock::new(),
+        }
+    }
+
+    /// Whether `text` matches. A pattern the regex crate cannot read is
+    /// left unchecked, as an unknown keyword would be.
+    fn matches(&self, text: &str) -> bool {
+        let compiled = self.compiled.get_or_init(|| Regex::new(&self.source).ok());
+        compiled.as_ref().is_none_or(|regex| regex.is_match(text))
+    }
 }
 
 /// A union of objects told apart by one required member, the tag, whose
@@ -180,7 +210,10 @@ impl Default for Node {
             any_of: Vec::new(),
             all_of: Vec::new(),
             range: (None, None),
+            exclusive: (None, None),
             length: (None, None),
+            pattern: None,
+            count: (None, None),
             unique: false,
             tagged: None,
             plain_choices: None,
@@ -546,9 +579,18 @@ impl<'s> Builder<'s> {
             map.get("minimum").and_then(Number::of),
             map.get("maximum").and_then(Number::of),
         );
+        node.exclusive = (
+            map.get("exclusiveMinimum").and_then(Number::of),
+            map.get("exclusiveMaximum").and_then(Number::of),
+        );
         node.length = (
             map.get("minLength").and_then(Value::as_u64),
             map.get("maxLength").and_then(Value::as_u64),
+        );
+        node.pattern = map.get("pattern").and_then(Value::as_str).map(Pattern::new);
+        node.count = (
+            map.get("minItems").and_then(Value::as_u64),
+            map.get("maxItems").and_then(Value::as_u64),
         );
         node.unique = map.get("uniqueItems") == Some(&Value::Bool(true));
         if let Some(Value::Array(values)) = map.get("enum") {
@@ -670,7 +712,10 @@ impl Node {
             && self.items == Child::Any
             && self.all_of.is_empty()
             && self.range == (None, None)
+            && self.exclusive == (None, None)
             && self.length == (None, None)
+            && self.pattern.is_none()
+            && self.count == (None, None)
             && !self.unique
     }
 
@@ -702,6 +747,13 @@ impl Node {
             Some((_, child)) => (None, *child, false),
             None => (None, self.additional, false),
         }
+    }
+
+    /// Whether an array of `items` items has fewer than `minItems` or
+    /// more than `maxItems`.
+    fn counts_out(&self, items: usize) -> bool {
+        let items = items as u64;
+        self.count.0.is_some_and(|min| items < min) || self.count.1.is_some_and(|max| items > max)
     }
 
     /// What describes element `index` of an array.
@@ -884,18 +936,19 @@ impl<'a> Walk<'a> {
         // read it: serde_json reads a 128-bit integer from any integer that
         // fits it, past the range its schema states.
         let wide = kind == INTEGER && raw.len() > 19 && !crate::number::fits_64_bits(raw);
-        if (self.bounds || wide) && kind & (INTEGER | FRACTION) != 0 && node.range != (None, None) {
+        let bounded = node.range != (None, None) || node.exclusive != (None, None);
+        if (self.bounds || wide) && kind & (INTEGER | FRACTION) != 0 && bounded {
             let text = core::str::from_utf8(raw).unwrap_or_default();
             if let Some(n) = Number::parse(text) {
-                let below = node
-                    .range
-                    .0
-                    .is_some_and(|min| n.cmp(min) == Some(core::cmp::Ordering::Less));
-                let above = node
-                    .range
-                    .1
-                    .is_some_and(|max| n.cmp(max) == Some(core::cmp::Ordering::Greater));
-                if below || above {
+                use core::cmp::Ordering::{self, Equal, Greater, Less};
+                let past = |bound: Option<Number>, out: &[Ordering]| {
+                    bound.is_some_and(|b| n.cmp(b).is_some_and(|o| out.contains(&o)))
+                };
+                if past(node.range.0, &[Less])
+                    || past(node.range.1, &[Greater])
+                    || past(node.exclusive.0, &[Less, Equal])
+                    || past(node.exclusive.1, &[Greater, Equal])
+                {
                     return Err((Rank::Shape, Code::OutOfRange));
                 }
             }
@@ -907,6 +960,13 @@ impl<'a> Walk<'a> {
             if short || long {
                 return Err((Rank::Shape, Code::InvalidLength));
             }
+        }
+        if self.bounds
+            && kind == STRING
+            && let Some(pattern) = &node.pattern
+            && !pattern.matches(&string_text(raw))
+        {
+            return Err((Rank::Shape, Code::PatternMismatch));
         }
         if chosen(node, kind, raw) {
             Ok(())
@@ -1073,6 +1133,13 @@ impl<'a> Walk<'a> {
                 self.pos += 1;
             }
         }
+        if self.bounds {
+            for (i, id) in atoms.iter().enumerate() {
+                if self.node(*id).counts_out(index) {
+                    alive &= !(1 << i);
+                }
+            }
+        }
         if unique & alive != 0 && !crate::unique::all_different(&items) {
             alive &= !unique;
         }
@@ -1229,6 +1296,14 @@ impl<'a> Walk<'a> {
             self.skip_ws();
             if self.peek() == Some(b',') {
                 self.pos += 1;
+            }
+        }
+        if self.bounds {
+            for (verdict, id) in verdicts.iter_mut().zip(atoms) {
+                let node = self.node(*id);
+                if node.counts_out(index) && self.reads(verdict, node, ARRAY) {
+                    self.refuse(verdict, Rank::Shape, Code::InvalidLength, false);
+                }
             }
         }
         if unique && (repeated || !crate::unique::all_different(&items)) {
@@ -1475,13 +1550,18 @@ impl<'a> Walk<'a> {
 
 /// The characters of a JSON string (with its quotes), as JSON Schema counts
 /// them: code points, an escape being the one it stands for.
-fn string_chars(raw: &[u8]) -> u64 {
+/// The text of the string written as `raw`, escapes decoded; gate 1 has
+/// proven it UTF-8.
+fn string_text(raw: &[u8]) -> std::borrow::Cow<'_, str> {
     let inner = raw.get(1..raw.len().saturating_sub(1)).unwrap_or_default();
     if !inner.contains(&b'\\') {
-        let text = core::str::from_utf8(inner).unwrap_or_default();
-        return text.chars().count() as u64;
+        return std::borrow::Cow::Borrowed(core::str::from_utf8(inner).unwrap_or_default());
     }
-    serde_json::from_slice::<String>(raw).map_or(0, |s| s.chars().count() as u64)
+    std::borrow::Cow::Owned(serde_json::from_slice::<String>(raw).unwrap_or_default())
+}
+
+fn string_chars(raw: &[u8]) -> u64 {
+    string_text(raw).chars().count() as u64
 }
 
 static ANY_NODE: std::sync::LazyLock<Node> = std::sync::LazyLock::new(Node::default);
@@ -1682,12 +1762,14 @@ fn accepts(
                     best = None;
                     break;
                 }
-                // A branch whose tag matched, and then one that got
-                // furthest into the value, tells the model what to fix.
+                // A branch whose tag matched, then one that got furthest
+                // into the value, then one that took the value's kind (and
+                // refused it for a bound), tells the model what to fix.
                 let telling = |v: &Verdict| {
                     (
                         v.why.iter().all(|f| f.rank == Rank::Shape),
                         v.why.iter().map(|f| f.path.len()).max().unwrap_or(0),
+                        v.why.iter().all(|f| f.code != Code::WrongType),
                     )
                 };
                 if best.as_ref().is_none_or(|b| telling(&branch) > telling(b)) {
@@ -2175,6 +2257,50 @@ mod tests {
         assert_eq!(explain(&schema, r#"{"s":"éé"}"#), Ok(()));
         // After serde accepted, the walk looks at the structure only.
         assert_eq!(check(&schema, r#"{"n":0,"s":"a","o":{}}"#), Ok(()));
+    }
+
+    #[test]
+    fn exclusive_bounds_patterns_and_item_counts_are_bounds_too() {
+        let schema = json!({"type":"object","properties":{
+            "n":{"type":"number","exclusiveMinimum":0,"exclusiveMaximum":10},
+            "s":{"type":"string","pattern":"^a+$"},
+            "a":{"type":"array","items":{"type":"integer"},"minItems":1,"maxItems":2}
+        }});
+        for (json, code, at) in [
+            (r#"{"n":0}"#, Code::OutOfRange, "/n"),
+            (r#"{"n":10}"#, Code::OutOfRange, "/n"),
+            (r#"{"n":-1.5}"#, Code::OutOfRange, "/n"),
+            (r#"{"s":"ab"}"#, Code::PatternMismatch, "/s"),
+            (r#"{"s":""}"#, Code::PatternMismatch, "/s"),
+            // Matched as decoded: `\u0062` is `b`.
+            (r#"{"s":"a\u0062"}"#, Code::PatternMismatch, "/s"),
+            (r#"{"a":[]}"#, Code::InvalidLength, "/a"),
+            (r#"{"a":[1,2,3]}"#, Code::InvalidLength, "/a"),
+        ] {
+            assert_eq!(explain(&schema, json), refused(code, at), "{json}");
+        }
+        for json in [
+            r#"{"n":0.5}"#,
+            r#"{"n":9.99}"#,
+            r#"{"s":"aaa"}"#,
+            r#"{"s":"\u0061"}"#,
+            r#"{"a":[1]}"#,
+            r#"{"a":[1,2]}"#,
+        ] {
+            assert_eq!(explain(&schema, json), Ok(()), "{json}");
+        }
+        // After serde accepted, they are left to serde and garde.
+        assert_eq!(check(&schema, r#"{"n":0,"s":"b","a":[]}"#), Ok(()));
+        // Inside a union, a branch whose bound refuses the value is not
+        // the one that takes it.
+        let union = json!({"type":"object","properties":{"v":{"anyOf":[
+            {"type":"string","pattern":"^[0-9]+$"},
+            {"type":"array","maxItems":1}
+        ]}}});
+        assert_eq!(explain(&union, r#"{"v":"12"}"#), Ok(()));
+        assert_eq!(explain(&union, r#"{"v":[1]}"#), Ok(()));
+        assert!(explain(&union, r#"{"v":"1x"}"#).is_err());
+        assert!(explain(&union, r#"{"v":[1,2]}"#).is_err());
     }
 
     #[test]

@@ -360,6 +360,69 @@ fn a_bound_inside_a_union_is_not_taken_for_the_whole_schema() {
     Toolbox::new(()).register(BookTable).unwrap();
 }
 
+/// Untagged, nothing tells the variants apart, and each holds a bound only
+/// the schema states: registration cannot try them, so each call is
+/// checked against them before serde reads it.
+#[derive(Debug, Deserialize, JsonSchema, garde::Validate)]
+#[serde(untagged, deny_unknown_fields)]
+pub enum Lookup {
+    Code(
+        #[schemars(regex(pattern = r"^[A-Z]{3}$"))]
+        #[garde(skip)]
+        String,
+    ),
+    Codes(
+        #[schemars(length(min = 1, max = 2))]
+        #[garde(skip)]
+        Vec<u32>,
+    ),
+    Weight(
+        #[schemars(extend("exclusiveMinimum" = 0))]
+        #[garde(skip)]
+        f64,
+    ),
+}
+
+/// Look up an airport.
+#[tool(effect = read)]
+pub fn look_up(#[garde(dive)] lookup: Lookup) -> Result<bool, ToolError> {
+    Ok(matches!(lookup, Lookup::Code(_)))
+}
+
+#[test]
+fn a_bound_inside_a_union_is_enforced_as_each_call_is_read() {
+    let mut toolbox = Toolbox::new(());
+    toolbox.register(LookUp).unwrap();
+    let code = |args: &str| {
+        let checked = toolgate::testing::check_arguments(&toolbox, "look_up", args.as_bytes());
+        checked
+            .unwrap()
+            .err()
+            .map(|r| (r.code(), r.path().to_owned()))
+    };
+    for valid in [
+        r#"{"lookup":"LHR"}"#,
+        r#"{"lookup":[7]}"#,
+        r#"{"lookup":[7,8]}"#,
+        r#"{"lookup":0.5}"#,
+    ] {
+        assert_eq!(code(valid), None, "{valid}");
+    }
+    for (refused, expected) in [
+        (r#"{"lookup":"lhr"}"#, toolgate::Code::PatternMismatch),
+        (r#"{"lookup":[]}"#, toolgate::Code::InvalidLength),
+        (r#"{"lookup":[7,8,9]}"#, toolgate::Code::InvalidLength),
+        (r#"{"lookup":0}"#, toolgate::Code::OutOfRange),
+        (r#"{"lookup":-2.5}"#, toolgate::Code::OutOfRange),
+    ] {
+        assert_eq!(
+            code(refused),
+            Some((expected, "/lookup".to_owned())),
+            "{refused}"
+        );
+    }
+}
+
 #[test]
 fn the_refusal_says_what_to_write() {
     let error = Toolbox::new(()).register(KeepLabel).unwrap_err();
@@ -616,10 +679,9 @@ pub enum ImageKind {
 }
 
 /// An untagged enum told apart by members of one-variant enums, whose
-/// schemas are an `enum` of one value: a bound in either variant is tried.
-/// (Its lengths and ranges are enforced anyway: a schema with an untagged
-/// union is walked before serde reads, bounds included. Its patterns are
-/// not.)
+/// schemas are an `enum` of one value. A schema with an untagged union is
+/// walked before serde reads each call, bounds included, so its bounds are
+/// enforced and the tool registers.
 #[derive(Debug, Deserialize, JsonSchema, garde::Validate)]
 #[serde(untagged, deny_unknown_fields)]
 pub enum Part {
@@ -646,9 +708,20 @@ pub fn post_part(#[garde(dive)] part: Part) -> Result<bool, ToolError> {
 }
 
 #[test]
-fn a_union_told_apart_by_one_value_enums_is_tried() {
+fn a_union_told_apart_by_one_value_enums_is_enforced_as_each_call_is_read() {
+    let mut toolbox = Toolbox::new(());
+    toolbox.register(PostPart).unwrap();
+    let check = |args: &str| {
+        toolgate::testing::check_arguments(&toolbox, "post_part", args.as_bytes())
+            .unwrap()
+            .map_err(|r| (r.code(), r.path().to_owned()))
+    };
     assert_eq!(
-        unenforced(PostPart),
-        Some(("pattern", "/part/url".to_owned()))
+        check(r#"{"part":{"kind":"image","url":"https://example.com/a.png"}}"#),
+        Ok(())
+    );
+    assert_eq!(
+        check(r#"{"part":{"kind":"image","url":"http://example.com/a.png"}}"#),
+        Err((toolgate::Code::PatternMismatch, "/part/url".to_owned()))
     );
 }

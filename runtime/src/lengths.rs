@@ -106,8 +106,9 @@ pub(crate) struct Unenforced {
 }
 
 /// The first bound the schema states (`maxLength`, `minLength`,
-/// `pattern`, `maximum`, `minimum`, their exclusive forms, `maxItems`,
-/// `minItems`) whose value, put past it in an instance, the tool accepts.
+/// `pattern`, `maximum`, `minimum`, their exclusive forms, `multipleOf`,
+/// `maxItems`, `minItems`) whose value, put past it in an instance, the
+/// tool accepts.
 /// The instances are the simplest one and one for each variant of each
 /// enum it reaches (see [`instances`]). Only values the schema refuses
 /// whatever else the document holds are tried: outside unions, or inside
@@ -701,7 +702,8 @@ impl<'s> Builder<'s> {
 
     /// Notes a value past each bound of a number: the next integer, or
     /// for a fraction where the type allows one, the bound one further,
-    /// where a double can tell the two apart.
+    /// where a double can tell the two apart; and one inside the bounds
+    /// that is not a multiple of its `multipleOf`.
     fn number_bounds(&mut self, map: &Map<String, Value>, path: &[Step]) {
         let integer_type = match map.get("type") {
             Some(Value::String(t)) => t == "integer",
@@ -729,6 +731,8 @@ impl<'s> Builder<'s> {
                 self.bound(path, keyword, Some(Past::Value(bound.clone())));
             }
         }
+        let off = off_multiple(map, integer_type);
+        self.bound(path, "multipleOf", off.map(Past::Value));
     }
 
     fn string(&mut self, map: &'s Map<String, Value>, path: &[Step]) -> Option<Value> {
@@ -872,15 +876,15 @@ fn within(map: &Map<String, Value>, whole: bool) -> Option<Value> {
         get("exclusiveMaximum").map(|x| x - 0.5),
     ];
     let fits = |n: f64| {
-        n.is_finite()
-            && get("minimum").is_none_or(|m| n >= m)
-            && get("maximum").is_none_or(|m| n <= m)
-            && get("exclusiveMinimum").is_none_or(|m| n > m)
-            && get("exclusiveMaximum").is_none_or(|m| n < m)
-            && get("multipleOf").is_none_or(|m| m > 0.0 && (n / m).fract() == 0.0)
+        inside(map, n) && get("multipleOf").is_none_or(|m| m > 0.0 && (n / m).fract() == 0.0)
     };
     let n = candidates.into_iter().flatten().find(|n| fits(*n))?;
-    // Whole numbers as integers, exactly, where a double holds them.
+    fraction(n)
+}
+
+/// `n` as a JSON number: whole numbers as integers, exactly, where a
+/// double holds them.
+fn fraction(n: f64) -> Option<Value> {
     #[allow(clippy::cast_possible_truncation)]
     if n.fract() == 0.0 && n.abs() < 9_007_199_254_740_992.0 {
         return Some(Value::from(n as i64));
@@ -888,9 +892,20 @@ fn within(map: &Map<String, Value>, whole: bool) -> Option<Value> {
     serde_json::Number::from_f64(n).map(Value::Number)
 }
 
-/// [`within`] for an integer, compared exactly: bounds past a double's
-/// precision are not rounded.
-fn whole_within(map: &Map<String, Value>) -> Option<i128> {
+/// Whether `n` is finite and inside the bounds of `map` (its `multipleOf`
+/// aside).
+fn inside(map: &Map<String, Value>, n: f64) -> bool {
+    let get = |k: &str| map.get(k).and_then(Value::as_f64);
+    n.is_finite()
+        && get("minimum").is_none_or(|m| n >= m)
+        && get("maximum").is_none_or(|m| n <= m)
+        && get("exclusiveMinimum").is_none_or(|m| n > m)
+        && get("exclusiveMaximum").is_none_or(|m| n < m)
+}
+
+/// The lowest and highest integer the bounds of `map` take, exactly:
+/// bounds past a double's precision are not rounded.
+fn whole_bounds(map: &Map<String, Value>) -> (Option<i128>, Option<i128>) {
     // A bound as the nearest integer on its side: exact for an integer,
     // the ceiling (`up`) or floor of a fraction.
     let whole = |k: &str, up: bool| -> Option<i128> {
@@ -916,6 +931,12 @@ fn whole_within(map: &Map<String, Value>) -> Option<i128> {
     .into_iter()
     .flatten()
     .min();
+    (low, high)
+}
+
+/// [`within`] for an integer, compared exactly.
+fn whole_within(map: &Map<String, Value>) -> Option<i128> {
+    let (low, high) = whole_bounds(map);
     let multiple = match map.get("multipleOf") {
         None => None,
         Some(m) => Some(m.as_u64().map(i128::from).filter(|m| *m > 0)?),
@@ -926,6 +947,31 @@ fn whole_within(map: &Map<String, Value>) -> Option<i128> {
             && multiple.is_none_or(|m| n % m == 0)
     };
     [Some(0), low, high].into_iter().flatten().find(fits)
+}
+
+/// A number the bounds of `map` take and its `multipleOf` refuses: one
+/// step (or half a multiple, for a fraction) from the one [`within`]
+/// chooses. `None` where there is none to write: an integer's
+/// `multipleOf` of 1 or a fraction, or bounds that leave no room.
+fn off_multiple(map: &Map<String, Value>, whole: bool) -> Option<Value> {
+    let multiple = map.get("multipleOf")?;
+    if whole {
+        exact(multiple).filter(|m| *m > 1)?;
+        let base = whole_within(map)?;
+        let (low, high) = whole_bounds(map);
+        let fits = |n: &i128| low.is_none_or(|l| *n >= l) && high.is_none_or(|h| *n <= h);
+        // Next to a multiple of more than 1: not one.
+        return [base + 1, base - 1]
+            .into_iter()
+            .find(fits)
+            .and_then(integer);
+    }
+    let m = multiple.as_f64().filter(|m| *m > 0.0 && m.is_finite())?;
+    let base = within(map, false)?.as_f64()?;
+    [base + m / 2.0, base - m / 2.0]
+        .into_iter()
+        .find(|n| *n != base && inside(map, *n))
+        .and_then(fraction)
 }
 
 /// A short string `pattern` does not match, of a length between `min` and

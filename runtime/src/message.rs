@@ -181,6 +181,9 @@ fn describe(root: &Value, node: &Value) -> String {
     if let Some(p) = node.get("pattern").and_then(Value::as_str) {
         let _ = write!(out, " matching {p}");
     }
+    if let Some(m) = node.get("multipleOf") {
+        let _ = write!(out, " that is a multiple of {m}");
+    }
     out
 }
 

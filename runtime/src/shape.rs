@@ -93,6 +93,8 @@ struct Node {
     range: (Option<Number>, Option<Number>),
     /// `exclusiveMinimum` and `exclusiveMaximum`.
     exclusive: (Option<Number>, Option<Number>),
+    /// `multipleOf`, if above zero.
+    multiple: Option<Number>,
     /// `minLength` and `maxLength`, in characters.
     length: (Option<u64>, Option<u64>),
     /// `pattern`, compiled when a walk with bounds first meets it: most
@@ -183,6 +185,24 @@ impl Number {
             .or_else(|| n.as_f64().map(Number::Float))
     }
 
+    /// Whether this is a whole multiple of `m`, above zero: exactly for
+    /// integers; for fractions within a few units in the last place of
+    /// the quotient, so that `0.3` is a multiple of `0.1` (the walk may
+    /// only be more lenient than the schema).
+    fn is_multiple_of(self, m: Number) -> bool {
+        if let (Number::Integer(a), Number::Integer(b)) = (self, m) {
+            return b == 0 || a % b == 0;
+        }
+        #[allow(clippy::cast_precision_loss)]
+        let float = |n: Number| match n {
+            Number::Integer(i) => i as f64,
+            Number::Float(f) => f,
+        };
+        let quotient = float(self) / float(m);
+        !quotient.is_finite()
+            || (quotient - quotient.round()).abs() <= quotient.abs().max(1.0) * 4.0 * f64::EPSILON
+    }
+
     /// Compares by value, as JSON Schema does.
     fn cmp(self, other: Number) -> Option<core::cmp::Ordering> {
         match (self, other) {
@@ -211,6 +231,7 @@ impl Default for Node {
             all_of: Vec::new(),
             range: (None, None),
             exclusive: (None, None),
+            multiple: None,
             length: (None, None),
             pattern: None,
             count: (None, None),
@@ -583,6 +604,10 @@ impl<'s> Builder<'s> {
             map.get("exclusiveMinimum").and_then(Number::of),
             map.get("exclusiveMaximum").and_then(Number::of),
         );
+        node.multiple = map
+            .get("multipleOf")
+            .and_then(Number::of)
+            .filter(|m| m.cmp(Number::Integer(0)) == Some(core::cmp::Ordering::Greater));
         node.length = (
             map.get("minLength").and_then(Value::as_u64),
             map.get("maxLength").and_then(Value::as_u64),
@@ -713,6 +738,7 @@ impl Node {
             && self.all_of.is_empty()
             && self.range == (None, None)
             && self.exclusive == (None, None)
+            && self.multiple.is_none()
             && self.length == (None, None)
             && self.pattern.is_none()
             && self.count == (None, None)
@@ -936,7 +962,8 @@ impl<'a> Walk<'a> {
         // read it: serde_json reads a 128-bit integer from any integer that
         // fits it, past the range its schema states.
         let wide = kind == INTEGER && raw.len() > 19 && !crate::number::fits_64_bits(raw);
-        let bounded = node.range != (None, None) || node.exclusive != (None, None);
+        let bounded =
+            node.range != (None, None) || node.exclusive != (None, None) || node.multiple.is_some();
         if (self.bounds || wide) && kind & (INTEGER | FRACTION) != 0 && bounded {
             let text = core::str::from_utf8(raw).unwrap_or_default();
             if let Some(n) = Number::parse(text) {
@@ -950,6 +977,9 @@ impl<'a> Walk<'a> {
                     || past(node.exclusive.1, &[Greater, Equal])
                 {
                     return Err((Rank::Shape, Code::OutOfRange));
+                }
+                if self.bounds && node.multiple.is_some_and(|m| !n.is_multiple_of(m)) {
+                    return Err((Rank::Shape, Code::InvalidValue));
                 }
             }
         }
@@ -2291,6 +2321,35 @@ mod tests {
         }
         // After serde accepted, they are left to serde and garde.
         assert_eq!(check(&schema, r#"{"n":0,"s":"b","a":[]}"#), Ok(()));
+        let multiple = json!({"type":"object","properties":{
+            "i":{"type":"integer","multipleOf":5},
+            "f":{"type":"number","multipleOf":0.1}
+        }});
+        for json in [
+            r#"{"i":10}"#,
+            r#"{"i":-5}"#,
+            r#"{"i":1e1}"#,
+            r#"{"f":0.3}"#,
+            r#"{"f":7}"#,
+        ] {
+            assert_eq!(explain(&multiple, json), Ok(()), "{json}");
+        }
+        for (json, at) in [
+            (r#"{"i":7}"#, "/i"),
+            (r#"{"i":12.5}"#, "/i"),
+            (r#"{"f":0.35}"#, "/f"),
+        ] {
+            let refused = explain(&multiple, json).err().map(|(_, path)| path);
+            assert_eq!(refused.as_deref(), Some(at), "{json}");
+        }
+        let message = Shape::new(&multiple).explain(r#"{"i":7}"#, &multiple);
+        assert_eq!(
+            message.map_err(|r| (r.code(), r.safe_message().to_owned())),
+            Err((
+                Code::InvalidValue,
+                "i must be an integer that is a multiple of 5".to_owned()
+            ))
+        );
         // Inside a union, a branch whose bound refuses the value is not
         // the one that takes it.
         let union = json!({"type":"object","properties":{"v":{"anyOf":[

@@ -186,7 +186,8 @@ pub enum RegisterError {
         at: String,
     },
     /// The schema states a bound (`maxLength`, `minLength`, `pattern`,
-    /// `maximum`, `minimum`, their exclusive forms, `maxItems`, `minItems`)
+    /// `maximum`, `minimum`, their exclusive forms, `multipleOf`,
+    /// `maxItems`, `minItems`)
     /// that nothing enforces: the tool accepts a value past it, so the
     /// server would accept calls the published schema refuses. A keyword
     /// that `#[schemars(…)]` or a hand-written `JsonSchema` adds without a
@@ -240,7 +241,14 @@ impl fmt::Display for RegisterError {
             ),
             RegisterError::UnenforcedBound { tool, keyword, at } => write!(
                 f,
-                "tool `{tool}`: the schema states `{keyword}` for the value at `{at}`, but the tool accepts a value past it: nothing enforces it; state it as a garde rule in its type (`length(chars, …)`, `range(…)`, `pattern(…)`), or leave it out of the schema"
+                "tool `{tool}`: the schema states `{keyword}` for the value at `{at}`, but the tool accepts a value past it: nothing enforces it; state it as a garde rule in its type (`{rule}`), or leave it out of the schema",
+                rule = match *keyword {
+                    "maxLength" | "minLength" => "length(chars, …)",
+                    "maxItems" | "minItems" => "length(…)",
+                    "pattern" => "pattern(…)",
+                    "multipleOf" => "custom(…)",
+                    _ => "range(…)",
+                }
             ),
             RegisterError::LengthInBytes { tool, at } => write!(
                 f,

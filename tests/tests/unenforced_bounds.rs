@@ -430,8 +430,20 @@ fn the_refusal_says_what_to_write() {
         error.to_string(),
         "tool `keep_label`: the schema states `maxLength` for the value at `/label/text`, but the \
          tool accepts a value past it: nothing enforces it; state it as a garde rule in its type \
-         (`length(chars, …)`, `range(…)`, `pattern(…)`), or leave it out of the schema"
+         (`length(chars, …)`), or leave it out of the schema"
     );
+    // Each keyword names the rule that states it.
+    assert_eq!(rule_named(CloseBatch), "length(…)");
+    assert_eq!(rule_named(FindProduct), "pattern(…)");
+    assert_eq!(rule_named(SetBudget), "range(…)");
+    assert_eq!(rule_named(PackEggs), "custom(…)");
+}
+
+/// The garde rule the refusal of `tool` says to write.
+fn rule_named<T: toolgate::Tool<()> + 'static>(tool: T) -> String {
+    let message = Toolbox::new(()).register(tool).err().unwrap().to_string();
+    let (_, rule) = message.split_once("in its type (`").unwrap();
+    rule.split_once('`').unwrap().0.to_owned()
 }
 
 #[derive(Debug, Deserialize, JsonSchema, garde::Validate)]
@@ -553,6 +565,75 @@ pub struct Sequence {
 #[tool(effect = read)]
 pub fn advance(#[garde(dive)] sequence: Sequence) -> Result<u64, ToolError> {
     Ok(sequence.next)
+}
+
+#[derive(Debug, Deserialize, JsonSchema, garde::Validate)]
+#[serde(deny_unknown_fields)]
+pub struct Pack {
+    /// Whole boxes of six, by the schema alone.
+    #[schemars(extend("multipleOf" = 6))]
+    #[garde(skip)]
+    pub eggs: u32,
+}
+
+/// Pack eggs.
+#[tool(effect = read)]
+pub fn pack_eggs(#[garde(dive)] pack: Pack) -> Result<u32, ToolError> {
+    Ok(pack.eggs)
+}
+
+#[derive(Debug, Deserialize, JsonSchema, garde::Validate)]
+#[serde(deny_unknown_fields)]
+pub struct Tablets {
+    /// In quarter tablets, by the schema alone; at most 4, by a rule.
+    #[schemars(extend("multipleOf" = 0.25))]
+    #[garde(range(max = 4.0))]
+    pub tablets: f64,
+}
+
+/// Take tablets.
+#[tool(effect = read)]
+pub fn take_tablets(#[garde(dive)] dose: Tablets) -> Result<bool, ToolError> {
+    Ok(dose.tablets > 0.0)
+}
+
+fn whole_boxes(eggs: &u32, _: &()) -> garde::Result {
+    match eggs % 6 {
+        0 => Ok(()),
+        _ => Err(garde::Error::new("must be whole boxes of six")),
+    }
+}
+
+#[derive(Debug, Deserialize, JsonSchema, garde::Validate)]
+#[serde(deny_unknown_fields)]
+pub struct CheckedPack {
+    /// Whole boxes of six, checked by a custom rule.
+    #[schemars(extend("multipleOf" = 6))]
+    #[garde(custom(whole_boxes))]
+    pub eggs: u32,
+    /// Any count: every integer is a multiple of 1.
+    #[schemars(extend("multipleOf" = 1))]
+    #[garde(skip)]
+    pub spare: u32,
+}
+
+/// Pack eggs, checked.
+#[tool(effect = read)]
+pub fn pack_checked(#[garde(dive)] pack: CheckedPack) -> Result<u32, ToolError> {
+    Ok(pack.eggs + pack.spare)
+}
+
+#[test]
+fn a_multiple_only_the_schema_states_is_tried() {
+    assert_eq!(
+        unenforced(PackEggs),
+        Some(("multipleOf", "/pack/eggs".to_owned()))
+    );
+    assert_eq!(
+        unenforced(TakeTablets),
+        Some(("multipleOf", "/dose/tablets".to_owned()))
+    );
+    Toolbox::new(()).register(PackChecked).unwrap();
 }
 
 #[test]

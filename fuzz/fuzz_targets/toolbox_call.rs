@@ -20,7 +20,9 @@
 //! enums that serde reads more laxly than their schema (an alias, a
 //! `#[serde(other)]` variant), alone and in arrays; `count`, a set, which
 //! serde reads from an array with repeats, and 128-bit integers, which
-//! serde_json reads past the range their schema states.
+//! serde_json reads past the range their schema states; `route`, an
+//! untagged enum whose bounds only its schema states, which the walk
+//! before serde must hold.
 #![no_main]
 
 use std::cell::RefCell;
@@ -117,6 +119,40 @@ fn count(
     Ok(format!("{labels:?} {total} {laps:?}"))
 }
 
+/// A stop on a route: untagged, and every bound is the schema's alone
+/// (no garde rule backs it), so only the walk before serde holds them.
+#[derive(Debug, serde::Deserialize, schemars::JsonSchema)]
+#[serde(untagged)]
+enum Stop {
+    Code(#[schemars(regex(pattern = r"^[A-Z]{3}$"), length(max = 3))] String),
+    Legs(#[schemars(length(min = 1, max = 3))] Vec<u16>),
+    Km(#[schemars(extend("exclusiveMinimum" = 0, "multipleOf" = 0.5), range(max = 500))] f64),
+}
+
+/// How many routes were planned.
+#[derive(Default)]
+struct Routes(AtomicUsize);
+
+/// Plan a route.
+#[tool(effect = write)]
+fn route(
+    routes: &Routes,
+    /// The stops, in order.
+    #[garde(length(max = 4))]
+    stops: Vec<Stop>,
+) -> Result<String, ToolError> {
+    routes.0.fetch_add(1, Ordering::SeqCst);
+    let stops: Vec<String> = stops
+        .iter()
+        .map(|stop| match stop {
+            Stop::Code(code) => code.clone(),
+            Stop::Legs(legs) => format!("{} legs", legs.len()),
+            Stop::Km(km) => format!("{km} km"),
+        })
+        .collect();
+    Ok(stops.join(", "))
+}
+
 /// Whether the published schema of tool `name` accepts `arguments`, by
 /// the jsonschema crate: one validator for each tool, built once.
 fn schema_accepts(name: &'static str, schema: &serde_json::Value, arguments: &[u8]) -> bool {
@@ -208,7 +244,7 @@ fn now<F: Future>(future: F) -> F::Output {
     }
 }
 
-const NAMES: [&str; 8] = [
+const NAMES: [&str; 9] = [
     "book_hotel",
     "schedule_export",
     "issue_refund",
@@ -217,6 +253,7 @@ const NAMES: [&str; 8] = [
     "no_such_tool",
     "paint",
     "count",
+    "route",
 ];
 
 /// A rejection is a few hundred bytes: a code, a pointer of at most 128
@@ -262,6 +299,9 @@ fuzz_target!(|data: &[u8]| {
         }),
         "count" => call(Counts::default(), Count, name, arguments, |c| {
             c.0.load(Ordering::SeqCst)
+        }),
+        "route" => call(Routes::default(), Route, name, arguments, |r| {
+            r.0.load(Ordering::SeqCst)
         }),
         _ => call(
             invoice::Billing::demo(),

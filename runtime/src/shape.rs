@@ -185,22 +185,68 @@ impl Number {
             .or_else(|| n.as_f64().map(Number::Float))
     }
 
-    /// Whether this is a whole multiple of `m`, above zero: exactly for
-    /// integers; for fractions within a few units in the last place of
-    /// the quotient, so that `0.3` is a multiple of `0.1` (the walk may
-    /// only be more lenient than the schema).
+    /// Whether this is a whole multiple of `m`, read as the jsonschema
+    /// crate reads `multipleOf`: by a whole divisor, exactly, the double as
+    /// it is; by a fraction, each number as its shortest decimal text
+    /// (`0.3` is a multiple of `0.1`, though neither double is what it
+    /// looks like). Infinities are left alone.
     fn is_multiple_of(self, m: Number) -> bool {
-        if let (Number::Integer(a), Number::Integer(b)) = (self, m) {
-            return b == 0 || a % b == 0;
+        const WHOLE: f64 = 9_007_199_254_740_992.0;
+        match (self, m) {
+            (Number::Integer(a), Number::Integer(b)) => return b == 0 || a % b == 0,
+            #[allow(clippy::cast_possible_truncation)]
+            (Number::Integer(a), Number::Float(b)) if b.fract() == 0.0 && b.abs() <= WHOLE => {
+                let b = b as i128;
+                return b == 0 || a % b == 0;
+            }
+            #[allow(clippy::cast_precision_loss)]
+            (Number::Float(v), Number::Integer(b)) if b.unsigned_abs() <= 1 << 53 => {
+                return !v.is_finite() || (v.fract() == 0.0 && v % b as f64 == 0.0);
+            }
+            (Number::Float(v), Number::Float(b)) if b.fract() == 0.0 && b.abs() <= WHOLE => {
+                return !v.is_finite() || (v.fract() == 0.0 && v % b == 0.0);
+            }
+            _ => {}
         }
-        #[allow(clippy::cast_precision_loss)]
-        let float = |n: Number| match n {
-            Number::Integer(i) => i as f64,
-            Number::Float(f) => f,
+        let (Some((a, da)), Some((b, db))) = (self.decimal_parts(), m.decimal_parts()) else {
+            return true;
         };
-        let quotient = float(self) / float(m);
-        !quotient.is_finite()
-            || (quotient - quotient.round()).abs() <= quotient.abs().max(1.0) * 4.0 * f64::EPSILON
+        if a == 0 || b == 0 {
+            return true;
+        }
+        // a·10^−da ÷ b·10^−db = (a ÷ b)·10^(db − da).
+        match db - da {
+            // Whole when b divides a·10^k: by remainders, so that no power
+            // of ten is written out.
+            k @ 0.. => {
+                let ten = (0..k).try_fold(1 % b, |p: i128, _| p.checked_mul(10).map(|p| p % b));
+                ten.and_then(|ten| (a % b).checked_mul(ten))
+                    .is_some_and(|r| r % b == 0)
+            }
+            // Whole when b·10^k divides a: past what 128 bits hold, it
+            // exceeds a, which is not zero.
+            k => (u32::try_from(-k).ok())
+                .and_then(|k| 10_i128.checked_pow(k))
+                .and_then(|p| b.checked_mul(p))
+                .is_some_and(|d| a % d == 0),
+        }
+    }
+
+    /// This number as `m · 10^−d`, from its shortest decimal text; `None`
+    /// for an infinity.
+    fn decimal_parts(self) -> Option<(i128, i32)> {
+        match self {
+            Number::Integer(n) => Some((n, 0)),
+            Number::Float(f) if f.is_finite() => {
+                let text = format!("{f:e}");
+                let (digits, exponent) = text.split_once('e')?;
+                let exponent: i32 = exponent.parse().ok()?;
+                let (whole, fraction) = digits.split_once('.').unwrap_or((digits, ""));
+                let mantissa: i128 = format!("{whole}{fraction}").parse().ok()?;
+                Some((mantissa, i32::try_from(fraction.len()).ok()? - exponent))
+            }
+            Number::Float(_) => None,
+        }
     }
 
     /// Compares by value, as JSON Schema does.
@@ -2323,21 +2369,34 @@ mod tests {
         assert_eq!(check(&schema, r#"{"n":0,"s":"b","a":[]}"#), Ok(()));
         let multiple = json!({"type":"object","properties":{
             "i":{"type":"integer","multipleOf":5},
-            "f":{"type":"number","multipleOf":0.1}
+            "f":{"type":"number","multipleOf":0.25},
+            "t":{"type":"number","multipleOf":0.1}
         }});
         for json in [
             r#"{"i":10}"#,
             r#"{"i":-5}"#,
+            r#"{"i":0}"#,
             r#"{"i":1e1}"#,
-            r#"{"f":0.3}"#,
-            r#"{"f":7}"#,
+            r#"{"f":0.75}"#,
+            r#"{"f":-7}"#,
+            r#"{"f":1e300}"#,
+            r#"{"t":0.5}"#,
         ] {
+            assert_eq!(explain(&multiple, json), Ok(()), "{json}");
+        }
+        // As decimals: 0.3 is a multiple of 0.1; the double after 2 is no
+        // multiple of 0.25; past 128 bits, as the doubles are exactly.
+        for json in [r#"{"t":0.3}"#, r#"{"t":-12.7}"#] {
             assert_eq!(explain(&multiple, json), Ok(()), "{json}");
         }
         for (json, at) in [
             (r#"{"i":7}"#, "/i"),
             (r#"{"i":12.5}"#, "/i"),
-            (r#"{"f":0.35}"#, "/f"),
+            (r#"{"f":0.3}"#, "/f"),
+            (r#"{"f":2.0000000000000004}"#, "/f"),
+            (r#"{"f":1e-300}"#, "/f"),
+            (r#"{"t":0.35}"#, "/t"),
+            (r#"{"t":1e-300}"#, "/t"),
         ] {
             let refused = explain(&multiple, json).err().map(|(_, path)| path);
             assert_eq!(refused.as_deref(), Some(at), "{json}");

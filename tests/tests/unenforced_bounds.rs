@@ -806,3 +806,107 @@ fn a_union_told_apart_by_one_value_enums_is_enforced_as_each_call_is_read() {
         Err((toolgate::Code::PatternMismatch, "/part/url".to_owned()))
     );
 }
+
+/// A number held to a multiple inside an untagged union, with its schema
+/// written by hand: `anyOf` of the number and a string.
+macro_rules! stepped {
+    ($name:ident, $tool:ident, $step:expr) => {
+        #[derive(Debug, Deserialize)]
+        #[serde(untagged)]
+        pub enum $name {
+            Number(f64),
+            Text(String),
+        }
+
+        impl JsonSchema for $name {
+            fn schema_name() -> std::borrow::Cow<'static, str> {
+                stringify!($name).into()
+            }
+            fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+                schemars::json_schema!({"anyOf": [
+                    {"type": "number", "multipleOf": $step},
+                    {"type": "string"}
+                ]})
+            }
+        }
+
+        /// Measure in steps.
+        #[tool(effect = read)]
+        pub fn $tool(#[garde(skip)] value: $name) -> Result<bool, ToolError> {
+            Ok(matches!(value, $name::Number(_)))
+        }
+    };
+}
+
+stepped!(InTenths, tenths, 0.1);
+stepped!(InQuarters, quarters, 0.25);
+stepped!(InThrees, threes, 3);
+stepped!(InTiny, tiny, 0.00001);
+
+/// The walk before serde reads `multipleOf` as the jsonschema crate does:
+/// numbers by their shortest decimal text (`0.3` is a multiple of `0.1`),
+/// and exactly past what that holds.
+#[test]
+fn a_multiple_is_read_as_the_published_schema_reads_it() {
+    let mut toolbox = Toolbox::new(());
+    toolbox.register(Tenths).unwrap();
+    toolbox.register(Quarters).unwrap();
+    toolbox.register(Threes).unwrap();
+    toolbox.register(Tiny).unwrap();
+    let mut texts: Vec<String> = [
+        "0",
+        "-0",
+        "0.0",
+        "0.3",
+        "0.30000000000000004",
+        "0.35",
+        "1e-7",
+        "1e-5",
+        "2e-5",
+        "123.456",
+        "1e20",
+        "1e300",
+        "-1e300",
+        "5e-324",
+        "1.7976931348623157e308",
+        "9007199254740993",
+        "18446744073709551616",
+        "2.5",
+        "7.5",
+        "-7.5",
+        "1E1",
+        "1.0e2",
+        "0.1",
+        "0.2",
+        "0.7",
+    ]
+    .iter()
+    .map(|t| (*t).to_owned())
+    .collect();
+    for step in [0.1_f64, 0.25, 3.0, 0.00001] {
+        for k in -30..30 {
+            let n = f64::from(k) * step;
+            texts.extend([n, n.next_up(), n.next_down(), n + step / 2.0].map(|n| format!("{n:?}")));
+        }
+    }
+    let mut checked = 0;
+    for tool in ["tenths", "quarters", "threes", "tiny"] {
+        let schema = toolbox.definition(tool).unwrap().schema().clone();
+        let validator = jsonschema::validator_for(&schema).unwrap();
+        for text in &texts {
+            let args = format!(r#"{{"value":{text}}}"#);
+            let Ok(instance) = serde_json::from_str::<serde_json::Value>(&args) else {
+                continue;
+            };
+            let server = toolgate::testing::check_arguments(&toolbox, tool, args.as_bytes());
+            let server = server.unwrap();
+            assert_eq!(
+                server.is_ok(),
+                validator.is_valid(&instance),
+                "{tool}: {args}: {server:?}"
+            );
+            checked += 1;
+        }
+    }
+    assert!(checked > 900, "{checked}");
+}

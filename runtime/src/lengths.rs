@@ -28,6 +28,7 @@
 use regex_syntax::hir::{Class, Hir, HirKind};
 use serde_json::{Map, Value};
 
+use crate::pattern::Compiled;
 use crate::pointer::{self, Step};
 use crate::{Code, Limits, Tool, bounded};
 
@@ -115,10 +116,12 @@ pub(crate) struct Unenforced {
 /// the branches of a union that its objects' tags tell apart (serde's
 /// externally, internally and adjacently tagged enums). An instance the
 /// tool refuses as built leaves its bounds untried.
-pub(crate) fn unenforced<S: 'static>(tool: &dyn Tool<S>) -> Option<Unenforced> {
+pub(crate) fn unenforced<S: 'static>(
+    tool: &dyn Tool<S>,
+    compiled: &mut Compiled,
+) -> Option<Unenforced> {
     let schema = tool.definition().schema();
     let mut tried: Vec<(String, &'static str, usize)> = Vec::new();
-    let mut compiled = Compiled::default();
     for (builder, base) in built(schema, true) {
         if passes(tool, &base).is_err() {
             continue;
@@ -131,7 +134,7 @@ pub(crate) fn unenforced<S: 'static>(tool: &dyn Tool<S>) -> Option<Unenforced> {
             let mut instance = base.clone();
             if let (Some(slot), Some(past)) = (
                 at_mut(&mut instance, &bound.path),
-                bound.past.value(&mut compiled),
+                bound.past.value(compiled),
             ) {
                 *slot = past;
                 if passes(tool, &instance).is_ok() {
@@ -186,25 +189,6 @@ enum Past {
 /// The longest string and array a probe writes: past them, a bound is
 /// beyond what a call can send under any sane limits, and left untried.
 const MAX_PAST: u64 = 1 << 16;
-
-/// Patterns compiled as their bounds are tried, each once: a pattern's
-/// own bound and the lengths beside it share one.
-#[derive(Default)]
-struct Compiled(Vec<(String, Option<regex::Regex>)>);
-
-impl Compiled {
-    fn regex(&mut self, pattern: &str) -> Option<&regex::Regex> {
-        let at = match self.0.iter().position(|(p, _)| p == pattern) {
-            Some(at) => at,
-            None => {
-                self.0
-                    .push((pattern.to_owned(), regex::Regex::new(pattern).ok()));
-                self.0.len() - 1
-            }
-        };
-        self.0.get(at)?.1.as_ref()
-    }
-}
 
 impl Past {
     fn value(self, compiled: &mut Compiled) -> Option<Value> {

@@ -35,8 +35,12 @@ use crate::RegisterError;
 
 /// Refuses the tool if a pattern in its schema means one thing to the
 /// server and another to ECMA-262.
-pub(crate) fn check(tool: &'static str, schema: &Value) -> Result<(), RegisterError> {
-    match walk(schema, &mut Vec::new()) {
+pub(crate) fn check(
+    tool: &'static str,
+    schema: &Value,
+    compiled: &mut Compiled,
+) -> Result<(), RegisterError> {
+    match walk(schema, &mut Vec::new(), compiled) {
         None => Ok(()),
         Some(found) => Err(RegisterError::Pattern {
             tool,
@@ -44,6 +48,31 @@ pub(crate) fn check(tool: &'static str, schema: &Value) -> Result<(), RegisterEr
             at: found.at,
             fix: found.fix,
         }),
+    }
+}
+
+/// The patterns registration compiles, each once: to check that the
+/// server's regex compiles it, and to write strings it does or does not
+/// match (see [`crate::lengths`]).
+#[derive(Default)]
+pub(crate) struct Compiled(Vec<(String, Result<regex::Regex, regex::Error>)>);
+
+impl Compiled {
+    fn compile(&mut self, pattern: &str) -> Option<&Result<regex::Regex, regex::Error>> {
+        let at = match self.0.iter().position(|(p, _)| p == pattern) {
+            Some(at) => at,
+            None => {
+                self.0
+                    .push((pattern.to_owned(), regex::Regex::new(pattern)));
+                self.0.len() - 1
+            }
+        };
+        self.0.get(at).map(|(_, compiled)| compiled)
+    }
+
+    /// `pattern` compiled, if the server's regex compiles it.
+    pub(crate) fn regex(&mut self, pattern: &str) -> Option<&regex::Regex> {
+        self.compile(pattern)?.as_ref().ok()
     }
 }
 
@@ -56,35 +85,40 @@ struct Disagreement {
     fix: String,
 }
 
-fn walk(node: &Value, at: &mut Vec<String>) -> Option<Disagreement> {
-    let found = |pattern: &str, at: &[String]| {
-        fix(pattern).map(|fix| Disagreement {
-            pattern: pattern.to_owned(),
-            at: at
-                .iter()
-                .map(|s| format!("/{}", s.replace('~', "~0").replace('/', "~1")))
-                .collect(),
-            fix,
-        })
-    };
+/// The [`Disagreement`] of `pattern`, at `at`, if there is one.
+fn found(pattern: &str, at: &[String], compiled: &mut Compiled) -> Option<Disagreement> {
+    fix(pattern, compiled).map(|fix| Disagreement {
+        pattern: pattern.to_owned(),
+        at: at
+            .iter()
+            .map(|s| format!("/{}", s.replace('~', "~0").replace('/', "~1")))
+            .collect(),
+        fix,
+    })
+}
+
+fn walk(node: &Value, at: &mut Vec<String>, compiled: &mut Compiled) -> Option<Disagreement> {
     match node {
         Value::Object(map) => {
             for (key, child) in map {
                 at.push(key.clone());
                 let result = match (key.as_str(), child) {
-                    ("pattern", Value::String(pattern)) => found(pattern, at),
+                    ("pattern", Value::String(pattern)) => found(pattern, at, compiled),
                     ("patternProperties", Value::Object(patterns)) => {
-                        patterns.keys().find_map(|pattern| {
+                        let mut result = None;
+                        for pattern in patterns.keys() {
                             at.push(pattern.clone());
-                            let result = found(pattern, at);
+                            result = found(pattern, at, compiled);
                             at.pop();
-                            result
-                        })
+                            if result.is_some() {
+                                break;
+                            }
+                        }
+                        result.or_else(|| walk(child, at, compiled))
                     }
-                    .or_else(|| walk(child, at)),
                     // Values, not schemas: a `"pattern"` key in them is data.
                     ("enum" | "const" | "default" | "examples", _) => None,
-                    _ => walk(child, at),
+                    _ => walk(child, at, compiled),
                 };
                 at.pop();
                 if result.is_some() {
@@ -93,20 +127,36 @@ fn walk(node: &Value, at: &mut Vec<String>) -> Option<Disagreement> {
             }
             None
         }
-        Value::Array(items) => items.iter().enumerate().find_map(|(i, child)| {
-            at.push(i.to_string());
-            let result = walk(child, at);
-            at.pop();
-            result
-        }),
+        Value::Array(items) => {
+            for (i, child) in items.iter().enumerate() {
+                at.push(i.to_string());
+                let result = walk(child, at, compiled);
+                at.pop();
+                if result.is_some() {
+                    return result;
+                }
+            }
+            None
+        }
         _ => None,
     }
 }
 
 /// What to write instead of `pattern`, if the dialects read it differently.
-fn fix(pattern: &str) -> Option<String> {
+fn fix(pattern: &str, compiled: &mut Compiled) -> Option<String> {
     match ast::parse::Parser::new().parse(pattern) {
-        Ok(parsed) => Check { pattern }.ast(&parsed).err(),
+        Ok(parsed) => Check { pattern }.ast(&parsed).err().or_else(|| {
+            // Read, but past what the server's regex compiles (its size
+            // limit): nothing could enforce it.
+            let error = compiled.compile(pattern)?.as_ref().err()?;
+            let reason = match error {
+                regex::Error::CompiledTooBig(_) => "it compiles too large".to_owned(),
+                other => other.to_string(),
+            };
+            Some(format!(
+                "the server's regex cannot compile it ({reason}), so the server cannot enforce it; write a smaller pattern (fewer or shorter counted repetitions), or check the value in a garde `custom` rule"
+            ))
+        }),
         Err(error) => Some(format!(
             "the server's regex cannot read it ({}), so the server cannot enforce it; write a pattern both read, without lookaround or backreferences",
             error.kind()
@@ -147,6 +197,10 @@ impl Check<'_> {
                 Ast::Assertion(assertion) => Err(format!(
                     "remove the quantifier after `{}`: ECMA-262 cannot repeat an anchor",
                     self.text(&assertion.span)
+                )),
+                Ast::Repetition(inner) => Err(format!(
+                    "write `(?:{})` and then the quantifier after it: ECMA-262 cannot repeat a repetition",
+                    self.text(&inner.span)
                 )),
                 inner => self.ast(inner),
             },
@@ -244,6 +298,17 @@ impl Check<'_> {
     fn class_item(&self, item: &ClassSetItem) -> Result<(), String> {
         match item {
             ClassSetItem::Empty(_) => Ok(()),
+            // Unescaped, first in a class: the server reads the character,
+            // ECMA-262 the end of an empty class (`[]`, or `[^]`, any
+            // character).
+            ClassSetItem::Literal(literal)
+                if literal.c == ']' && literal.kind == LiteralKind::Verbatim =>
+            {
+                Err(
+                    "write `\\]` for a `]` inside a class: ECMA-262 reads `[]` as an empty class"
+                        .to_owned(),
+                )
+            }
             ClassSetItem::Literal(literal) => self.literal(literal),
             ClassSetItem::Range(range) => {
                 self.literal(&range.start)?;
@@ -333,23 +398,26 @@ fn unicode_class(text: &str) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::{fix, walk};
+    use super::{Compiled, fix, walk};
     use serde_json::json;
 
     #[test]
     fn group_names_are_ascii_identifiers() {
         for pattern in [r"(?<_x>a)", r"(?<a_b>a)", r"(?<a1>a)"] {
-            assert_eq!(fix(pattern), None, "{pattern}");
+            assert_eq!(fix(pattern, &mut Compiled::default()), None, "{pattern}");
         }
         for pattern in [r"(?<éa>a)", r"(?<aé>a)"] {
-            let fix = fix(pattern).unwrap_or_else(|| panic!("{pattern} passed"));
+            let fix = fix(pattern, &mut Compiled::default())
+                .unwrap_or_else(|| panic!("{pattern} passed"));
             assert!(fix.contains("ASCII letters"), "{pattern}: {fix}");
         }
     }
 
     #[test]
     fn every_pattern_of_a_schema_is_read_and_no_value_is() {
-        let at = |schema: serde_json::Value| walk(&schema, &mut Vec::new()).map(|d| d.at);
+        let at = |schema: serde_json::Value| {
+            walk(&schema, &mut Vec::new(), &mut Compiled::default()).map(|d| d.at)
+        };
         // Inside the branches of a union, and as a map's key pattern.
         assert_eq!(
             at(json!({"oneOf": [{"type": "string"}, {"type": "string", "pattern": r"^\d$"}]})),
@@ -384,7 +452,7 @@ mod tests {
             r"[\x26\x7E\-]",
             "",
         ] {
-            assert_eq!(fix(pattern), None, "{pattern}");
+            assert_eq!(fix(pattern, &mut Compiled::default()), None, "{pattern}");
         }
     }
 
@@ -415,8 +483,16 @@ mod tests {
             (r"\a", r"\u0007"),
             (r"^*", "quantifier"),
             (r"(?=a)", "cannot read"),
+            (r"^[]a]$", r"write `\]`"),
+            (r"^[^]a]$", r"write `\]`"),
+            (r"^a{1}{2}$", "(?:a{1})"),
+            (
+                r"^[a-z]{1,100000}$",
+                "cannot compile it (it compiles too large)",
+            ),
         ] {
-            let fix = fix(pattern).unwrap_or_else(|| panic!("{pattern} passed"));
+            let fix = fix(pattern, &mut Compiled::default())
+                .unwrap_or_else(|| panic!("{pattern} passed"));
             assert!(fix.contains(advice), "{pattern}: {fix}");
         }
     }

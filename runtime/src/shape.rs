@@ -11,7 +11,8 @@
 //! keywords: `type`, `properties`, `additionalProperties`,
 //! `patternProperties`, `required`, `items`, `prefixItems`, `enum`, `const`,
 //! `anyOf`, `oneOf`, `allOf` and `$ref`, and the bounds `minimum`,
-//! `maximum`, `minLength` and `maxLength`.
+//! `maximum`, `exclusiveMinimum`, `exclusiveMaximum`, `multipleOf`,
+//! `minLength`, `maxLength`, `pattern`, `minItems` and `maxItems`.
 //!
 //! The walk never refuses what the schema accepts: it reads `oneOf` as
 //! `anyOf` and ignores every other keyword, so it can only be more lenient
@@ -127,11 +128,13 @@ impl Pattern {
         }
     }
 
-    /// Whether `text` matches. A pattern the regex crate cannot read is
-    /// left unchecked, as an unknown keyword would be.
+    /// Whether `text` matches. Nothing matches a pattern the regex crate
+    /// cannot compile: registration refuses a tool with one (see
+    /// [`crate::pattern`]), and a walk that meets one anyway refuses
+    /// rather than let the bound go unchecked.
     fn matches(&self, text: &str) -> bool {
         let compiled = self.compiled.get_or_init(|| Regex::new(&self.source).ok());
-        compiled.as_ref().is_none_or(|regex| regex.is_match(text))
+        compiled.as_ref().is_some_and(|regex| regex.is_match(text))
     }
 }
 
@@ -900,10 +903,10 @@ struct Walk<'a> {
     pos: usize,
     /// Keep the path and each subschema's reasons (the second walk only).
     explain: bool,
-    /// Check `minimum`/`maximum` and `minLength`/`maxLength` too: when the
-    /// walk runs before serde or explains a refusal. After serde, serde
-    /// and garde check them, but for an integer that may not fit 64 bits
-    /// (see [`Walk::scalar`]).
+    /// Check the bounds too (ranges, multiples, lengths, patterns and
+    /// item counts): when the walk runs before serde or explains a
+    /// refusal. After serde, serde and garde check them, but for an
+    /// integer that may not fit 64 bits (see [`Walk::scalar`]).
     bounds: bool,
     path: Vec<Step>,
 }
@@ -1168,7 +1171,8 @@ impl<'a> Walk<'a> {
                 break;
             }
             if alive == 0 {
-                // Every atom refused: the rest is skipped, not judged.
+                // Every atom refused: the rest is skipped, not judged (nor
+                // counted: no count can revive an atom).
                 self.skip_value();
                 self.skip_ws();
                 if self.peek() == Some(b',') {
@@ -1624,10 +1628,8 @@ impl<'a> Walk<'a> {
     }
 }
 
-/// The characters of a JSON string (with its quotes), as JSON Schema counts
-/// them: code points, an escape being the one it stands for.
-/// The text of the string written as `raw`, escapes decoded; gate 1 has
-/// proven it UTF-8.
+/// The text of the JSON string written as `raw` (with its quotes), escapes
+/// decoded; gate 1 has proven it UTF-8.
 fn string_text(raw: &[u8]) -> std::borrow::Cow<'_, str> {
     let inner = raw.get(1..raw.len().saturating_sub(1)).unwrap_or_default();
     if !inner.contains(&b'\\') {
@@ -1636,6 +1638,8 @@ fn string_text(raw: &[u8]) -> std::borrow::Cow<'_, str> {
     std::borrow::Cow::Owned(serde_json::from_slice::<String>(raw).unwrap_or_default())
 }
 
+/// The characters of a JSON string (with its quotes), as JSON Schema counts
+/// them: code points, an escape being the one it stands for.
 fn string_chars(raw: &[u8]) -> u64 {
     string_text(raw).chars().count() as u64
 }

@@ -374,7 +374,9 @@ impl<S: Send + Sync + 'static> Toolbox<S> {
                 at,
             });
         }
-        crate::pattern::check(name, def.schema())?;
+        // Each pattern is compiled once for all of registration's checks.
+        let mut compiled = crate::pattern::Compiled::default();
+        crate::pattern::check(name, def.schema(), &mut compiled)?;
         if let Some(found) =
             crate::lengths::instance(def.schema()).and_then(|instance| tool.__parsed_key(&instance))
         {
@@ -396,7 +398,7 @@ impl<S: Send + Sync + 'static> Toolbox<S> {
             }
             None => {}
         }
-        if let Some(found) = crate::lengths::unenforced(&*tool) {
+        if let Some(found) = crate::lengths::unenforced(&*tool, &mut compiled) {
             return Err(RegisterError::UnenforcedBound {
                 tool: name,
                 keyword: found.keyword,

@@ -910,3 +910,38 @@ fn a_multiple_is_read_as_the_published_schema_reads_it() {
     }
     assert!(checked > 900, "{checked}");
 }
+
+/// Untagged, serde takes the first variant whose type reads the value:
+/// any string is an `Airport` to serde, whatever the schema says. With
+/// the airport's form a garde rule, the variant serde chose is checked.
+#[derive(Debug, Deserialize, JsonSchema, garde::Validate)]
+#[serde(untagged)]
+pub enum Destination {
+    Airport(#[garde(pattern(r"^[A-Z]{3}$"))] String),
+    City(#[garde(length(chars, min = 1, max = 40))] String),
+}
+
+/// Fly somewhere.
+#[tool(effect = read)]
+pub fn fly(#[garde(dive)] to: Destination) -> Result<bool, ToolError> {
+    Ok(matches!(to, Destination::Airport(_)))
+}
+
+#[test]
+fn an_untagged_variant_serde_chose_is_held_to_its_own_rules() {
+    let mut toolbox = Toolbox::new(());
+    toolbox.register(Fly).unwrap();
+    let schema = toolbox.definition("fly").unwrap().schema().clone();
+    let validator = jsonschema::validator_for(&schema).unwrap();
+    let check = |args: &str| {
+        toolgate::testing::check_arguments(&toolbox, "fly", args.as_bytes())
+            .unwrap()
+            .map_err(|r| r.code())
+    };
+    assert_eq!(check(r#"{"to":"LHR"}"#), Ok(()));
+    // A city to the schema, an airport to serde: refused by the airport's
+    // rule, the safe side of the difference.
+    let city = r#"{"to":"lhr; drop"}"#;
+    assert!(validator.is_valid(&serde_json::from_str(city).unwrap()));
+    assert_eq!(check(city), Err(toolgate::Code::PatternMismatch));
+}

@@ -55,6 +55,10 @@ pub struct RawArgs<'a> {
     /// without being written as one (`2.0`, `1e2`, `-0`): JSON Schema reads
     /// it as an integer, serde_json as a float.
     spelled_integers: bool,
+    /// Whether gate 2 checks the document against every bound the schema
+    /// states before serde reads it: for a tool whose schema states a bound
+    /// registration could not try (see `lengths::unenforced`).
+    bounds_first: bool,
 }
 
 impl<'a> RawArgs<'a> {
@@ -101,6 +105,19 @@ impl<'a> RawArgs<'a> {
     pub(crate) fn has_spelled_integers(&self) -> bool {
         self.spelled_integers
     }
+
+    /// These arguments, checked against the schema's bounds before serde
+    /// reads them if `first`.
+    pub(crate) fn with_bounds_first(self, first: bool) -> Self {
+        RawArgs {
+            bounds_first: first,
+            ..self
+        }
+    }
+
+    pub(crate) fn bounds_first(&self) -> bool {
+        self.bounds_first
+    }
 }
 
 /// Starts gate 1 over `input` for a toolbox: the byte limit now, the
@@ -139,7 +156,32 @@ pub(crate) fn begin<'a>(
         lax: true,
         nested: true,
         spelled_integers: false,
+        bounds_first: false,
     })
+}
+
+/// Starts gate 1 over `input` for a tool of a toolbox: [`begin`], or where
+/// each call of the tool is checked against its schema's bounds before
+/// serde reads it (`bounds_first`), the full [`scan`], as the gates one by
+/// one then read it.
+pub(crate) fn start<'a>(
+    input: &'a [u8],
+    text: Option<&'a str>,
+    limits: &'a Limits,
+    bounds_first: bool,
+) -> Result<RawArgs<'a>, Rejection> {
+    if bounds_first {
+        return scan_first(input, limits);
+    }
+    begin(input, text, limits)
+}
+
+/// [`scan`], the arguments then checked against the schema's bounds
+/// before serde reads them. Out of the way of [`begin`].
+#[cold]
+#[inline(never)]
+fn scan_first<'a>(input: &'a [u8], limits: &Limits) -> Result<RawArgs<'a>, Rejection> {
+    scan(input, limits).map(|raw| raw.with_bounds_first(true))
 }
 
 /// Runs gate 1 over `input`.
@@ -181,6 +223,7 @@ pub(crate) fn scan<'a>(input: &'a [u8], limits: &Limits) -> Result<RawArgs<'a>, 
         lax: scanner.lax,
         nested: scanner.nested,
         spelled_integers: scanner.spelled_integers,
+        bounds_first: false,
     })
 }
 

@@ -106,23 +106,49 @@ pub(crate) struct Unenforced {
     pub(crate) at: String,
 }
 
-/// The first bound the schema states (`maxLength`, `minLength`,
-/// `pattern`, `maximum`, `minimum`, their exclusive forms, `multipleOf`,
-/// `maxItems`, `minItems`) whose value, put past it in an instance, the
-/// tool accepts.
+/// The bounds [`unenforced`] tries.
+const BOUNDS: [&str; 10] = [
+    "maxLength",
+    "minLength",
+    "pattern",
+    "maximum",
+    "minimum",
+    "exclusiveMaximum",
+    "exclusiveMinimum",
+    "multipleOf",
+    "maxItems",
+    "minItems",
+];
+
+/// What registration made of the bounds a schema states, none of them
+/// found unenforced.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) struct Tried {
+    /// Whether each was tried, and refused, by the tool. Where not, each
+    /// call is checked against the bounds before serde reads it.
+    pub(crate) all: bool,
+}
+
+/// The first bound the schema states ([`BOUNDS`]) whose value, put past it
+/// in an instance, the tool accepts.
 /// The instances are the simplest one and one for each variant of each
 /// enum it reaches (see [`instances`]). Only values the schema refuses
 /// whatever else the document holds are tried: outside unions, or inside
 /// the branches of a union that its objects' tags tell apart (serde's
 /// externally, internally and adjacently tagged enums). An instance the
-/// tool refuses as built leaves its bounds untried.
+/// tool refuses as built leaves its bounds untried, as does a bound no
+/// value past it can be written for, or one the instances do not reach;
+/// `Ok` says whether any is left.
 pub(crate) fn unenforced<S: 'static>(
     tool: &dyn Tool<S>,
     compiled: &mut Compiled,
-) -> Option<Unenforced> {
+) -> Result<Tried, Unenforced> {
     let schema = tool.definition().schema();
     let mut tried: Vec<(String, &'static str, usize)> = Vec::new();
+    // Each bound the tool refused a value past, by its subschema.
+    let mut refused: Vec<(usize, &'static str)> = Vec::new();
     for (builder, base) in built(schema, true) {
+        refused.extend(&builder.enforced);
         if passes(tool, &base).is_err() {
             continue;
         }
@@ -139,13 +165,70 @@ pub(crate) fn unenforced<S: 'static>(
                 *slot = past;
                 if passes(tool, &instance).is_ok() {
                     let (at, keyword, _) = key;
-                    return Some(Unenforced { keyword, at });
+                    return Err(Unenforced { keyword, at });
                 }
+                refused.push((bound.site, bound.keyword));
             }
             tried.push(key);
         }
     }
-    None
+    let all = stated(schema).iter().all(|bound| refused.contains(bound));
+    Ok(Tried { all })
+}
+
+/// Every bound ([`BOUNDS`]) that a subschema reachable from the root of
+/// `schema` states, by the subschema's address (as [`Bound::site`]):
+/// through the keywords the shape guard follows.
+fn stated(schema: &Value) -> Vec<(usize, &'static str)> {
+    let mut out = Vec::new();
+    let mut seen = Vec::new();
+    stated_in(schema, schema, 0, &mut out, &mut seen);
+    out
+}
+
+fn stated_in(
+    root: &Value,
+    node: &Value,
+    depth: usize,
+    out: &mut Vec<(usize, &'static str)>,
+    seen: &mut Vec<usize>,
+) {
+    let Value::Object(map) = node else { return };
+    let site = core::ptr::from_ref(map) as usize;
+    if depth > 64 || seen.contains(&site) {
+        return;
+    }
+    seen.push(site);
+    // A minimum length or count of 0 bounds nothing.
+    let zero = |keyword: &str| {
+        matches!(keyword, "minLength" | "minItems")
+            && map.get(keyword).and_then(Value::as_u64) == Some(0)
+    };
+    out.extend(
+        BOUNDS
+            .iter()
+            .filter(|keyword| map.contains_key(**keyword) && !zero(keyword))
+            .map(|keyword| (site, *keyword)),
+    );
+    let mut follow = |child: &Value| stated_in(root, child, depth + 1, out, seen);
+    if let Some(target) = (map.get("$ref").and_then(Value::as_str))
+        .and_then(|r| r.strip_prefix('#'))
+        .and_then(|p| root.pointer(p))
+    {
+        follow(target);
+    }
+    for (key, value) in map {
+        match (key.as_str(), value) {
+            ("properties" | "patternProperties", Value::Object(children)) => {
+                children.values().for_each(&mut follow);
+            }
+            ("items" | "additionalProperties", child) => follow(child),
+            ("prefixItems" | "allOf" | "anyOf" | "oneOf", Value::Array(children)) => {
+                children.iter().for_each(&mut follow);
+            }
+            _ => {}
+        }
+    }
 }
 
 /// What tells apart the objects a union's branch takes (see
@@ -354,6 +437,9 @@ struct Builder<'s> {
     unions: usize,
     /// The address of the subschema whose value is being built.
     site: usize,
+    /// Bounds that need no value past them (see [`Self::untried`]), by
+    /// their subschema's address.
+    enforced: Vec<(usize, &'static str)>,
 }
 
 impl<'s> Builder<'s> {
@@ -368,6 +454,7 @@ impl<'s> Builder<'s> {
             bounded: Vec::new(),
             unions: 0,
             site: 0,
+            enforced: Vec::new(),
         }
     }
 
@@ -456,6 +543,15 @@ impl<'s> Builder<'s> {
             })
             .collect();
         (!tags.is_empty()).then_some(tags)
+    }
+
+    /// Notes that the bound `keyword` of the subschema being built gets no
+    /// value past it: `enforced` where none is needed (no value past it
+    /// can be sent, or every call is checked against it).
+    fn untried(&mut self, keyword: &'static str, enforced: bool) {
+        if enforced {
+            self.enforced.push((self.site, keyword));
+        }
     }
 
     /// Notes `past`, a value put past the bound `keyword` states for the
@@ -656,6 +752,22 @@ impl<'s> Builder<'s> {
                 path.pop();
                 out.push(value?);
             }
+            // A tuple: one item more (the last again), or one fewer.
+            self.site = core::ptr::from_ref(map) as usize;
+            let count = |keyword: &str| map.get(keyword).and_then(Value::as_u64);
+            if let (Some(max), Some(last)) = (count("maxItems"), out.last()) {
+                let more = (max == out.len() as u64).then(|| {
+                    let mut more = out.clone();
+                    more.push(last.clone());
+                    Past::Value(Value::Array(more))
+                });
+                self.bound(path, "maxItems", more);
+            }
+            if let Some(min) = count("minItems").filter(|m| *m > 0) {
+                let fewer = usize::try_from(min - 1).ok().and_then(|n| out.get(..n));
+                let fewer = fewer.map(|items| Past::Value(Value::Array(items.to_vec())));
+                self.bound(path, "minItems", fewer);
+            }
             return Some(Value::Array(out));
         }
         let min = map.get("minItems").and_then(Value::as_u64).unwrap_or(0);
@@ -679,9 +791,83 @@ impl<'s> Builder<'s> {
                 if min > 0 {
                     self.bound(path, "minItems", Some(repeat(min - 1)));
                 }
+            } else if !out.is_empty() {
+                // Items that must differ: as many different ones.
+                let different = |n: u64| {
+                    let n = usize::try_from(n).ok()?;
+                    let items = self.different(items, n)?;
+                    Some(Past::Value(Value::Array(items)))
+                };
+                let more = max.and_then(|max| different(max.checked_add(1)?));
+                let fewer = (min > 0).then(|| different(min - 1)).flatten();
+                if max.is_some() {
+                    self.bound(path, "maxItems", more);
+                }
+                if min > 0 {
+                    self.bound(path, "minItems", fewer);
+                }
             }
         }
         Some(Value::Array(out))
+    }
+
+    /// `n` different values that `items` takes, where they are easy to
+    /// write: its choices (an `enum`, or a union of constants), integers
+    /// inside its bounds, or strings of one length without a pattern or a
+    /// format.
+    fn different(&self, items: &'s Value, n: usize) -> Option<Vec<Value>> {
+        const LETTERS: &str = "abcdefghijklmnopqrstuvwxyz";
+        if n > LETTERS.len() {
+            return None;
+        }
+        let map = self.resolve(items)?.as_object()?;
+        let choices: Option<Vec<Value>> = match map.get("enum") {
+            Some(Value::Array(values)) => Some(values.clone()),
+            _ => (map.get("oneOf").or_else(|| map.get("anyOf")))
+                .and_then(Value::as_array)
+                .and_then(|branches| {
+                    branches
+                        .iter()
+                        .map(|b| self.resolve(b).and_then(constant).cloned())
+                        .collect()
+                }),
+        };
+        if let Some(choices) = choices {
+            return choices.get(..n).map(<[Value]>::to_vec);
+        }
+        match map.get("type").and_then(Value::as_str)? {
+            "integer" if !map.contains_key("multipleOf") => {
+                let (low, high) = whole_bounds(map);
+                let start = whole_within(map)?;
+                (0..n)
+                    .map(|i| {
+                        let k = start.checked_add(i128::try_from(i).ok()?)?;
+                        high.is_none_or(|h| k <= h).then_some(())?;
+                        low.is_none_or(|l| k >= l).then(|| integer(k))?
+                    })
+                    .collect()
+            }
+            "string" if !map.contains_key("pattern") && !map.contains_key("format") => {
+                let min = map.get("minLength").and_then(Value::as_u64).unwrap_or(0);
+                let len = usize::try_from(min.max(1)).ok()?;
+                if map
+                    .get("maxLength")
+                    .and_then(Value::as_u64)
+                    .is_some_and(|max| max < len as u64)
+                {
+                    return None;
+                }
+                let rest = "a".repeat(len - 1);
+                Some(
+                    LETTERS
+                        .chars()
+                        .take(n)
+                        .map(|c| Value::from(format!("{c}{rest}")))
+                        .collect(),
+                )
+            }
+            _ => None,
+        }
     }
 
     /// Notes a value past each bound of a number: the next integer, or
@@ -694,20 +880,35 @@ impl<'s> Builder<'s> {
             Some(Value::Array(ts)) => ts.iter().any(|t| t == "integer"),
             _ => false,
         };
-        let step = |bound: &Value, up: bool| -> Option<Value> {
+        // A value past the bound; `Err(true)` where none is needed, `Err(false)`
+        // where none can be written.
+        let step = |bound: &Value, up: bool| -> Result<Value, bool> {
             if let Some(n) = exact(bound) {
-                return integer(if up { n + 1 } else { n - 1 });
+                // Past 64 bits, an integer is compared with its range on
+                // every call (see `shape`): enforced, whatever the type.
+                return integer(if up { n + 1 } else { n - 1 }).ok_or(true);
             }
-            let b = bound.as_f64()?;
-            let n = if up { b + 1.0 } else { b - 1.0 };
-            if integer_type || n == b || !n.is_finite() {
-                return None;
+            let b = bound.as_f64().ok_or(false)?;
+            if integer_type {
+                return Err(false);
             }
-            serde_json::Number::from_f64(n).map(Value::Number)
+            // Far enough that a single-precision float tells them apart.
+            let step = (b.abs() / f64::from(1 << 20)).max(1.0);
+            let n = if up { b + step } else { b - step };
+            if !n.is_finite() {
+                // No double lies past it: a call cannot send one.
+                return Err(true);
+            }
+            serde_json::Number::from_f64(n)
+                .map(Value::Number)
+                .ok_or(false)
         };
         for (keyword, up) in [("maximum", true), ("minimum", false)] {
             if let Some(bound) = map.get(keyword) {
-                self.bound(path, keyword, step(bound, up).map(Past::Value));
+                match step(bound, up) {
+                    Ok(past) => self.bound(path, keyword, Some(Past::Value(past))),
+                    Err(enforced) => self.untried(keyword, enforced),
+                }
             }
         }
         for keyword in ["exclusiveMaximum", "exclusiveMinimum"] {
@@ -715,8 +916,16 @@ impl<'s> Builder<'s> {
                 self.bound(path, keyword, Some(Past::Value(bound.clone())));
             }
         }
-        let off = off_multiple(map, integer_type);
-        self.bound(path, "multipleOf", off.map(Past::Value));
+        if let Some(multiple) = map.get("multipleOf") {
+            // Every integer is a multiple of 1, or of a half, a quarter, ….
+            let of_one = multiple
+                .as_f64()
+                .is_some_and(|m| m > 0.0 && (1.0 / m).fract() == 0.0);
+            match off_multiple(map, integer_type) {
+                Some(off) => self.bound(path, "multipleOf", Some(Past::Value(off))),
+                None => self.untried("multipleOf", integer_type && of_one),
+            }
+        }
     }
 
     fn string(&mut self, map: &'s Map<String, Value>, path: &[Step]) -> Option<Value> {
@@ -754,7 +963,12 @@ impl<'s> Builder<'s> {
             if let Some(max) = max.and_then(|m| m.checked_add(1)) {
                 self.bound(path, "maxLength", Some(of_len(max)));
             }
-            if min > 0 {
+            // Where every match is as long, the pattern enforces the
+            // minimum: a shorter string is not a match.
+            let least = regex_syntax::parse(pattern).map_or(0, |hir| least_chars(&hir));
+            if min > 0 && least >= min {
+                self.untried("minLength", true);
+            } else if min > 0 {
                 self.bound(path, "minLength", Some(of_len(min - 1)));
             }
             // The shortest match, or one as long as the bounds ask.
@@ -996,6 +1210,21 @@ fn matching(pattern: &str) -> Option<String> {
     let mut out = String::new();
     write_match(&hir, &mut out)?;
     Some(out)
+}
+
+/// The fewest characters a string `hir` matches can have.
+fn least_chars(hir: &Hir) -> u64 {
+    match hir.kind() {
+        HirKind::Empty | HirKind::Look(_) => 0,
+        HirKind::Literal(literal) => String::from_utf8_lossy(&literal.0).chars().count() as u64,
+        HirKind::Class(_) => 1,
+        HirKind::Repetition(repetition) => {
+            u64::from(repetition.min).saturating_mul(least_chars(&repetition.sub))
+        }
+        HirKind::Capture(capture) => least_chars(&capture.sub),
+        HirKind::Concat(parts) => parts.iter().map(least_chars).fold(0, u64::saturating_add),
+        HirKind::Alternation(branches) => branches.iter().map(least_chars).min().unwrap_or(0),
+    }
 }
 
 fn write_match(hir: &Hir, out: &mut String) -> Option<()> {

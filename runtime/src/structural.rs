@@ -54,7 +54,8 @@ pub(crate) fn read(
     serde: &mut dyn Serde,
 ) -> Result<(), (Gate, Rejection)> {
     // An untagged union is checked before serde reads it (see
-    // `Shape::walks_first`): gate by gate.
+    // `Shape::walks_first`): gate by gate. So are the bounds of a tool
+    // whose arguments gate 1 scanned in full for that (`bounded::start`).
     if let Some(limits) = raw.pending()
         && !def.shape.walks_first()
         && reader::read_with(raw.as_bytes(), raw.text(), limits, &def.shape, serde, true)
@@ -71,9 +72,9 @@ fn gate_by_gate(
     serde: &mut dyn Serde,
 ) -> Result<(), (Gate, Rejection)> {
     let raw = match raw.pending() {
-        Some(limits) => {
-            bounded::scan(raw.as_bytes(), limits).map_err(|r| (Gate::BoundedParse, r))?
-        }
+        Some(limits) => bounded::scan(raw.as_bytes(), limits)
+            .map_err(|r| (Gate::BoundedParse, r))?
+            .with_bounds_first(raw.bounds_first()),
         None => raw,
     };
     separately(raw, def, serde).map_err(|r| (Gate::Structure, r))
@@ -87,7 +88,7 @@ fn separately(raw: RawArgs<'_>, def: &ToolDef, serde: &mut dyn Serde) -> Result<
     } else {
         Cow::Borrowed(raw.as_str())
     };
-    if def.shape.walks_first() {
+    if def.shape.walks_first() || raw.bounds_first() {
         def.shape.explain(&text, schema)?;
     }
     // The single pass's own deserializer, reading as serde_json does, so

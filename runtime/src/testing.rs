@@ -706,6 +706,31 @@ pub fn check_arguments<S: Send + Sync + 'static>(
     toolbox.check_arguments(tool, arguments)
 }
 
+/// Whether each call of `tool` is checked against every bound its schema
+/// states before serde reads it, and so goes gate by gate rather than in
+/// one pass: where the schema has an untagged union (`anyOf`), or states
+/// a bound registration could not try (see
+/// [`RegisterError::UnenforcedBound`](crate::RegisterError::UnenforcedBound)).
+/// `None` for a tool the toolbox does not have.
+///
+/// ```
+/// # use toolgate::{tool, ToolError, Toolbox};
+/// /// Book a hotel.
+/// #[tool(effect = read)]
+/// fn book(#[garde(range(min = 1, max = 30))] nights: u8) -> Result<u8, ToolError> {
+///     Ok(nights)
+/// }
+/// let mut toolbox = Toolbox::new(());
+/// toolbox.register(Book).unwrap();
+/// assert_eq!(toolgate::testing::checked_before_serde(&toolbox, "book"), Some(false));
+/// ```
+pub fn checked_before_serde<S: Send + Sync + 'static>(
+    toolbox: &Toolbox<S>,
+    tool: &str,
+) -> Option<bool> {
+    toolbox.checked_before_serde(tool)
+}
+
 /// [`check_arguments`] gate by gate: gate 1's full scan first, then serde,
 /// the shape check and the rules, as the toolbox decides a call its
 /// single-pass reader stops on. Every call must get the same answer from

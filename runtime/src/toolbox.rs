@@ -73,6 +73,10 @@ struct Entry<S> {
     limits: Option<Limits>,
     /// The definition as shown, where it differs from the tool's own.
     shown: Option<Box<ToolDef>>,
+    /// Whether each call is checked against the schema's bounds before
+    /// serde reads it: its schema states a bound registration could not
+    /// try.
+    bounds_first: bool,
 }
 
 impl<S: 'static> Entry<S> {
@@ -398,13 +402,16 @@ impl<S: Send + Sync + 'static> Toolbox<S> {
             }
             None => {}
         }
-        if let Some(found) = crate::lengths::unenforced(&*tool, &mut compiled) {
-            return Err(RegisterError::UnenforcedBound {
-                tool: name,
-                keyword: found.keyword,
-                at: found.at,
-            });
-        }
+        let bounds_first = match crate::lengths::unenforced(&*tool, &mut compiled) {
+            Ok(tried) => !tried.all,
+            Err(found) => {
+                return Err(RegisterError::UnenforcedBound {
+                    tool: name,
+                    keyword: found.keyword,
+                    at: found.at,
+                });
+            }
+        };
         if self.tools.contains_key(name) {
             return Err(RegisterError::DuplicateName(name));
         }
@@ -416,6 +423,7 @@ impl<S: Send + Sync + 'static> Toolbox<S> {
                 tool,
                 limits,
                 shown,
+                bounds_first,
             },
         );
         Ok(self)
@@ -819,7 +827,15 @@ impl<S: Send + Sync + 'static> Toolbox<S> {
     ) -> Option<Result<(), Rejection>> {
         let entry = self.tools.get(name)?;
         let limits = entry.limits.as_ref().unwrap_or(&self.limits);
-        Some(bounded::begin(bytes, None, limits).and_then(|raw| entry.tool.__check(raw)))
+        let raw = bounded::start(bytes, None, limits, entry.bounds_first);
+        Some(raw.and_then(|raw| entry.tool.__check(raw)))
+    }
+
+    /// See [`crate::testing::checked_before_serde`].
+    #[cfg(feature = "testing")]
+    pub(crate) fn checked_before_serde(&self, name: &str) -> Option<bool> {
+        let entry = self.tools.get(name)?;
+        Some(entry.bounds_first || entry.def.shape.walks_first())
     }
 
     /// [`Self::check_arguments`], gate by gate: the full scan, then serde,
@@ -832,7 +848,12 @@ impl<S: Send + Sync + 'static> Toolbox<S> {
     ) -> Option<Result<(), Rejection>> {
         let entry = self.tools.get(name)?;
         let limits = entry.limits.unwrap_or(self.limits);
-        Some(bounded::scan(bytes, &limits).and_then(|raw| entry.tool.__check(raw)))
+        let raw = bounded::scan(bytes, &limits);
+        Some(raw.and_then(|raw| {
+            entry
+                .tool
+                .__check(raw.with_bounds_first(entry.bounds_first))
+        }))
     }
 
     async fn run(
@@ -862,7 +883,7 @@ impl<S: Send + Sync + 'static> Toolbox<S> {
     ) -> Call<'a> {
         let def = entry.def;
         let limits = entry.limits.as_ref().unwrap_or(&self.limits);
-        let raw = match bounded::begin(bytes, text, limits) {
+        let raw = match bounded::start(bytes, text, limits, entry.bounds_first) {
             Ok(raw) => raw,
             Err(rejection) => {
                 audit::rejected(ctx, def.name(), Gate::BoundedParse, &rejection);

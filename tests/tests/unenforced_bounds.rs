@@ -945,3 +945,225 @@ fn an_untagged_variant_serde_chose_is_held_to_its_own_rules() {
     assert!(validator.is_valid(&serde_json::from_str(city).unwrap()));
     assert_eq!(check(city), Err(toolgate::Code::PatternMismatch));
 }
+
+/// Where registration cannot try a bound, each call is checked against
+/// the schema's bounds before serde reads it.
+mod untried {
+    use super::*;
+    use toolgate::testing::{check_arguments, checked_before_serde};
+
+    fn refusal<S: Send + Sync + 'static>(
+        toolbox: &Toolbox<S>,
+        tool: &str,
+        args: &str,
+    ) -> Option<(toolgate::Code, String)> {
+        let checked = check_arguments(toolbox, tool, args.as_bytes()).unwrap();
+        checked.err().map(|r| (r.code(), r.path().to_owned()))
+    }
+
+    #[derive(Debug, Deserialize, JsonSchema, garde::Validate)]
+    #[serde(deny_unknown_fields)]
+    pub struct Contact {
+        /// An address of at most 20 characters, the length by the schema
+        /// alone: a value past it beside a `format` is not easy to write.
+        #[schemars(email, length(max = 20))]
+        #[garde(skip)]
+        pub email: String,
+    }
+
+    /// Add a contact.
+    #[tool(effect = read)]
+    pub fn add_contact(#[garde(dive)] contact: Contact) -> Result<usize, ToolError> {
+        Ok(contact.email.len())
+    }
+
+    #[test]
+    fn a_length_beside_a_format_is_checked_as_each_call_is_read() {
+        let mut toolbox = Toolbox::new(());
+        toolbox.register(AddContact).unwrap();
+        assert_eq!(checked_before_serde(&toolbox, "add_contact"), Some(true));
+        assert_eq!(
+            refusal(
+                &toolbox,
+                "add_contact",
+                r#"{"contact":{"email":"a@example.com"}}"#
+            ),
+            None
+        );
+        assert_eq!(
+            refusal(
+                &toolbox,
+                "add_contact",
+                r#"{"contact":{"email":"averyveryverylongname@example.com"}}"#
+            ),
+            Some((toolgate::Code::InvalidLength, "/contact/email".to_owned()))
+        );
+    }
+
+    fn served(city: &str, _: &()) -> garde::Result {
+        match city {
+            "Paris" | "Lyon" => Ok(()),
+            _ => Err(garde::Error::new("is not a city we serve")),
+        }
+    }
+
+    /// A custom rule refuses the simplest instance, so registration tries
+    /// nothing; the party's size is the schema's alone.
+    #[tool(effect = read)]
+    pub fn plan_tour(
+        #[garde(custom(served))] city: String,
+        #[garde(dive)] party: Party,
+    ) -> Result<usize, ToolError> {
+        Ok(city.len() + usize::from(party.size))
+    }
+
+    #[derive(Debug, Deserialize, JsonSchema, garde::Validate)]
+    #[serde(deny_unknown_fields)]
+    pub struct Party {
+        /// At most 12 people, by the schema alone.
+        #[schemars(range(max = 12))]
+        #[garde(skip)]
+        pub size: u8,
+    }
+
+    #[test]
+    fn bounds_of_a_tool_whose_simplest_call_is_refused_are_checked_as_each_call_is_read() {
+        let mut toolbox = Toolbox::new(());
+        toolbox.register(PlanTour).unwrap();
+        assert_eq!(checked_before_serde(&toolbox, "plan_tour"), Some(true));
+        assert_eq!(
+            refusal(
+                &toolbox,
+                "plan_tour",
+                r#"{"city":"Paris","party":{"size":12}}"#
+            ),
+            None
+        );
+        assert_eq!(
+            refusal(
+                &toolbox,
+                "plan_tour",
+                r#"{"city":"Paris","party":{"size":13}}"#
+            ),
+            Some((toolgate::Code::OutOfRange, "/party/size".to_owned()))
+        );
+        // A call, not only its gates 1–3.
+        let ctx = toolgate::ToolContext::new("agent_1", "tenant_a", "req_1").allow_all_tools();
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .build()
+            .unwrap();
+        let call =
+            |args: &'static str| runtime.block_on(toolbox.call(&ctx, "plan_tour", args.as_bytes()));
+        assert!(matches!(
+            call(r#"{"city":"Lyon","party":{"size":12}}"#),
+            toolgate::Outcome::Done(_)
+        ));
+        match call(r#"{"city":"Lyon","party":{"size":13}}"#) {
+            toolgate::Outcome::Rejected(r) => assert_eq!(r.code(), toolgate::Code::OutOfRange),
+            other => panic!("{other:?}"),
+        }
+    }
+
+    /// A hand-written `oneOf` whose branches nothing tells apart.
+    #[derive(Debug, Deserialize)]
+    #[serde(untagged)]
+    pub enum Code {
+        Short(String),
+    }
+
+    impl JsonSchema for Code {
+        fn schema_name() -> std::borrow::Cow<'static, str> {
+            "Code".into()
+        }
+        fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+            schemars::json_schema!({"oneOf": [
+                {"type": "string", "maxLength": 3},
+                {"type": "string", "pattern": "^[0-9]+$"}
+            ]})
+        }
+    }
+
+    /// Redeem a code.
+    #[tool(effect = read)]
+    pub fn redeem(#[garde(skip)] code: Code) -> Result<bool, ToolError> {
+        let Code::Short(code) = code;
+        Ok(code.is_empty())
+    }
+
+    #[test]
+    fn bounds_inside_a_hand_written_one_of_are_checked_as_each_call_is_read() {
+        let mut toolbox = Toolbox::new(());
+        toolbox.register(Redeem).unwrap();
+        assert_eq!(checked_before_serde(&toolbox, "redeem"), Some(true));
+        assert_eq!(refusal(&toolbox, "redeem", r#"{"code":"ab"}"#), None);
+        assert_eq!(refusal(&toolbox, "redeem", r#"{"code":"123456"}"#), None);
+        assert!(refusal(&toolbox, "redeem", r#"{"code":"abcdef"}"#).is_some());
+    }
+
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, JsonSchema)]
+    #[serde(rename_all = "snake_case")]
+    pub enum Column {
+        Id,
+        Status,
+        Email,
+    }
+
+    #[derive(Debug, Deserialize, JsonSchema, garde::Validate)]
+    #[serde(transparent)]
+    #[schemars(extend("uniqueItems" = true))]
+    pub struct Columns(
+        /// At most two, by the schema alone; each once, by a rule.
+        #[schemars(length(max = 2))]
+        #[garde(custom(each_once))]
+        pub Vec<Column>,
+    );
+
+    fn each_once(columns: &[Column], _: &()) -> garde::Result {
+        let twice = columns
+            .iter()
+            .enumerate()
+            .any(|(i, c)| columns[..i].contains(c));
+        if twice {
+            Err(garde::Error::new("lists a column twice"))
+        } else {
+            Ok(())
+        }
+    }
+
+    /// Pick columns.
+    #[tool(effect = read)]
+    pub fn pick_columns(#[garde(dive)] columns: Columns) -> Result<usize, ToolError> {
+        Ok(columns.0.len())
+    }
+
+    #[test]
+    fn an_item_count_where_items_must_differ_is_tried_with_different_items() {
+        assert_eq!(
+            unenforced(PickColumns),
+            Some(("maxItems", "/columns".to_owned()))
+        );
+    }
+
+    #[test]
+    fn the_example_tools_are_read_in_one_pass() {
+        use toolgate_examples::{export, hotel, invoice};
+        let mut hotels = Toolbox::new(hotel::Hotels::demo());
+        hotels.register(hotel::BookHotel).unwrap();
+        assert_eq!(checked_before_serde(&hotels, "book_hotel"), Some(false));
+        let mut accounts = Toolbox::new(export::Accounts::demo());
+        accounts.register(export::ScheduleExport).unwrap();
+        assert_eq!(
+            checked_before_serde(&accounts, "schedule_export"),
+            Some(false)
+        );
+        let mut billing = Toolbox::new(invoice::Billing::demo());
+        billing.register(invoice::RefundInvoice).unwrap();
+        assert_eq!(
+            checked_before_serde(&billing, "refund_invoice"),
+            Some(false)
+        );
+        let mut lookups = Toolbox::new(());
+        lookups.register(LookUp).unwrap();
+        assert_eq!(checked_before_serde(&lookups, "look_up"), Some(true));
+    }
+}

@@ -124,8 +124,9 @@ const BOUNDS: [&str; 10] = [
 /// found unenforced.
 #[derive(Debug, PartialEq, Eq)]
 pub(crate) struct Tried {
-    /// Whether each was tried, and refused, by the tool. Where not, each
-    /// call is checked against the bounds before serde reads it.
+    /// Whether each, at each place, was tried and refused by the tool, or
+    /// needs no try (see `Builder::untried`). Where not, each call is
+    /// checked against the bounds before serde reads it.
     pub(crate) all: bool,
 }
 
@@ -145,10 +146,10 @@ pub(crate) fn unenforced<S: 'static>(
 ) -> Result<Tried, Unenforced> {
     let schema = tool.definition().schema();
     let mut tried: Vec<(String, &'static str, usize)> = Vec::new();
-    // Each bound the tool refused a value past, by its subschema.
-    let mut refused: Vec<(usize, &'static str)> = Vec::new();
+    // Each bound the tool refused a value past, by its place.
+    let mut refused: Vec<(String, &'static str)> = Vec::new();
     for (builder, base) in built(schema, true) {
-        refused.extend(&builder.enforced);
+        refused.extend(builder.enforced.iter().cloned());
         if passes(tool, &base).is_err() {
             continue;
         }
@@ -167,38 +168,59 @@ pub(crate) fn unenforced<S: 'static>(
                     let (at, keyword, _) = key;
                     return Err(Unenforced { keyword, at });
                 }
-                refused.push((bound.site, bound.keyword));
+                refused.push((bound.place.clone(), bound.keyword));
             }
             tried.push(key);
         }
     }
-    let all = stated(schema).iter().all(|bound| refused.contains(bound));
+    let all = stated(schema).is_some_and(|stated| stated.iter().all(|b| refused.contains(b)));
     Ok(Tried { all })
 }
 
 /// Every bound ([`BOUNDS`]) that a subschema reachable from the root of
-/// `schema` states, by the subschema's address (as [`Bound::site`]):
-/// through the keywords the shape guard follows.
-fn stated(schema: &Value) -> Vec<(usize, &'static str)> {
+/// `schema` states, by its place: the steps from the root to it through
+/// the keywords the shape guard follows (a `$ref` is no step), as
+/// [`Builder`] takes them; the keywords beside a `$ref` are listed too,
+/// which the builder never tries. A subschema reached by several ways is listed
+/// once for each, a recursive one down to its first repeat. `None` past
+/// [`MAX_PLACES`].
+fn stated(schema: &Value) -> Option<Vec<(String, &'static str)>> {
     let mut out = Vec::new();
-    let mut seen = Vec::new();
-    stated_in(schema, schema, 0, &mut out, &mut seen);
-    out
+    let mut visits = 0;
+    stated_in(
+        schema,
+        schema,
+        &mut String::new(),
+        &mut Vec::new(),
+        &mut visits,
+        &mut out,
+    )?;
+    Some(out)
 }
+
+/// The most places [`stated`] walks before it gives up: the schemas of
+/// shared definitions reached in many ways.
+const MAX_PLACES: usize = 4096;
 
 fn stated_in(
     root: &Value,
     node: &Value,
-    depth: usize,
-    out: &mut Vec<(usize, &'static str)>,
-    seen: &mut Vec<usize>,
-) {
-    let Value::Object(map) = node else { return };
+    route: &mut String,
+    above: &mut Vec<usize>,
+    visits: &mut usize,
+    out: &mut Vec<(String, &'static str)>,
+) -> Option<()> {
+    let Value::Object(map) = node else {
+        return Some(());
+    };
     let site = core::ptr::from_ref(map) as usize;
-    if depth > 64 || seen.contains(&site) {
-        return;
+    if above.contains(&site) {
+        return Some(());
     }
-    seen.push(site);
+    *visits += 1;
+    if *visits > MAX_PLACES || above.len() > 64 {
+        return None;
+    }
     // A minimum length or count of 0 bounds nothing.
     let zero = |keyword: &str| {
         matches!(keyword, "minLength" | "minItems")
@@ -208,27 +230,46 @@ fn stated_in(
         BOUNDS
             .iter()
             .filter(|keyword| map.contains_key(**keyword) && !zero(keyword))
-            .map(|keyword| (site, *keyword)),
+            .map(|keyword| (route.clone(), *keyword)),
     );
-    let mut follow = |child: &Value| stated_in(root, child, depth + 1, out, seen);
-    if let Some(target) = (map.get("$ref").and_then(Value::as_str))
-        .and_then(|r| r.strip_prefix('#'))
-        .and_then(|p| root.pointer(p))
-    {
-        follow(target);
-    }
+    above.push(site);
     for (key, value) in map {
-        match (key.as_str(), value) {
-            ("properties" | "patternProperties", Value::Object(children)) => {
-                children.values().for_each(&mut follow);
+        let children: Vec<(String, &Value)> = match (key.as_str(), value) {
+            ("properties" | "patternProperties", Value::Object(children)) => children
+                .iter()
+                .map(|(name, child)| (format!("{key}/{}", escaped(name)), child))
+                .collect(),
+            ("items" | "additionalProperties", child) => vec![(key.clone(), child)],
+            ("prefixItems" | "allOf" | "anyOf" | "oneOf", Value::Array(children)) => children
+                .iter()
+                .enumerate()
+                .map(|(i, child)| (format!("{key}/{i}"), child))
+                .collect(),
+            // In place: the builder resolves it where it stands.
+            ("$ref", Value::String(target)) => (target.strip_prefix('#'))
+                .and_then(|pointer| root.pointer(pointer))
+                .map(|child| vec![(String::new(), child)])
+                .unwrap_or_default(),
+            _ => Vec::new(),
+        };
+        for (step, child) in children {
+            let mark = route.len();
+            if !step.is_empty() {
+                route.push('/');
+                route.push_str(&step);
             }
-            ("items" | "additionalProperties", child) => follow(child),
-            ("prefixItems" | "allOf" | "anyOf" | "oneOf", Value::Array(children)) => {
-                children.iter().for_each(&mut follow);
-            }
-            _ => {}
+            let walked = stated_in(root, child, route, above, visits, out);
+            route.truncate(mark);
+            walked?;
         }
     }
+    above.pop();
+    Some(())
+}
+
+/// A name as one step of a place: `~` and `/` escaped as in a JSON Pointer.
+fn escaped(name: &str) -> String {
+    name.replace('~', "~0").replace('/', "~1")
 }
 
 /// What tells apart the objects a union's branch takes (see
@@ -244,6 +285,9 @@ struct Bound {
     /// arguments may be described by different subschemas in different
     /// variants.
     site: usize,
+    /// Where the subschema is reached from the root (see [`stated`]): one
+    /// subschema may be reached by several ways, each tried on its own.
+    place: String,
 }
 
 /// A value past a bound, made only when tried.
@@ -438,8 +482,11 @@ struct Builder<'s> {
     /// The address of the subschema whose value is being built.
     site: usize,
     /// Bounds that need no value past them (see [`Self::untried`]), by
-    /// their subschema's address.
-    enforced: Vec<(usize, &'static str)>,
+    /// their place.
+    enforced: Vec<(String, &'static str)>,
+    /// The place of the subschema whose value is being built: the steps
+    /// from the root to it (see [`stated`]).
+    route: String,
 }
 
 impl<'s> Builder<'s> {
@@ -455,6 +502,7 @@ impl<'s> Builder<'s> {
             unions: 0,
             site: 0,
             enforced: Vec::new(),
+            route: String::new(),
         }
     }
 
@@ -547,11 +595,22 @@ impl<'s> Builder<'s> {
 
     /// Notes that the bound `keyword` of the subschema being built gets no
     /// value past it: `enforced` where none is needed (no value past it
-    /// can be sent, or every call is checked against it).
+    /// can be sent, every integer written past 64 bits is compared with
+    /// it, or the pattern beside it refuses what it would).
     fn untried(&mut self, keyword: &'static str, enforced: bool) {
         if enforced {
-            self.enforced.push((self.site, keyword));
+            self.enforced.push((self.route.clone(), keyword));
         }
+    }
+
+    /// `build` one step further from the root, by `step`.
+    fn stepping<T>(&mut self, step: &str, build: impl FnOnce(&mut Self) -> T) -> T {
+        let mark = self.route.len();
+        self.route.push('/');
+        self.route.push_str(step);
+        let built = build(self);
+        self.route.truncate(mark);
+        built
     }
 
     /// Notes `past`, a value put past the bound `keyword` states for the
@@ -563,6 +622,7 @@ impl<'s> Builder<'s> {
                 keyword,
                 past,
                 site: self.site,
+                place: self.route.clone(),
             });
         }
     }
@@ -624,7 +684,16 @@ impl<'s> Builder<'s> {
                 Some(a) => usize::from(!a.as_ref().is_some_and(alone)),
             };
             self.unions += union;
-            let value = self.value(chosen, depth, path);
+            let key = if map.contains_key("anyOf") {
+                "anyOf"
+            } else {
+                "oneOf"
+            };
+            let at = branches
+                .iter()
+                .position(|b| core::ptr::eq(b, chosen))
+                .unwrap_or(0);
+            let value = self.stepping(&format!("{key}/{at}"), |b| b.value(chosen, depth, path));
             self.unions -= union;
             return value;
         }
@@ -693,7 +762,8 @@ impl<'s> Builder<'s> {
                 continue;
             }
             path.push(Step::Key(name.clone()));
-            let value = self.value(schema, depth + 1, path);
+            let step = format!("properties/{}", escaped(name));
+            let value = self.stepping(&step, |b| b.value(schema, depth + 1, path));
             path.pop();
             out.insert(name.clone(), value?);
         }
@@ -727,7 +797,11 @@ impl<'s> Builder<'s> {
                     return None;
                 }
                 path.push(Step::Key(key.clone()));
-                let value = self.value(schema, depth + 1, path);
+                let step = pattern.map_or_else(
+                    || "additionalProperties".to_owned(),
+                    |p| format!("patternProperties/{}", escaped(p)),
+                );
+                let value = self.stepping(&step, |b| b.value(schema, depth + 1, path));
                 path.pop();
                 out.insert(key, value?);
             }
@@ -748,7 +822,9 @@ impl<'s> Builder<'s> {
         if let Some(Value::Array(prefix)) = map.get("prefixItems") {
             for (i, schema) in prefix.iter().enumerate() {
                 path.push(Step::Index(i));
-                let value = self.value(schema, depth + 1, path);
+                let value = self.stepping(&format!("prefixItems/{i}"), |b| {
+                    b.value(schema, depth + 1, path)
+                });
                 path.pop();
                 out.push(value?);
             }
@@ -777,7 +853,7 @@ impl<'s> Builder<'s> {
         if let Some(items) = map.get("items").filter(|i| i.is_object()) {
             for i in 0..count {
                 path.push(Step::Index(usize::try_from(i).ok()?));
-                let value = self.value(items, depth + 1, path);
+                let value = self.stepping("items", |b| b.value(items, depth + 1, path));
                 path.pop();
                 out.push(value?);
             }
@@ -880,16 +956,30 @@ impl<'s> Builder<'s> {
             Some(Value::Array(ts)) => ts.iter().any(|t| t == "integer"),
             _ => false,
         };
+        // Only integers (or null): no fraction is a value of it.
+        let integers_only = match map.get("type") {
+            Some(Value::String(t)) => t == "integer",
+            Some(Value::Array(ts)) => {
+                ts.iter().any(|t| t == "integer")
+                    && ts.iter().all(|t| t == "integer" || t == "null")
+            }
+            _ => false,
+        };
+        let single = map.get("format").and_then(Value::as_str) == Some("float");
         // A value past the bound; `Err(true)` where none is needed, `Err(false)`
         // where none can be written.
         let step = |bound: &Value, up: bool| -> Result<Value, bool> {
             if let Some(n) = exact(bound) {
-                // Past 64 bits, an integer is compared with its range on
-                // every call (see `shape`): enforced, whatever the type.
-                return integer(if up { n + 1 } else { n - 1 }).ok_or(true);
+                // Past 64 bits, an integer written as one is compared with
+                // its range on every call (see `shape`): enforced where
+                // the value can only be an integer.
+                return integer(if up { n + 1 } else { n - 1 }).ok_or(integers_only);
             }
             let b = bound.as_f64().ok_or(false)?;
-            if integer_type {
+            // A bound a single-precision float cannot hold: values past it
+            // may read as the bound itself.
+            #[allow(clippy::cast_possible_truncation)]
+            if integer_type || (single && f64::from(b as f32) != b) {
                 return Err(false);
             }
             // Far enough that a single-precision float tells them apart.
@@ -918,12 +1008,10 @@ impl<'s> Builder<'s> {
         }
         if let Some(multiple) = map.get("multipleOf") {
             // Every integer is a multiple of 1, or of a half, a quarter, ….
-            let of_one = multiple
-                .as_f64()
-                .is_some_and(|m| m > 0.0 && (1.0 / m).fract() == 0.0);
+            let of_one = crate::shape::divides_one(multiple);
             match off_multiple(map, integer_type) {
                 Some(off) => self.bound(path, "multipleOf", Some(Past::Value(off))),
-                None => self.untried("multipleOf", integer_type && of_one),
+                None => self.untried("multipleOf", integers_only && of_one),
             }
         }
     }

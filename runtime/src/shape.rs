@@ -165,6 +165,15 @@ impl Tagged {
     }
 }
 
+/// Whether `multiple` divides 1, as `multipleOf` reads it (see
+/// `Number::is_multiple_of`): every integer is then a multiple of it.
+pub(crate) fn divides_one(multiple: &Value) -> bool {
+    Number::of(multiple).is_some_and(|m| {
+        m.cmp(Number::Integer(0)) == Some(core::cmp::Ordering::Greater)
+            && Number::Integer(1).is_multiple_of(m)
+    })
+}
+
 /// A JSON number, exactly for integers that fit 128 bits.
 #[derive(Clone, Copy, Debug, PartialEq, PartialOrd)]
 enum Number {

@@ -1167,3 +1167,147 @@ mod untried {
         assert_eq!(checked_before_serde(&lookups, "look_up"), Some(true));
     }
 }
+
+/// Places registration reaches in one way and not in another: each way is
+/// tried, or checked on every call.
+mod every_place {
+    use super::*;
+    use std::collections::HashMap;
+    use toolgate::testing::{check_arguments, checked_before_serde};
+
+    /// A short text: at most 3 characters, by a rule and the schema.
+    #[derive(Debug, Deserialize, garde::Validate)]
+    #[serde(transparent)]
+    pub struct Short(#[garde(length(chars, max = 3))] pub String);
+
+    impl JsonSchema for Short {
+        fn schema_name() -> std::borrow::Cow<'static, str> {
+            "Short".into()
+        }
+        fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+            schemars::json_schema!({"type": "string", "maxLength": 3})
+        }
+    }
+
+    /// A text or a number, by a hand-written `oneOf` that names `Short`.
+    #[derive(Debug, Deserialize)]
+    #[serde(untagged)]
+    pub enum Either {
+        Text(String),
+        Number(i64),
+    }
+
+    impl JsonSchema for Either {
+        fn schema_name() -> std::borrow::Cow<'static, str> {
+            "Either".into()
+        }
+        fn json_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
+            let short = generator.subschema_for::<Short>();
+            schemars::json_schema!({"oneOf": [short, {"type": "integer"}]})
+        }
+    }
+
+    /// Tag twice.
+    #[tool(effect = read)]
+    pub fn tag_twice(
+        #[garde(dive)] first: Short,
+        #[garde(skip)] second: Either,
+    ) -> Result<bool, ToolError> {
+        let second = match second {
+            Either::Text(text) => text.len(),
+            Either::Number(n) => usize::from(n == 0),
+        };
+        Ok(first.0.len() + second > 0)
+    }
+
+    #[derive(Debug, Deserialize, JsonSchema, garde::Validate)]
+    pub struct Labels {
+        #[garde(dive)]
+        pub main: Short,
+        #[serde(flatten)]
+        #[garde(skip)]
+        pub rest: HashMap<String, Short>,
+    }
+
+    /// Keep labels.
+    #[tool(effect = read)]
+    pub fn keep_labels(#[garde(dive)] labels: Labels) -> Result<usize, ToolError> {
+        Ok(labels.rest.len())
+    }
+
+    #[derive(Debug, Deserialize, JsonSchema, garde::Validate)]
+    #[serde(deny_unknown_fields)]
+    pub struct Amount {
+        /// A double below 2^64, by the schema alone.
+        #[schemars(extend("maximum" = 18446744073709551615u64))]
+        #[garde(skip)]
+        pub value: f64,
+        /// An integer that is a multiple of a third, by the schema alone:
+        /// only 0 is, as the schema reads it.
+        #[schemars(extend("multipleOf" = 0.3333333333333333))]
+        #[garde(skip)]
+        pub thirds: i64,
+        /// At most 0.1, which a single-precision float cannot hold.
+        #[garde(range(max = 0.1))]
+        pub ratio: f32,
+    }
+
+    /// Weigh an amount.
+    #[tool(effect = read)]
+    pub fn weigh(#[garde(dive)] amount: Amount) -> Result<bool, ToolError> {
+        Ok(amount.value > 0.0 && amount.thirds == 0 && amount.ratio > 0.0)
+    }
+
+    fn refused<S: Send + Sync + 'static>(toolbox: &Toolbox<S>, tool: &str, args: &str) -> bool {
+        check_arguments(toolbox, tool, args.as_bytes())
+            .unwrap()
+            .is_err()
+    }
+
+    #[test]
+    fn a_definition_tried_in_one_place_is_checked_in_the_others() {
+        let mut toolbox = Toolbox::new(());
+        toolbox.register(TagTwice).unwrap();
+        toolbox.register(KeepLabels).unwrap();
+        assert_eq!(checked_before_serde(&toolbox, "tag_twice"), Some(true));
+        assert!(!refused(
+            &toolbox,
+            "tag_twice",
+            r#"{"first":"abc","second":"abc"}"#
+        ));
+        assert!(refused(
+            &toolbox,
+            "tag_twice",
+            r#"{"first":"abc","second":"abcdefgh"}"#
+        ));
+        assert_eq!(checked_before_serde(&toolbox, "keep_labels"), Some(true));
+        assert!(!refused(
+            &toolbox,
+            "keep_labels",
+            r#"{"labels":{"main":"abc","x":"abc"}}"#
+        ));
+        assert!(refused(
+            &toolbox,
+            "keep_labels",
+            r#"{"labels":{"main":"abc","x":"abcdefgh"}}"#
+        ));
+    }
+
+    #[test]
+    fn bounds_counted_enforced_only_where_they_are() {
+        let mut toolbox = Toolbox::new(());
+        toolbox.register(Weigh).unwrap();
+        assert_eq!(checked_before_serde(&toolbox, "weigh"), Some(true));
+        let call = |value: &str, thirds: &str, ratio: &str| {
+            format!(r#"{{"amount":{{"value":{value},"thirds":{thirds},"ratio":{ratio}}}}}"#)
+        };
+        assert!(!refused(&toolbox, "weigh", &call("1.5", "0", "0.1")));
+        assert!(refused(&toolbox, "weigh", &call("1e30", "0", "0.1")));
+        assert!(refused(&toolbox, "weigh", &call("1.5", "3", "0.1")));
+        assert!(refused(
+            &toolbox,
+            "weigh",
+            &call("1.5", "0", "0.1000000001")
+        ));
+    }
+}

@@ -3,8 +3,9 @@
 //! number of calls, the path (`toolgate`: gates 1–3, the default; `floor`:
 //! serde_json, then garde with every rule gate 3 runs) and the tool (`book_hotel`, the default,
 //! `schedule_export`, `refund_invoice`, `find_notes` with an optional
-//! argument left out and `find_notes_null` with it `null`, or
-//! `tag_notes`, an array of strings).
+//! argument left out and `find_notes_null` with it `null`,
+//! `find_saved_notes`, the same read gate by gate, or `tag_notes`, an
+//! array of strings).
 //!
 //! ```sh
 //! cargo bench -p toolgate-tests --bench probe --no-run
@@ -23,6 +24,28 @@ use toolgate_examples::{export, hotel, invoice};
 fn find_notes(
     /// What to look for.
     #[garde(length(chars, min = 1, max = 64))]
+    query: String,
+    /// At most this many.
+    #[garde(inner(range(min = 1, max = 50)))]
+    limit: Option<u8>,
+) -> Result<usize, ToolError> {
+    Ok(query.len() + usize::from(limit.unwrap_or(10)))
+}
+
+fn known_query(query: &str, _: &()) -> garde::Result {
+    match query {
+        "invoices due" | "invoices paid" => Ok(()),
+        _ => Err(garde::Error::new("is not a saved search")),
+    }
+}
+
+/// Find notes by a saved search: `find_notes` with a rule that refuses
+/// the simplest call, so registration tries none of its bounds and each
+/// call is checked against them before serde reads it, gate by gate.
+#[tool(effect = read)]
+fn find_saved_notes(
+    /// A saved search.
+    #[garde(length(chars, min = 1, max = 64), custom(known_query))]
     query: String,
     /// At most this many.
     #[garde(inner(range(min = 1, max = 50)))]
@@ -93,6 +116,16 @@ fn main() {
             toolbox.register(TagNotes).unwrap();
             let bytes = br#"{"tags":["billing","q3","overdue"],"limit":20}"#;
             run::<_, TagNotesArgs>(&toolbox, &tool, bytes, calls, floor)
+        }
+        "find_saved_notes" => {
+            let mut toolbox = Toolbox::new(());
+            toolbox.register(FindSavedNotes).unwrap();
+            assert_eq!(
+                toolgate::testing::checked_before_serde(&toolbox, "find_saved_notes"),
+                Some(true)
+            );
+            let bytes = br#"{"query":"invoices due"}"#;
+            run::<_, FindSavedNotesArgs>(&toolbox, &tool, bytes, calls, floor)
         }
         "find_notes" | "find_notes_null" => {
             let mut toolbox = Toolbox::new(());

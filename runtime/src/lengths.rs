@@ -125,7 +125,7 @@ const BOUNDS: [&str; 10] = [
 #[derive(Debug, PartialEq, Eq)]
 pub(crate) struct Tried {
     /// Whether each, at each place, was tried and refused by the tool, or
-    /// needs no try (see `Builder::untried`). Where not, each call is
+    /// needs no try (see `Builder::enforced`). Where not, each call is
     /// checked against the bounds before serde reads it.
     pub(crate) all: bool,
 }
@@ -145,7 +145,7 @@ pub(crate) fn unenforced<S: 'static>(
     compiled: &mut Compiled,
 ) -> Result<Tried, Unenforced> {
     let schema = tool.definition().schema();
-    let mut tried: Vec<(String, &'static str, usize)> = Vec::new();
+    let mut tried: Vec<(String, &'static str, String)> = Vec::new();
     // Each bound the tool refused a value past, by its place.
     let mut refused: Vec<(String, &'static str)> = Vec::new();
     for (builder, base) in built(schema, true) {
@@ -154,7 +154,11 @@ pub(crate) fn unenforced<S: 'static>(
             continue;
         }
         for bound in builder.bounds {
-            let key = (pointer::of_steps(&bound.path), bound.keyword, bound.site);
+            let key = (
+                pointer::exact_of_steps(&bound.path),
+                bound.keyword,
+                bound.place.clone(),
+            );
             if tried.contains(&key) {
                 continue;
             }
@@ -165,8 +169,11 @@ pub(crate) fn unenforced<S: 'static>(
             ) {
                 *slot = past;
                 if passes(tool, &instance).is_ok() {
-                    let (at, keyword, _) = key;
-                    return Err(Unenforced { keyword, at });
+                    let at = pointer::of_steps(&bound.path);
+                    return Err(Unenforced {
+                        keyword: bound.keyword,
+                        at,
+                    });
                 }
                 refused.push((bound.place.clone(), bound.keyword));
             }
@@ -237,7 +244,7 @@ fn stated_in(
         let children: Vec<(String, &Value)> = match (key.as_str(), value) {
             ("properties" | "patternProperties", Value::Object(children)) => children
                 .iter()
-                .map(|(name, child)| (format!("{key}/{}", escaped(name)), child))
+                .map(|(name, child)| (named(key, name), child))
                 .collect(),
             ("items" | "additionalProperties", child) => vec![(key.clone(), child)],
             ("prefixItems" | "allOf" | "anyOf" | "oneOf", Value::Array(children)) => children
@@ -267,9 +274,10 @@ fn stated_in(
     Some(())
 }
 
-/// A name as one step of a place: `~` and `/` escaped as in a JSON Pointer.
-fn escaped(name: &str) -> String {
-    name.replace('~', "~0").replace('/', "~1")
+/// `keyword` and a name under it, as one step of a place: the name
+/// escaped as in a JSON Pointer.
+fn named(keyword: &str, name: &str) -> String {
+    keyword.to_owned() + &pointer::exact([pointer::Segment::Key(name)])
 }
 
 /// What tells apart the objects a union's branch takes (see
@@ -281,12 +289,10 @@ struct Bound {
     path: Vec<Step>,
     keyword: &'static str,
     past: Past,
-    /// The subschema that states it, by address: one place in the
-    /// arguments may be described by different subschemas in different
-    /// variants.
-    site: usize,
-    /// Where the subschema is reached from the root (see [`stated`]): one
-    /// subschema may be reached by several ways, each tried on its own.
+    /// Where the subschema that states it is reached from the root (see
+    /// [`stated`]): one subschema may be reached by several ways, each
+    /// tried on its own, and one place in the arguments may be described
+    /// by different subschemas in different variants.
     place: String,
 }
 
@@ -479,9 +485,7 @@ struct Builder<'s> {
     /// value being built is inside: a value past a bound there may be
     /// another branch's.
     unions: usize,
-    /// The address of the subschema whose value is being built.
-    site: usize,
-    /// Bounds that need no value past them (see [`Self::untried`]), by
+    /// Bounds that need no value past them (see [`Self::enforced`]), by
     /// their place.
     enforced: Vec<(String, &'static str)>,
     /// The place of the subschema whose value is being built: the steps
@@ -500,7 +504,6 @@ impl<'s> Builder<'s> {
             bounds: Vec::new(),
             bounded: Vec::new(),
             unions: 0,
-            site: 0,
             enforced: Vec::new(),
             route: String::new(),
         }
@@ -593,14 +596,12 @@ impl<'s> Builder<'s> {
         (!tags.is_empty()).then_some(tags)
     }
 
-    /// Notes that the bound `keyword` of the subschema being built gets no
-    /// value past it: `enforced` where none is needed (no value past it
-    /// can be sent, every integer written past 64 bits is compared with
-    /// it, or the pattern beside it refuses what it would).
-    fn untried(&mut self, keyword: &'static str, enforced: bool) {
-        if enforced {
-            self.enforced.push((self.route.clone(), keyword));
-        }
+    /// Notes that the bound `keyword` of the subschema being built needs
+    /// no value past it: none can be sent, every integer written past 64
+    /// bits is compared with it, or the pattern beside it refuses what it
+    /// would.
+    fn enforced(&mut self, keyword: &'static str) {
+        self.enforced.push((self.route.clone(), keyword));
     }
 
     /// `build` one step further from the root, by `step`.
@@ -621,7 +622,6 @@ impl<'s> Builder<'s> {
                 path: path.to_vec(),
                 keyword,
                 past,
-                site: self.site,
                 place: self.route.clone(),
             });
         }
@@ -646,7 +646,6 @@ impl<'s> Builder<'s> {
         let Value::Object(map) = node else {
             return Some(Value::Null);
         };
-        self.site = core::ptr::from_ref(map) as usize;
         if let Some(value) = map.get("const") {
             return Some(value.clone());
         }
@@ -762,7 +761,7 @@ impl<'s> Builder<'s> {
                 continue;
             }
             path.push(Step::Key(name.clone()));
-            let step = format!("properties/{}", escaped(name));
+            let step = named("properties", name);
             let value = self.stepping(&step, |b| b.value(schema, depth + 1, path));
             path.pop();
             out.insert(name.clone(), value?);
@@ -799,7 +798,7 @@ impl<'s> Builder<'s> {
                 path.push(Step::Key(key.clone()));
                 let step = pattern.map_or_else(
                     || "additionalProperties".to_owned(),
-                    |p| format!("patternProperties/{}", escaped(p)),
+                    |p| named("patternProperties", p),
                 );
                 let value = self.stepping(&step, |b| b.value(schema, depth + 1, path));
                 path.pop();
@@ -829,7 +828,6 @@ impl<'s> Builder<'s> {
                 out.push(value?);
             }
             // A tuple: one item more (the last again), or one fewer.
-            self.site = core::ptr::from_ref(map) as usize;
             let count = |keyword: &str| map.get(keyword).and_then(Value::as_u64);
             if let (Some(max), Some(last)) = (count("maxItems"), out.last()) {
                 let more = (max == out.len() as u64).then(|| {
@@ -858,7 +856,6 @@ impl<'s> Builder<'s> {
                 out.push(value?);
             }
             // Past a count: the first item repeated, where items may repeat.
-            self.site = core::ptr::from_ref(map) as usize;
             if let (Some(first), false) = (out.first(), map.contains_key("uniqueItems")) {
                 let repeat = |n: u64| Past::Items(n, first.clone());
                 if let Some(max) = max {
@@ -913,13 +910,13 @@ impl<'s> Builder<'s> {
         }
         match map.get("type").and_then(Value::as_str)? {
             "integer" if !map.contains_key("multipleOf") => {
-                let (low, high) = whole_bounds(map);
+                // Upwards from one inside the bounds, so above the lowest.
+                let (_, high) = whole_bounds(map);
                 let start = whole_within(map)?;
                 (0..n)
                     .map(|i| {
                         let k = start.checked_add(i128::try_from(i).ok()?)?;
-                        high.is_none_or(|h| k <= h).then_some(())?;
-                        low.is_none_or(|l| k >= l).then(|| integer(k))?
+                        high.is_none_or(|h| k <= h).then(|| integer(k))?
                     })
                     .collect()
             }
@@ -951,20 +948,14 @@ impl<'s> Builder<'s> {
     /// where a double can tell the two apart; and one inside the bounds
     /// that is not a multiple of its `multipleOf`.
     fn number_bounds(&mut self, map: &Map<String, Value>, path: &[Step]) {
-        let integer_type = match map.get("type") {
-            Some(Value::String(t)) => t == "integer",
-            Some(Value::Array(ts)) => ts.iter().any(|t| t == "integer"),
-            _ => false,
+        let types: Vec<&str> = match map.get("type") {
+            Some(Value::String(t)) => vec![t.as_str()],
+            Some(Value::Array(ts)) => ts.iter().filter_map(Value::as_str).collect(),
+            _ => Vec::new(),
         };
+        let integer_type = types.contains(&"integer");
         // Only integers (or null): no fraction is a value of it.
-        let integers_only = match map.get("type") {
-            Some(Value::String(t)) => t == "integer",
-            Some(Value::Array(ts)) => {
-                ts.iter().any(|t| t == "integer")
-                    && ts.iter().all(|t| t == "integer" || t == "null")
-            }
-            _ => false,
-        };
+        let integers_only = integer_type && types.iter().all(|t| matches!(*t, "integer" | "null"));
         let single = map.get("format").and_then(Value::as_str) == Some("float");
         // A value past the bound; `Err(true)` where none is needed, `Err(false)`
         // where none can be written.
@@ -997,7 +988,8 @@ impl<'s> Builder<'s> {
             if let Some(bound) = map.get(keyword) {
                 match step(bound, up) {
                     Ok(past) => self.bound(path, keyword, Some(Past::Value(past))),
-                    Err(enforced) => self.untried(keyword, enforced),
+                    Err(true) => self.enforced(keyword),
+                    Err(false) => {}
                 }
             }
         }
@@ -1011,7 +1003,8 @@ impl<'s> Builder<'s> {
             let of_one = crate::shape::divides_one(multiple);
             match off_multiple(map, integer_type) {
                 Some(off) => self.bound(path, "multipleOf", Some(Past::Value(off))),
-                None => self.untried("multipleOf", integers_only && of_one),
+                None if integers_only && of_one => self.enforced("multipleOf"),
+                None => {}
             }
         }
     }
@@ -1055,7 +1048,7 @@ impl<'s> Builder<'s> {
             // minimum: a shorter string is not a match.
             let least = regex_syntax::parse(pattern).map_or(0, |hir| least_chars(&hir));
             if min > 0 && least >= min {
-                self.untried("minLength", true);
+                self.enforced("minLength");
             } else if min > 0 {
                 self.bound(path, "minLength", Some(of_len(min - 1)));
             }
@@ -1304,7 +1297,9 @@ fn matching(pattern: &str) -> Option<String> {
 fn least_chars(hir: &Hir) -> u64 {
     match hir.kind() {
         HirKind::Empty | HirKind::Look(_) => 0,
-        HirKind::Literal(literal) => String::from_utf8_lossy(&literal.0).chars().count() as u64,
+        HirKind::Literal(literal) => {
+            core::str::from_utf8(&literal.0).map_or(literal.0.len(), |s| s.chars().count()) as u64
+        }
         HirKind::Class(_) => 1,
         HirKind::Repetition(repetition) => {
             u64::from(repetition.min).saturating_mul(least_chars(&repetition.sub))

@@ -57,7 +57,9 @@ pub struct RawArgs<'a> {
     spelled_integers: bool,
     /// Whether gate 2 checks the document against every bound the schema
     /// states before serde reads it: for a tool whose schema states a bound
-    /// registration could not try (see `lengths::unenforced`).
+    /// registration could not try (see `lengths::unenforced`). Set while
+    /// gate 1 is pending, which the full scan never leaves it, it marks
+    /// registration's proof instead ([`RawArgs::probing`]).
     bounds_first: bool,
 }
 
@@ -118,6 +120,27 @@ impl<'a> RawArgs<'a> {
     pub(crate) fn bounds_first(&self) -> bool {
         self.bounds_first
     }
+
+    /// These arguments, not yet scanned, read for registration's proof:
+    /// the single pass alone decides, and records the enums it reads by
+    /// name (see [`crate::proven`]).
+    pub(crate) fn probing(self) -> Self {
+        debug_assert!(self.pending.is_some());
+        self.with_bounds_first(true)
+    }
+}
+
+/// How a tool's calls are read, as registration decided.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) enum Reading {
+    /// In one pass, checked against the schema as serde reads them where
+    /// serde does not hold all it states (see [`crate::proven`]).
+    #[default]
+    OnePass,
+    /// Gate by gate, checked against every bound the schema states before
+    /// serde reads them: the schema states a bound registration could not
+    /// try (see `lengths::unenforced`).
+    BoundsFirst,
 }
 
 /// Starts gate 1 over `input` for a toolbox: the byte limit now, the
@@ -160,17 +183,17 @@ pub(crate) fn begin<'a>(
     })
 }
 
-/// Starts gate 1 over `input` for a tool of a toolbox: [`begin`], or where
-/// each call of the tool is checked against its schema's bounds before
-/// serde reads it (`bounds_first`), the full [`scan`], as the gates one by
-/// one then read it.
+/// Starts gate 1 over `input` for a tool of a toolbox, read as `reading`
+/// says: [`begin`], or where each call of the tool is checked against its
+/// schema's bounds before serde reads it, the full [`scan`], as the gates
+/// one by one then read it.
 pub(crate) fn start<'a>(
     input: &'a [u8],
     text: Option<&'a str>,
     limits: &'a Limits,
-    bounds_first: bool,
+    reading: Reading,
 ) -> Result<RawArgs<'a>, Rejection> {
-    if bounds_first {
+    if reading == Reading::BoundsFirst {
         return scan_first(input, limits);
     }
     begin(input, text, limits)

@@ -440,7 +440,7 @@ fn states_wide(schema: &Value) -> bool {
 
 /// The limits an instance is checked under: wide enough for any instance
 /// the builder makes, so that only the tool's own gates decide.
-const PROBE_LIMITS: Limits = Limits::DEFAULT
+pub(crate) const PROBE_LIMITS: Limits = Limits::DEFAULT
     .max_bytes(1 << 20)
     .max_depth(256)
     .max_nodes(1 << 20)

@@ -73,6 +73,7 @@ mod outcome;
 mod panic;
 mod pattern;
 mod pointer;
+mod proven;
 pub mod providers;
 mod reader;
 mod rejection;

@@ -247,6 +247,51 @@ pub(crate) fn read_with<'de>(
     reader.at_object() && serde.read(&mut reader).is_ok() && reader.finished()
 }
 
+/// [`read_with`] the argument struct for registration's proof (see
+/// [`crate::proven`]): without the schema, each enum read by its name
+/// recorded (see [`recording`]).
+pub(crate) fn probe_with<'de>(
+    bytes: &'de [u8],
+    text: Option<&'de str>,
+    limits: &Limits,
+    shape: &'de Shape,
+    serde: &mut dyn Serde,
+) -> bool {
+    if !numbers_are_plain() {
+        return false;
+    }
+    let mut reader = Reader::new(bytes, text, limits, shape);
+    reader.closed = true;
+    reader.flat = true;
+    reader.expect = Expect::Any;
+    reader.recording = true;
+    reader.at_object() && serde.read(&mut reader).is_ok() && reader.finished()
+}
+
+/// Where an enum was read by its name, and every name its type reads: the
+/// list serde's derived enums pass to `deserialize_enum`, aliases
+/// included (a `#[serde(other)]` variant reads names it does not list).
+pub(crate) type Named = (usize, &'static [&'static str]);
+
+std::thread_local! {
+    static NAMED: core::cell::RefCell<Vec<Named>> = const { core::cell::RefCell::new(Vec::new()) };
+}
+
+/// Runs `read`, and gives what it gave and each enum that readers probing
+/// for registration read by its name meanwhile, in the order read. The
+/// calls of a toolbox never record.
+pub(crate) fn recording<T>(read: impl FnOnce() -> T) -> (T, Vec<Named>) {
+    NAMED.with_borrow_mut(Vec::clear);
+    let read = read();
+    (read, NAMED.with_borrow_mut(core::mem::take))
+}
+
+#[cold]
+#[inline(never)]
+fn record(at: usize, variants: &'static [&'static str]) {
+    NAMED.with_borrow_mut(|named| named.push((at, variants)));
+}
+
 /// Reads `text`, which gate 1's scan accepted, into `A` exactly as
 /// serde_json reads it, and on a refusal says why and where as
 /// serde_path_to_error would: the separate gates' gate 2, by the same
@@ -662,6 +707,8 @@ pub(crate) struct Reader<'de> {
     /// Set when probing map keys: where a key's type first asked for a
     /// parse.
     probe: Option<&'de Cell<Option<KeyParse>>>,
+    /// Set for registration's proof (see [`recording`]).
+    recording: bool,
     /// Set when reading as serde_json does, to explain a refusal (see
     /// [`explain_with`]): where the reader is and where it refused.
     /// Borrowed, so that the single pass carries one word of it and
@@ -696,7 +743,7 @@ struct Trail {
 impl<'de> Reader<'de> {
     /// A reader at the start of `bytes`.
     fn new(bytes: &'de [u8], text: Option<&'de str>, limits: &Limits, shape: &'de Shape) -> Self {
-        let flat = shape.flat();
+        let flat = shape.reads_flat();
         Reader {
             shape,
             flat,
@@ -721,6 +768,7 @@ impl<'de> Reader<'de> {
             unplain: 0,
             items: SmallVec::new(),
             probe: None,
+            recording: false,
             trail: None,
         }
     }
@@ -1969,11 +2017,14 @@ impl<'de> de::Deserializer<'de> for &mut Reader<'de> {
     fn deserialize_enum<V: Visitor<'de>>(
         self,
         _: &'static str,
-        _: &'static [&'static str],
+        variants: &'static [&'static str],
         visitor: V,
     ) -> Result<V::Value> {
         match self.value()? {
             b'"' => {
+                if self.recording {
+                    record(self.pos, variants);
+                }
                 let visited = visitor.visit_enum(UnitVariant { reader: &mut *self });
                 self.watch(visited)
             }

@@ -224,7 +224,10 @@ impl<A: crate::__private::Arguments> Gated for Read<A> {
 /// Gates 2 and 3 (and the rest of gate 1) on `args`.
 fn checked(raw: RawArgs<'_>, def: &ToolDef, args: &mut dyn Gated) -> Result<(), (Gate, Rejection)> {
     structural::read(raw, def, args)?;
-    rules(args, def).map_err(|rejection| (Gate::Rules, rejection))
+    rules(args, def).map_err(|rejection| match structural::before_rules(raw, def) {
+        Some(refused) => (Gate::Structure, refused),
+        None => (Gate::Rules, rejection),
+    })
 }
 
 /// Gate 3 on the arguments `args`, whose rules it adds to a report: compiled

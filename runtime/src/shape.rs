@@ -66,6 +66,31 @@ pub(crate) struct Shape {
     /// Some subschema lists `enum` or `const`, which serde may read more
     /// laxly than the schema (see [`Shape::walks`]).
     chooses: bool,
+    /// Whether the single pass reads without the schema (see
+    /// [`Shape::reads_flat`]).
+    reads_flat: ReadsFlat,
+}
+
+/// [`Shape::reads_flat`]: set when the shape is built, and by
+/// registration's proof, read by each call. A proof is of the tool's type
+/// and schema, the same whichever toolbox registers it.
+#[derive(Debug, Default)]
+struct ReadsFlat(std::sync::atomic::AtomicBool);
+
+impl Clone for ReadsFlat {
+    fn clone(&self) -> Self {
+        ReadsFlat(self.get().into())
+    }
+}
+
+impl ReadsFlat {
+    fn get(&self) -> bool {
+        self.0.load(std::sync::atomic::Ordering::Relaxed)
+    }
+
+    fn set(&self) {
+        self.0.store(true, std::sync::atomic::Ordering::Relaxed);
+    }
 }
 
 /// Derived from the schema, which a definition compares already.
@@ -308,6 +333,30 @@ pub(crate) enum Child {
     Node(Id),
 }
 
+/// A place in the arguments object where the schema holds a value to
+/// more than serde is known to (see [`Shape::to_prove`]).
+#[derive(Debug, PartialEq)]
+pub(crate) enum Place<'s> {
+    /// The value of a listed property, or elements of it, must be one of
+    /// these strings.
+    Chosen(&'s str, Slot, &'s [Box<str>]),
+    /// The array a listed property holds must have items that all differ;
+    /// at most this many items, if the schema says.
+    Unique(&'s str, Option<u64>),
+}
+
+/// Where in a property's value a [`Place`] is.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) enum Slot {
+    /// The value itself.
+    Whole,
+    /// The array's element at this index.
+    At(usize),
+    /// The array's elements from this index on, and how many elements
+    /// it may have at most, if the schema says.
+    From(usize, Option<u64>),
+}
+
 impl Shape {
     /// Compiles the structural keywords of `schema`.
     pub(crate) fn new(schema: &Value) -> Shape {
@@ -327,8 +376,12 @@ impl Shape {
             first: builder.untagged,
             flat: false,
             chooses: false,
+            reads_flat: ReadsFlat::default(),
         };
-        shape.flat = shape.root.is_some_and(|root| shape.shallow(root));
+        shape.flat = shape.root.is_some_and(|root| shape.shallow(root, false));
+        if shape.flat {
+            shape.reads_flat.set();
+        }
         shape.chooses = shape.nodes.iter().any(|node| !node.choices.is_empty());
         for id in 0..shape.nodes.len() {
             let tagged = Id::try_from(id).ok().and_then(|id| shape.find_tag(id));
@@ -433,37 +486,85 @@ impl Shape {
 
     /// Whether every member subschema `id` allows is a scalar that is not
     /// `null` and lists no `enum` or `const`, or an array of such scalars
-    /// whose items need not differ, by its own keywords.
-    fn shallow(&self, id: Id) -> bool {
+    /// whose items need not differ, by its own keywords. `proven`: what
+    /// registration can prove serde holds as the schema does counts too, in
+    /// the properties `id` lists: a scalar held to a list of strings, and
+    /// an array whose items must differ (see [`Shape::to_prove`]).
+    fn shallow(&self, id: Id, proven: bool) -> bool {
         const LAX: u8 = NULL | ARRAY | OBJECT;
         let node = self.node(id);
-        let scalar = |child: &Child| match *child {
+        let scalar = |child: &Child, proven: bool| match *child {
             Child::Never => true,
             Child::Any => false,
             Child::Node(id) => {
                 let node = self.node(id);
-                node.simple() && node.kinds & LAX == 0 && node.choices.is_empty()
+                node.simple()
+                    && node.kinds & LAX == 0
+                    && (node.choices.is_empty() || proven && node.names().is_some())
             }
         };
         // An array of scalars, as a sequence type's schema states it: only
         // an array, each element (by position, then the rest) a scalar.
-        let scalars = |child: &Child| match *child {
+        let scalars = |child: &Child, proven: bool| match *child {
             Child::Node(id) => {
                 let array = self.node(id);
                 array.simple()
                     && array.kinds == ARRAY
                     && array.choices.is_empty()
-                    && !array.unique
-                    && array.prefix.iter().all(scalar)
-                    && scalar(&array.items)
+                    && (!array.unique || proven && array.prefix.is_empty())
+                    && array.prefix.iter().all(|item| scalar(item, proven))
+                    && scalar(&array.items, proven)
             }
             Child::Never | Child::Any => false,
         };
-        let member = |child: &Child| scalar(child) || scalars(child);
+        let member = |child: &Child, proven: bool| scalar(child, proven) || scalars(child, proven);
         self.simple(id)
-            && node.properties.iter().all(|(_, child, _)| member(child))
-            && node.patterns.iter().all(|(_, child)| member(child))
-            && member(&node.additional)
+            && node
+                .properties
+                .iter()
+                .all(|(_, child, _)| member(child, proven))
+            && node.patterns.iter().all(|(_, child)| member(child, false))
+            && member(&node.additional, false)
+    }
+
+    /// What registration must prove of serde for the single pass to read
+    /// a schema that is not [flat](Self::flat) without it, as if it were:
+    /// each place a listed property's value (or an element of it) is held
+    /// to a list of strings, and each listed property that is an array
+    /// whose items must differ. `None` where no proof makes it flat.
+    pub(crate) fn to_prove(&self) -> Option<Vec<Place<'_>>> {
+        let root = self.root?;
+        if self.flat || !self.shallow(root, true) {
+            return None;
+        }
+        let names = |child: &Child| match *child {
+            Child::Node(id) => self.node(id).names(),
+            Child::Any | Child::Never => None,
+        };
+        let mut places = Vec::new();
+        for (key, child, _) in &self.node(root).properties {
+            let Child::Node(id) = *child else { continue };
+            let node = self.node(id);
+            if node.kinds != ARRAY {
+                if let Some(names) = names(child) {
+                    places.push(Place::Chosen(key, Slot::Whole, names));
+                }
+                continue;
+            }
+            if node.unique {
+                places.push(Place::Unique(key, node.count.1));
+            }
+            for (i, item) in node.prefix.iter().enumerate() {
+                if let Some(names) = names(item) {
+                    places.push(Place::Chosen(key, Slot::At(i), names));
+                }
+            }
+            if let Some(names) = names(&node.items) {
+                let from = Slot::From(node.prefix.len(), node.count.1);
+                places.push(Place::Chosen(key, from, names));
+            }
+        }
+        Some(places)
     }
 
     /// Whether no document the schema accepts holds a `null`, an object
@@ -475,6 +576,23 @@ impl Shape {
     /// schema, and stops where a document holds any of those.
     pub(crate) fn flat(&self) -> bool {
         self.flat
+    }
+
+    /// Whether the single pass reads without the schema: it is
+    /// [flat](Self::flat), or registration proved the tool holds all it
+    /// states beyond that (see [`Shape::to_prove`]).
+    /// The gates one by one never rely on the proof: they walk what
+    /// [`Shape::walks`] says, by the schema alone, so that a differential
+    /// test of the two finds a proof that should not have been made.
+    #[inline]
+    pub(crate) fn reads_flat(&self) -> bool {
+        self.reads_flat.get()
+    }
+
+    /// Notes registration's proof that the tool holds all the schema
+    /// states beyond a flat one (see [`Shape::to_prove`]).
+    pub(crate) fn prove_flat(&self) {
+        self.reads_flat.set();
     }
 
     /// Whether to walk before serde reads the document (see `first`).
@@ -494,7 +612,7 @@ impl Shape {
     /// has an alias or is `#[serde(other)]`, so a schema that lists
     /// choices is always walked.
     pub(crate) fn walks(&self, raw: &RawArgs<'_>) -> bool {
-        self.chooses || raw.is_lax(self.flat)
+        self.chooses || raw.is_lax(self.flat())
     }
 
     /// Checks a document that serde accepted, if it `walks` (see
@@ -764,6 +882,17 @@ fn is_trivial(node: &Node) -> bool {
 }
 
 impl Node {
+    /// The strings a string must be one of, where that is all this
+    /// subschema says of a value: `type` string, one list of choices, every
+    /// one a string written without escapes.
+    fn names(&self) -> Option<&[Box<str>]> {
+        let plain = self.plain_choices.as_deref()?;
+        let [values] = self.choices.as_slice() else {
+            return None;
+        };
+        (self.kinds == STRING && self.is_bare() && plain.len() == values.len()).then_some(plain)
+    }
+
     /// Whether it has no union: its own keywords decide.
     fn simple(&self) -> bool {
         self.any_of.is_empty() && self.all_of.is_empty()

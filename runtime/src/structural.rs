@@ -7,7 +7,7 @@ use std::borrow::Cow;
 use crate::audit::Gate;
 use crate::pointer::{self, Segment, Step};
 use crate::reader::{self, Serde};
-use crate::{Code, RawArgs, Rejection, ToolDef, bounded, message};
+use crate::{Code, Limits, RawArgs, Rejection, ToolDef, bounded, message};
 
 /// Arguments that deserialized into the tool's closed struct: every required
 /// field present, no unknown field, every value of the right type and within
@@ -58,11 +58,49 @@ pub(crate) fn read(
     // whose arguments gate 1 scanned in full for that (`bounded::start`).
     if let Some(limits) = raw.pending()
         && !def.shape.walks_first()
-        && reader::read_with(raw.as_bytes(), raw.text(), limits, &def.shape, serde, true)
     {
-        return Ok(());
+        // Gate 1 pending and bounds first: registration's proof.
+        if raw.bounds_first() {
+            return probed(raw, limits, def, serde);
+        }
+        if reader::read_with(raw.as_bytes(), raw.text(), limits, &def.shape, serde, true) {
+            return Ok(());
+        }
     }
     gate_by_gate(raw, def, serde)
+}
+
+/// Registration's proof (see [`crate::proven`]): the single pass alone
+/// decides, reading without the schema.
+#[cold]
+#[inline(never)]
+fn probed(
+    raw: RawArgs<'_>,
+    limits: &Limits,
+    def: &ToolDef,
+    serde: &mut dyn Serde,
+) -> Result<(), (Gate, Rejection)> {
+    match reader::probe_with(raw.as_bytes(), raw.text(), limits, &def.shape, serde) {
+        true => Ok(()),
+        false => Err(unread()),
+    }
+}
+
+/// Where the rules refused arguments the single pass read without the
+/// schema by registration's proof (see [`crate::proven`]): the schema's
+/// own refusal, if it has one, which the gates one by one make before the
+/// rules run. The proof says serde and the rules refuse all the schema
+/// does; this says it as the schema would, word for word.
+#[cold]
+#[inline(never)]
+pub(crate) fn before_rules(raw: RawArgs<'_>, def: &ToolDef) -> Option<Rejection> {
+    if def.shape.flat() || !def.shape.reads_flat() {
+        return None;
+    }
+    // As the gates one by one read it: integers spelled otherwise (`2.0`)
+    // read as integers.
+    let text = crate::number::with_plain_integers(raw.as_str());
+    def.shape.check(&text, true, def.schema()).err()
 }
 
 /// Gates 1 (if pending) and 2, one after the other.

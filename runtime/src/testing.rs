@@ -731,6 +731,56 @@ pub fn checked_before_serde<S: Send + Sync + 'static>(
     toolbox.checked_before_serde(tool)
 }
 
+/// Whether the single pass reads the calls of `tool` without its schema:
+/// every member a scalar or an array of scalars, of types whose verdict is
+/// the schema's. Where the schema lists choices or says an array's items
+/// must differ, registration proves that serde and the tool's rules hold
+/// them as the schema does, or the calls are read with the schema. `None`
+/// for a tool the toolbox does not have.
+///
+/// ```
+/// # use toolgate::{tool, ToolError, Toolbox};
+/// #[derive(serde::Deserialize, schemars::JsonSchema)]
+/// #[serde(rename_all = "snake_case")]
+/// enum Size {
+///     Small,
+///     Large,
+/// }
+///
+/// #[derive(serde::Deserialize, schemars::JsonSchema)]
+/// #[serde(rename_all = "snake_case")]
+/// enum Roast {
+///     Light,
+///     #[serde(alias = "espresso")]
+///     Dark,
+/// }
+///
+/// /// Order a coffee.
+/// #[tool(effect = read)]
+/// fn order(#[garde(skip)] size: Size) -> Result<(), ToolError> {
+///     Ok(())
+/// }
+///
+/// /// Order beans: serde reads `espresso` as `dark`, which the schema
+/// /// does not list.
+/// #[tool(effect = read)]
+/// fn order_beans(#[garde(skip)] roast: Roast) -> Result<(), ToolError> {
+///     Ok(())
+/// }
+///
+/// let mut toolbox = Toolbox::new(());
+/// toolbox.register(Order).unwrap();
+/// toolbox.register(OrderBeans).unwrap();
+/// assert_eq!(toolgate::testing::read_without_schema(&toolbox, "order"), Some(true));
+/// assert_eq!(toolgate::testing::read_without_schema(&toolbox, "order_beans"), Some(false));
+/// ```
+pub fn read_without_schema<S: Send + Sync + 'static>(
+    toolbox: &Toolbox<S>,
+    tool: &str,
+) -> Option<bool> {
+    toolbox.read_without_schema(tool)
+}
+
 /// [`check_arguments`] gate by gate: gate 1's full scan first, then serde,
 /// the shape check and the rules, as the toolbox decides a call its
 /// single-pass reader stops on. Every call must get the same answer from

@@ -8,6 +8,7 @@ use std::time::Duration;
 use crate::effect::Effects;
 
 use crate::audit::{self, Gate};
+use crate::bounded::Reading;
 use crate::outcome::Failure;
 use crate::tool::{Call, Invocation};
 use crate::{
@@ -73,10 +74,11 @@ struct Entry<S> {
     limits: Option<Limits>,
     /// The definition as shown, where it differs from the tool's own.
     shown: Option<Box<ToolDef>>,
-    /// Whether each call is checked against the schema's bounds before
-    /// serde reads it: its schema states a bound registration could not
-    /// try.
-    bounds_first: bool,
+    /// How each call is read: in one pass, with the schema or (proven
+    /// needless) without; or checked against the schema's bounds before
+    /// serde reads it, where the schema states a bound registration could
+    /// not try.
+    reading: Reading,
 }
 
 impl<S: 'static> Entry<S> {
@@ -402,8 +404,14 @@ impl<S: Send + Sync + 'static> Toolbox<S> {
             }
             None => {}
         }
-        let bounds_first = match crate::lengths::unenforced(&*tool, &mut compiled) {
-            Ok(tried) => !tried.all,
+        let reading = match crate::lengths::unenforced(&*tool, &mut compiled) {
+            Ok(tried) if !tried.all => Reading::BoundsFirst,
+            Ok(_) => {
+                if crate::proven::holds(&*tool) {
+                    def.shape.prove_flat();
+                }
+                Reading::OnePass
+            }
             Err(found) => {
                 return Err(RegisterError::UnenforcedBound {
                     tool: name,
@@ -423,7 +431,7 @@ impl<S: Send + Sync + 'static> Toolbox<S> {
                 tool,
                 limits,
                 shown,
-                bounds_first,
+                reading,
             },
         );
         Ok(self)
@@ -827,7 +835,7 @@ impl<S: Send + Sync + 'static> Toolbox<S> {
     ) -> Option<Result<(), Rejection>> {
         let entry = self.tools.get(name)?;
         let limits = entry.limits.as_ref().unwrap_or(&self.limits);
-        let raw = bounded::start(bytes, None, limits, entry.bounds_first);
+        let raw = bounded::start(bytes, None, limits, entry.reading);
         Some(raw.and_then(|raw| entry.tool.__check(raw)))
     }
 
@@ -835,7 +843,15 @@ impl<S: Send + Sync + 'static> Toolbox<S> {
     #[cfg(feature = "testing")]
     pub(crate) fn checked_before_serde(&self, name: &str) -> Option<bool> {
         let entry = self.tools.get(name)?;
-        Some(entry.bounds_first || entry.def.shape.walks_first())
+        Some(entry.reading == Reading::BoundsFirst || entry.def.shape.walks_first())
+    }
+
+    /// See [`crate::testing::read_without_schema`].
+    #[cfg(feature = "testing")]
+    pub(crate) fn read_without_schema(&self, name: &str) -> Option<bool> {
+        let entry = self.tools.get(name)?;
+        let shape = &entry.def.shape;
+        Some(entry.reading == Reading::OnePass && shape.reads_flat() && !shape.walks_first())
     }
 
     /// [`Self::check_arguments`], gate by gate: the full scan, then serde,
@@ -852,7 +868,7 @@ impl<S: Send + Sync + 'static> Toolbox<S> {
         Some(raw.and_then(|raw| {
             entry
                 .tool
-                .__check(raw.with_bounds_first(entry.bounds_first))
+                .__check(raw.with_bounds_first(entry.reading == Reading::BoundsFirst))
         }))
     }
 
@@ -883,7 +899,7 @@ impl<S: Send + Sync + 'static> Toolbox<S> {
     ) -> Call<'a> {
         let def = entry.def;
         let limits = entry.limits.as_ref().unwrap_or(&self.limits);
-        let raw = match bounded::start(bytes, text, limits, entry.bounds_first) {
+        let raw = match bounded::start(bytes, text, limits, entry.reading) {
             Ok(raw) => raw,
             Err(rejection) => {
                 audit::rejected(ctx, def.name(), Gate::BoundedParse, &rejection);

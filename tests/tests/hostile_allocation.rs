@@ -149,13 +149,13 @@ fn a_thousand_duplicate_keys_cost_little() {
     assert!(cost < 64 * 1024, "refusing cost {cost} bytes");
 }
 
-/// A refusal inside a long array is explained by the gates one by one,
-/// which read the array again with serde's path kept and walk the schema
-/// over it: neither may allocate for each item. `schedule_export`'s
-/// columns must not repeat, and an array of one column written over and
-/// over is refused at the second; the enum values' names are not copied
-/// onto the path, and the walk keeps no more items once it has found the
-/// repeat.
+/// A refusal inside a long array allocates nothing for each item but the
+/// vector serde reads it into. `schedule_export` is read without its
+/// schema (registration proved its rules refuse a repeated column), so
+/// an array of one column written over and over is read whole, its rules
+/// refuse it, and the schema's walk says why as the gates one by one
+/// would: the enum values' names are not copied onto a path, and the walk
+/// keeps no more items once it has found the repeat.
 #[test]
 fn a_long_array_refused_inside_costs_no_allocation_an_item() {
     let mut toolbox = Toolbox::new(toolgate_examples::export::Accounts::demo());

@@ -34,7 +34,7 @@
 
 use serde_json::{Map, Value};
 
-use crate::shape::{Place, Slot};
+use crate::shape::{self, Place, Slot};
 use crate::{Tool, bounded, reader};
 
 /// The most elements an array whose elements are held to choices may have
@@ -44,8 +44,9 @@ const MAX_ITEMS: u64 = 16;
 
 /// Whether the calls of `tool` can be read in one pass without its schema:
 /// its schema is flat but for choices and items that must differ, and the
-/// tool holds them as the schema does.
-pub(crate) fn holds<S: 'static>(tool: &dyn Tool<S>) -> bool {
+/// tool holds them as the schema does. `simplest`: the simplest instance
+/// of its schema ([`crate::lengths::instance`]).
+pub(crate) fn holds<S: 'static>(tool: &dyn Tool<S>, simplest: Option<Value>) -> bool {
     let def = tool.definition();
     if def.shape.walks_first() {
         return false;
@@ -53,7 +54,7 @@ pub(crate) fn holds<S: 'static>(tool: &dyn Tool<S>) -> bool {
     let Some(places) = def.shape.to_prove() else {
         return false;
     };
-    let Some(Value::Object(mut instance)) = crate::lengths::instance(def.schema()) else {
+    let Some(Value::Object(mut instance)) = simplest else {
         return false;
     };
     // Each array whose elements are held to choices, at its longest, so
@@ -87,8 +88,51 @@ pub(crate) fn holds<S: 'static>(tool: &dyn Tool<S>) -> bool {
                     .iter()
                     .all(|(index, _)| refuses_unlisted(tool, &instance, key, *index, names))
         }
+        Place::Scalar(key, slot, kinds) => {
+            let index = match slot {
+                Slot::Whole => None,
+                Slot::At(i) | Slot::From(i, _) => Some(i),
+            };
+            OTHER_KINDS
+                .iter()
+                .filter(|(kind, _)| kinds & kind == 0)
+                .all(|(_, value)| refuses_at(tool, &instance, key, index, value()))
+        }
         Place::Unique(key, max) => refuses_repeats(tool, &instance, key, max),
     })
+}
+
+/// A value of each kind of scalar but `null` (which the single pass
+/// leaves to the gates one by one), put where the schema takes no value
+/// of that kind.
+const OTHER_KINDS: [(u8, fn() -> Value); 4] = [
+    (shape::STRING, || Value::from("0")),
+    (shape::INTEGER, || Value::from(0)),
+    (shape::FRACTION, || Value::from(0.5)),
+    (shape::BOOLEAN, || Value::from(false)),
+];
+
+/// Whether `tool` refuses `instance` with `value` at member `key` (its
+/// element `index`, if given). An element the instance does not have is
+/// not tried.
+fn refuses_at<S: 'static>(
+    tool: &dyn Tool<S>,
+    instance: &Map<String, Value>,
+    key: &str,
+    index: Option<usize>,
+    value: Value,
+) -> bool {
+    let mut instance = instance.clone();
+    let slot = match (instance.get_mut(key), index) {
+        (Some(member), None) => member,
+        (Some(member), Some(i)) => match member.get_mut(i) {
+            Some(element) => element,
+            None => return true,
+        },
+        (None, _) => return false,
+    };
+    *slot = value;
+    !accepts(tool, &Written::new(&instance, None).text)
 }
 
 /// The elements of the array at member `key` of `instance` at its longest:
@@ -149,17 +193,7 @@ fn refuses_unlisted<S: 'static>(
     index: Option<usize>,
     names: &[Box<str>],
 ) -> bool {
-    let mut instance = instance.clone();
-    let slot = match (instance.get_mut(key), index) {
-        (Some(value), None) => Some(value),
-        (Some(value), Some(i)) => value.get_mut(i),
-        (None, _) => None,
-    };
-    let Some(slot) = slot else {
-        return false;
-    };
-    *slot = Value::String(unlisted(names));
-    !accepts(tool, &Written::new(&instance, None).text)
+    refuses_at(tool, instance, key, index, Value::String(unlisted(names)))
 }
 
 /// Whether `tool` refuses `instance` with an item of the array at member

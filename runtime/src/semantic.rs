@@ -223,8 +223,9 @@ impl<A: crate::__private::Arguments> Gated for Read<A> {
 
 /// Gates 2 and 3 (and the rest of gate 1) on `args`.
 fn checked(raw: RawArgs<'_>, def: &ToolDef, args: &mut dyn Gated) -> Result<(), (Gate, Rejection)> {
+    let bytes = raw.as_bytes();
     structural::read(raw, def, args)?;
-    rules(args, def).map_err(|rejection| match structural::before_rules(raw, def) {
+    rules(args, def).map_err(|rejection| match structural::before_rules(bytes, def) {
         Some(refused) => (Gate::Structure, refused),
         None => (Gate::Rules, rejection),
     })

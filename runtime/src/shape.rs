@@ -71,8 +71,8 @@ pub(crate) struct Shape {
     reads_flat: ReadsFlat,
 }
 
-/// [`Shape::reads_flat`]: set when the shape is built, and by
-/// registration's proof, read by each call. A proof is of the tool's type
+/// [`Shape::reads_flat`]: set by registration's proof, read by each
+/// call. A proof is of the tool's type
 /// and schema, the same whichever toolbox registers it.
 #[derive(Debug, Default)]
 struct ReadsFlat(std::sync::atomic::AtomicBool);
@@ -337,6 +337,9 @@ pub(crate) enum Child {
 /// more than serde is known to (see [`Shape::to_prove`]).
 #[derive(Debug, PartialEq)]
 pub(crate) enum Place<'s> {
+    /// The value of a listed property, or elements of it, must be a
+    /// scalar of these kinds.
+    Scalar(&'s str, Slot, u8),
     /// The value of a listed property, or elements of it, must be one of
     /// these strings.
     Chosen(&'s str, Slot, &'s [Box<str>]),
@@ -379,9 +382,6 @@ impl Shape {
             reads_flat: ReadsFlat::default(),
         };
         shape.flat = shape.root.is_some_and(|root| shape.shallow(root, false));
-        if shape.flat {
-            shape.reads_flat.set();
-        }
         shape.chooses = shape.nodes.iter().any(|node| !node.choices.is_empty());
         for id in 0..shape.nodes.len() {
             let tagged = Id::try_from(id).ok().and_then(|id| shape.find_tag(id));
@@ -528,43 +528,53 @@ impl Shape {
     }
 
     /// What registration must prove of serde for the single pass to read
-    /// a schema that is not [flat](Self::flat) without it, as if it were:
-    /// each place a listed property's value (or an element of it) is held
-    /// to a list of strings, and each listed property that is an array
-    /// whose items must differ. `None` where no proof makes it flat.
+    /// the schema without it: each place a listed property's value (or an
+    /// element of it) is a scalar of some kinds, or held to a list of
+    /// strings, and each listed property that is an array whose items must
+    /// differ. `None` where the schema is not [flat](Self::flat), and no
+    /// proof makes it so.
     pub(crate) fn to_prove(&self) -> Option<Vec<Place<'_>>> {
         let root = self.root?;
-        if self.flat || !self.shallow(root, true) {
+        if !self.flat && !self.shallow(root, true) {
             return None;
         }
-        let names = |child: &Child| match *child {
-            Child::Node(id) => self.node(id).names(),
-            Child::Any | Child::Never => None,
-        };
         let mut places = Vec::new();
+        let mut unique = Vec::new();
         for (key, child, _) in &self.node(root).properties {
             let Child::Node(id) = *child else { continue };
             let node = self.node(id);
             if node.kinds != ARRAY {
-                if let Some(names) = names(child) {
-                    places.push(Place::Chosen(key, Slot::Whole, names));
-                }
+                self.scalar_place(&mut places, key, Slot::Whole, *child);
                 continue;
             }
             if node.unique {
-                places.push(Place::Unique(key, node.count.1));
+                unique.push(Place::Unique(key, node.count.1));
             }
             for (i, item) in node.prefix.iter().enumerate() {
-                if let Some(names) = names(item) {
-                    places.push(Place::Chosen(key, Slot::At(i), names));
-                }
+                self.scalar_place(&mut places, key, Slot::At(i), *item);
             }
-            if let Some(names) = names(&node.items) {
-                let from = Slot::From(node.prefix.len(), node.count.1);
-                places.push(Place::Chosen(key, from, names));
-            }
+            let rest = Slot::From(node.prefix.len(), node.count.1);
+            self.scalar_place(&mut places, key, rest, node.items);
         }
+        places.extend(unique);
         Some(places)
+    }
+
+    /// The places of [`Shape::to_prove`] at `slot` of member `key`, whose
+    /// scalar `child` describes.
+    fn scalar_place<'s>(
+        &'s self,
+        places: &mut Vec<Place<'s>>,
+        key: &'s str,
+        slot: Slot,
+        child: Child,
+    ) {
+        let Child::Node(id) = child else { return };
+        let node = self.node(id);
+        places.push(Place::Scalar(key, slot, node.kinds));
+        if let Some(names) = node.names() {
+            places.push(Place::Chosen(key, slot, names));
+        }
     }
 
     /// Whether no document the schema accepts holds a `null`, an object
@@ -578,19 +588,21 @@ impl Shape {
         self.flat
     }
 
-    /// Whether the single pass reads without the schema: it is
-    /// [flat](Self::flat), or registration proved the tool holds all it
-    /// states beyond that (see [`Shape::to_prove`]).
-    /// The gates one by one never rely on the proof: they walk what
-    /// [`Shape::walks`] says, by the schema alone, so that a differential
-    /// test of the two finds a proof that should not have been made.
+    /// Whether the single pass reads without the schema: registration
+    /// proved that the tool holds all the schema states of the places
+    /// [`Shape::to_prove`] lists, in a schema flat or flat but for choices
+    /// and items that must differ (see [`crate::proven`]). Until then, or
+    /// where the proof fails, the schema is read with the call.
+    ///
+    /// The gates one by one rely on the proof only for a flat schema's
+    /// scalars (see [`Shape::walks`]): a proof of choices or of items that
+    /// must differ is checked by a differential test of the two.
     #[inline]
     pub(crate) fn reads_flat(&self) -> bool {
         self.reads_flat.get()
     }
 
-    /// Notes registration's proof that the tool holds all the schema
-    /// states beyond a flat one (see [`Shape::to_prove`]).
+    /// Notes registration's proof (see [`Shape::reads_flat`]).
     pub(crate) fn prove_flat(&self) {
         self.reads_flat.set();
     }
@@ -610,9 +622,12 @@ impl Shape {
     /// serde's verdict on its type is the schema's. Not on its choices: a
     /// derived enum reads a name its schema does not list when a variant
     /// has an alias or is `#[serde(other)]`, so a schema that lists
-    /// choices is always walked.
+    /// choices is always walked. Nor, for a flat schema, until
+    /// registration has seen the tool's types read the kinds the schema
+    /// states and refuse the others (see [`Shape::reads_flat`]): a
+    /// hand-written schema may say `integer` of a type that reads a name.
     pub(crate) fn walks(&self, raw: &RawArgs<'_>) -> bool {
-        self.chooses || raw.is_lax(self.flat())
+        self.chooses || raw.is_lax(self.flat()) || (self.flat && !self.reads_flat())
     }
 
     /// Checks a document that serde accepted, if it `walks` (see

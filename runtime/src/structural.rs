@@ -93,13 +93,13 @@ fn probed(
 /// does; this says it as the schema would, word for word.
 #[cold]
 #[inline(never)]
-pub(crate) fn before_rules(raw: RawArgs<'_>, def: &ToolDef) -> Option<Rejection> {
+pub(crate) fn before_rules(bytes: &[u8], def: &ToolDef) -> Option<Rejection> {
     if def.shape.flat() || !def.shape.reads_flat() {
         return None;
     }
-    // As the gates one by one read it: integers spelled otherwise (`2.0`)
-    // read as integers.
-    let text = crate::number::with_plain_integers(raw.as_str());
+    // As the gates one by one read it (gate 2 accepted it, so it is text):
+    // integers spelled otherwise (`2.0`) read as integers.
+    let text = crate::number::with_plain_integers(core::str::from_utf8(bytes).ok()?);
     def.shape.check(&text, true, def.schema()).err()
 }
 

@@ -383,9 +383,9 @@ impl<S: Send + Sync + 'static> Toolbox<S> {
         // Each pattern is compiled once for all of registration's checks.
         let mut compiled = crate::pattern::Compiled::default();
         crate::pattern::check(name, def.schema(), &mut compiled)?;
-        if let Some(found) =
-            crate::lengths::instance(def.schema()).and_then(|instance| tool.__parsed_key(&instance))
-        {
+        // The simplest instance of the schema, for the checks that need it.
+        let instance = crate::lengths::instance(def.schema());
+        if let Some(found) = instance.as_ref().and_then(|i| tool.__parsed_key(i)) {
             return Err(RegisterError::ParsedMapKey {
                 tool: name,
                 at: found.at,
@@ -407,7 +407,7 @@ impl<S: Send + Sync + 'static> Toolbox<S> {
         let reading = match crate::lengths::unenforced(&*tool, &mut compiled) {
             Ok(tried) if !tried.all => Reading::BoundsFirst,
             Ok(_) => {
-                if crate::proven::holds(&*tool) {
+                if crate::proven::holds(&*tool, instance) {
                     def.shape.prove_flat();
                 }
                 Reading::OnePass
@@ -828,6 +828,7 @@ impl<S: Send + Sync + 'static> Toolbox<S> {
     /// the published schema promises, as the server decides it. For tests
     /// (`toolgate::testing`); `None` if no tool has the name.
     #[cfg(feature = "testing")]
+    #[inline]
     pub(crate) fn check_arguments(
         &self,
         name: &str,

@@ -357,3 +357,91 @@ fn an_array_whose_later_items_another_type_reads_keeps_the_schema_read() {
     assert_eq!(refusal(&toolbox, name, r#"{"pair":["a","b"]}"#), None);
     assert!(refusal(&toolbox, name, r#"{"pair":["a","zzz"]}"#).is_some());
 }
+
+/// A lane.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Lane {
+    Left,
+    Right,
+}
+
+/// A lane whose hand-written schema says it is an integer.
+#[derive(Debug, Deserialize)]
+#[serde(transparent)]
+pub struct LaneCode(Lane);
+
+impl JsonSchema for LaneCode {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "LaneCode".into()
+    }
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({"type": "integer"})
+    }
+}
+
+/// Code a lane.
+#[tool(effect = read)]
+fn code_lane(#[garde(skip)] code: LaneCode) -> Result<(), ToolError> {
+    let _ = code.0;
+    Ok(())
+}
+
+/// A number or any text, whose hand-written schema says `integer`.
+#[derive(Debug)]
+pub struct Loose(String);
+
+impl<'de> Deserialize<'de> for Loose {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Visit;
+        impl serde::de::Visitor<'_> for Visit {
+            type Value = Loose;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a number or text")
+            }
+            fn visit_u64<E>(self, n: u64) -> Result<Loose, E> {
+                Ok(Loose(n.to_string()))
+            }
+            fn visit_str<E>(self, text: &str) -> Result<Loose, E> {
+                Ok(Loose(text.to_owned()))
+            }
+        }
+        deserializer.deserialize_any(Visit)
+    }
+}
+
+impl JsonSchema for Loose {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "Loose".into()
+    }
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({"type": "integer", "minimum": 0})
+    }
+}
+
+/// Count loosely.
+#[tool(effect = read)]
+fn count_loosely(#[garde(skip)] n: Loose) -> Result<(), ToolError> {
+    let _ = n.0;
+    Ok(())
+}
+
+/// A flat schema (every member a scalar) is read without it only where
+/// the types read the kinds it states and refuse the others: a
+/// hand-written schema may say `integer` of a type that reads a name, or
+/// that reads text as well.
+#[test]
+fn a_type_that_reads_another_kind_than_its_schema_keeps_the_schema_read() {
+    let mut toolbox = Toolbox::new(());
+    assert!(!reads_flat(&mut toolbox, CodeLane));
+    assert!(!reads_flat(&mut toolbox, CountLoosely));
+    assert_eq!(
+        refusal(&toolbox, "code_lane", r#"{"code":"left"}"#),
+        Some(Code::WrongType)
+    );
+    assert_eq!(refusal(&toolbox, "count_loosely", r#"{"n":3}"#), None);
+    assert_eq!(
+        refusal(&toolbox, "count_loosely", r#"{"n":"3"}"#),
+        Some(Code::WrongType)
+    );
+}

@@ -1,36 +1,44 @@
-//! Registration's proof that serde alone holds a tool to what its schema
+//! Registration's proof that a tool's types and rules hold what its schema
 //! states, so that the single pass can read its calls without the schema.
 //!
-//! A [flat](crate::shape::Shape::flat) schema is read without the schema:
-//! every member a scalar or an array of scalars, where serde's verdict on
-//! the argument struct is the schema's. Two things in such a schema serde
-//! may read more laxly, and so make it not flat:
+//! In a [flat](crate::shape::Shape::flat) schema every member is a scalar
+//! or an array of scalars, and serde's verdict on the argument struct is
+//! the schema's, provided each type reads the kinds of value its schema
+//! states and no others (a hand-written schema may say `integer` of a type
+//! that reads a name). Two things more, in a schema otherwise flat, serde
+//! may read more laxly:
 //!
 //! - A list of choices. A derived enum reads a name its schema does not
 //!   list if a variant has an alias or is `#[serde(other)]`.
 //! - Items that must differ (`uniqueItems`). Only a rule of the tool's
 //!   refuses a repeat.
 //!
-//! Where the schema would be flat but for those, at listed properties (see
-//! [`Shape::to_prove`]), registration asks the tool. Its simplest instance
-//! is read in one pass without the schema, each enum read by its name
-//! recorded with every name its type reads (the list serde's derived enums
-//! pass to `deserialize_enum`, aliases included). The proof holds where:
+//! Registration asks the tool, at each place a listed property's value or
+//! its elements take (see [`Shape::to_prove`](crate::shape::Shape::to_prove)).
+//! The simplest instance is read in one pass without the schema, each enum
+//! read by its name recorded with every name its type reads (the list
+//! serde's derived enums pass to `deserialize_enum`, aliases included).
+//! The proof holds where the tool accepts that instance and:
 //!
-//! - each value the schema holds to choices was read as an enum whose
-//!   every name the schema lists;
-//! - a name the schema does not list, put in its place, is refused (no
+//! - refuses, at each place, a value of each kind the schema does not
+//!   take there (a string, an integer, a fraction, a boolean; a `null`
+//!   stops the single pass anyway);
+//! - read each value the schema holds to choices as an enum whose every
+//!   name the schema lists;
+//! - refuses a name the schema does not list, put in its place (no
 //!   variant reads every other name);
-//! - an array whose elements are held to choices has a `maxItems` of at
-//!   most [`MAX_ITEMS`], and is read at its longest, each index tried: a
-//!   hand-written type may read its first element as an enum and the rest
-//!   as text;
-//! - an array whose items must differ is refused with one item repeated,
-//!   as written and written otherwise (`"\u0069d"` for `"id"`), so that a
+//! - where an array's elements are held to choices, the array has a
+//!   `maxItems` of at most [`MAX_ITEMS`], and is read at its longest, each
+//!   index tried: a hand-written type may read its first element as an
+//!   enum and the rest as text;
+//! - refuses an array whose items must differ with one item repeated, as
+//!   written and written otherwise (`"\u0069d"` for `"id"`), so that a
 //!   rule comparing what was written rather than what it means is found.
 //!
-//! Anything else leaves the tool read with its schema, as before: a proof
-//! not made costs speed, never a check.
+//! Anything else leaves the tool read with its schema: a proof not made
+//! costs speed, never a check. A proof is of what registration saw: a type
+//! whose reading changes afterwards is not held to it, as with the tries
+//! of bounds (see [`crate::lengths`]).
 
 use serde_json::{Map, Value};
 

@@ -582,8 +582,10 @@ impl Shape {
     /// value is held to a list of choices and no array's items must
     /// differ: every member is a scalar or an array of scalars, of a type
     /// whose verdict is the schema's (see
-    /// [`Shape::walks`]). The single-pass reader then reads without the
-    /// schema, and stops where a document holds any of those.
+    /// [`Shape::walks`]). Once registration has proved the tool's types
+    /// read the kinds the schema states (see [`Shape::reads_flat`]), the
+    /// single-pass reader reads without the schema, and stops where a
+    /// document holds any of those.
     pub(crate) fn flat(&self) -> bool {
         self.flat
     }
@@ -622,12 +624,14 @@ impl Shape {
     /// serde's verdict on its type is the schema's. Not on its choices: a
     /// derived enum reads a name its schema does not list when a variant
     /// has an alias or is `#[serde(other)]`, so a schema that lists
-    /// choices is always walked. Nor, for a flat schema, until
+    /// choices is always walked. Nor on its scalars' kinds, unless
     /// registration has seen the tool's types read the kinds the schema
-    /// states and refuse the others (see [`Shape::reads_flat`]): a
-    /// hand-written schema may say `integer` of a type that reads a name.
+    /// states and refuse the others, as it does for a schema it reads
+    /// without (see [`Shape::reads_flat`]): a hand-written schema may say
+    /// `integer` of a type that reads text too. Any other schema is
+    /// walked whatever the document holds.
     pub(crate) fn walks(&self, raw: &RawArgs<'_>) -> bool {
-        self.chooses || raw.is_lax(self.flat()) || (self.flat && !self.reads_flat())
+        self.chooses || !self.reads_flat() || raw.is_lax(self.flat())
     }
 
     /// Checks a document that serde accepted, if it `walks` (see

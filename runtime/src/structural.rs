@@ -126,7 +126,9 @@ fn separately(raw: RawArgs<'_>, def: &ToolDef, serde: &mut dyn Serde) -> Result<
     } else {
         Cow::Borrowed(raw.as_str())
     };
-    if def.shape.walks_first() || raw.bounds_first() {
+    // Walked with every bound: no need to walk again once serde reads it.
+    let walked = def.shape.walks_first() || raw.bounds_first();
+    if walked {
         def.shape.explain(&text, schema)?;
     }
     // The single pass's own deserializer, reading as serde_json does, so
@@ -136,7 +138,9 @@ fn separately(raw: RawArgs<'_>, def: &ToolDef, serde: &mut dyn Serde) -> Result<
     let Err(refused) = reader::explain_with(&text, serde) else {
         // serde accepts shapes the schema refuses (an array read as a
         // struct, extra keys beside a unit variant's tag): the schema rules.
-        return def.shape.check(&text, def.shape.walks(&raw), schema);
+        return def
+            .shape
+            .check(&text, !walked && def.shape.walks(&raw), schema);
     };
     // Refused. Where the schema's structure refuses too, its answer names
     // the place exactly; serde's path stops at the first enum it buffered.

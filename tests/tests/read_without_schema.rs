@@ -445,3 +445,45 @@ fn a_type_that_reads_another_kind_than_its_schema_keeps_the_schema_read() {
         Some(Code::WrongType)
     );
 }
+
+/// A note, optional.
+#[derive(Debug, Deserialize, JsonSchema, garde::Validate)]
+#[serde(deny_unknown_fields)]
+pub struct Note {
+    #[garde(length(chars, max = 8))]
+    pub text: String,
+}
+
+/// Count loosely, with a note: a schema with an object below the
+/// arguments object, never read without it.
+#[tool(effect = read)]
+fn count_noted(
+    #[garde(skip)] code: Loose,
+    #[garde(dive)] note: Option<Note>,
+) -> Result<(), ToolError> {
+    let _ = (code.0, note);
+    Ok(())
+}
+
+/// Any other schema is held to the kinds it states however a call goes:
+/// where the single pass stops on a value its schema refuses, the gates
+/// one by one walk the schema too, whatever the document holds.
+#[test]
+fn a_type_that_reads_another_kind_is_held_to_its_schema_in_any_schema() {
+    let mut toolbox = Toolbox::new(());
+    assert!(!reads_flat(&mut toolbox, CountNoted));
+    let name = "count_noted";
+    assert_eq!(refusal(&toolbox, name, r#"{"code":3}"#), None);
+    assert_eq!(
+        refusal(&toolbox, name, r#"{"code":3,"note":{"text":"a"}}"#),
+        None
+    );
+    assert_eq!(
+        refusal(&toolbox, name, r#"{"code":"left"}"#),
+        Some(Code::WrongType)
+    );
+    assert_eq!(
+        refusal(&toolbox, name, r#"{"code":"left","note":{"text":"a"}}"#),
+        Some(Code::WrongType)
+    );
+}

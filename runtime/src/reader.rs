@@ -268,28 +268,44 @@ pub(crate) fn probe_with<'de>(
     reader.at_object() && serde.read(&mut reader).is_ok() && reader.finished()
 }
 
-/// Where an enum was read by its name, and every name its type reads: the
-/// list serde's derived enums pass to `deserialize_enum`, aliases
-/// included (a `#[serde(other)]` variant reads names it does not list).
-pub(crate) type Named = (usize, &'static [&'static str]);
+/// What a type asked the reader for, to read the value at a place: the
+/// kinds of value the reader then takes there, whatever the type's visitor
+/// would take. A type asks before it sees the value, so what it asks at a
+/// place does not depend on the value there.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Asked {
+    /// `true` or `false` only.
+    Bool,
+    /// A number, for an integer type: one with a fraction reaches its
+    /// visitor as a float, which the integer types refuse.
+    Integer,
+    /// Any number.
+    Float,
+    /// A string.
+    Str,
+    /// A string that is one of these names, where the reader reads
+    /// without the schema (else as the type's visitor reads it).
+    Enum(&'static [&'static str]),
+    /// An array.
+    Seq,
+    /// Anything else, or any value (`deserialize_any`).
+    Other,
+}
+
+/// Where a value starts, and what a type asked to read it.
+pub(crate) type Ask = (usize, Asked);
 
 std::thread_local! {
-    static NAMED: core::cell::RefCell<Vec<Named>> = const { core::cell::RefCell::new(Vec::new()) };
+    static ASKED: core::cell::RefCell<Vec<Ask>> = const { core::cell::RefCell::new(Vec::new()) };
 }
 
-/// Runs `read`, and gives what it gave and each enum that readers probing
-/// for registration read by its name meanwhile, in the order read. The
+/// Runs `read`, and gives what it gave and what types asked readers
+/// probing for registration for, value by value, in the order asked. The
 /// calls of a toolbox never record.
-pub(crate) fn recording<T>(read: impl FnOnce() -> T) -> (T, Vec<Named>) {
-    NAMED.with_borrow_mut(Vec::clear);
+pub(crate) fn recording<T>(read: impl FnOnce() -> T) -> (T, Vec<Ask>) {
+    ASKED.with_borrow_mut(Vec::clear);
     let read = read();
-    (read, NAMED.with_borrow_mut(core::mem::take))
-}
-
-#[cold]
-#[inline(never)]
-fn record(at: usize, variants: &'static [&'static str]) {
-    NAMED.with_borrow_mut(|named| named.push((at, variants)));
+    (read, ASKED.with_borrow_mut(core::mem::take))
 }
 
 /// Reads `text`, which gate 1's scan accepted, into `A` exactly as
@@ -707,8 +723,12 @@ pub(crate) struct Reader<'de> {
     /// Set when probing map keys: where a key's type first asked for a
     /// parse.
     probe: Option<&'de Cell<Option<KeyParse>>>,
-    /// Set for registration's proof (see [`recording`]).
+    /// Set for registration's proof: each value records what its type
+    /// asked for (see [`recording`]).
     recording: bool,
+    /// Read without the schema, the name just read of an enum, by its list
+    /// and its index there (see `Items::name_read`).
+    named: Option<(&'static [&'static str], usize)>,
     /// Set when reading as serde_json does, to explain a refusal (see
     /// [`explain_with`]): where the reader is and where it refused.
     /// Borrowed, so that the single pass carries one word of it and
@@ -769,8 +789,26 @@ impl<'de> Reader<'de> {
             items: SmallVec::new(),
             probe: None,
             recording: false,
+            named: None,
             trail: None,
         }
+    }
+
+    /// Records what a type asked to read the value at `pos` (after
+    /// whitespace) for registration's proof; nothing on a call.
+    #[inline]
+    fn asked(&mut self, asked: Asked) {
+        if self.recording {
+            self.record(asked);
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn record(&mut self, asked: Asked) {
+        self.skip_ws();
+        let at = self.pos;
+        ASKED.with_borrow_mut(|all| all.push((at, asked)));
     }
 
     /// Whether the document is an object: the only one the reader reads.
@@ -1550,6 +1588,15 @@ impl<'de> Reader<'de> {
         Ok(())
     }
 
+    /// Every number type: serde_json hands each number to the visitor as
+    /// what it is (`u64`, `i64` or `f64`), whatever type was asked for.
+    fn number_value<V: Visitor<'de>>(&mut self, visitor: V) -> Result<V::Value> {
+        match self.value()? {
+            b'-' | b'0'..=b'9' => self.visit_number(visitor),
+            _ => Err(self.mismatch(&visitor)),
+        }
+    }
+
     fn visit_number<V: Visitor<'de>>(&mut self, visitor: V) -> Result<V::Value> {
         let start = self.pos;
         let number = self.number()?;
@@ -1632,6 +1679,10 @@ impl<'de> Reader<'de> {
             Some(Guide::One {
                 id, alive: true, ..
             }) if self.shape.unique(*id) => Some(self.items.len()),
+            // Without the schema: every array's items, where some array's
+            // must differ. A repeat stops the reader, and the gates one by
+            // one decide.
+            None if self.flat && self.shape.any_unique() => Some(self.items.len()),
             _ => None,
         };
         self.open()?;
@@ -1640,6 +1691,7 @@ impl<'de> Reader<'de> {
             guide: &mut guide,
             index: 0,
             unique,
+            names: None,
         });
         let value = self.watch(visited)?;
         self.close(b']')?;
@@ -1665,7 +1717,12 @@ impl<'de> Reader<'de> {
         let (bytes, len) = (self.bytes, end - start);
         let before = self.items.get(first..).unwrap_or_default();
         for &(s, e) in before.iter().take(crate::unique::PAIRWISE) {
-            if e - s == len && bytes.get(s..e) == bytes.get(start..end) {
+            if e - s == len
+                && crate::text::same_text(
+                    bytes.get(s..e).unwrap_or_default(),
+                    bytes.get(start..end).unwrap_or_default(),
+                )
+            {
                 return Err(self.stop());
             }
         }
@@ -1809,8 +1866,9 @@ fn string_end(bytes: &[u8], pos: usize) -> Option<usize> {
 
 /// Each method listed reads as method `$to` does.
 macro_rules! read_as {
-    ($to:ident: $($method:ident)*) => {$(
+    ($to:ident, $asked:expr => $($method:ident)*) => {$(
         fn $method<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+            self.asked($asked);
             self.$to(visitor)
         }
     )*};
@@ -1857,6 +1915,7 @@ impl<'de> de::Deserializer<'de> for &mut Reader<'de> {
     type Error = Stop;
 
     fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        self.asked(Asked::Other);
         match self.value()? {
             b'{' => self.visit_map(visitor),
             b'[' => self.visit_seq(visitor),
@@ -1868,33 +1927,27 @@ impl<'de> de::Deserializer<'de> for &mut Reader<'de> {
     }
 
     fn deserialize_bool<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        self.asked(Asked::Bool);
         match self.value()? {
             first @ (b't' | b'f') => self.visit_literal(first, visitor),
             _ => Err(self.mismatch(&visitor)),
         }
     }
 
-    read_as!(deserialize_f64: deserialize_i8 deserialize_i16 deserialize_i32 deserialize_i64);
-    read_as!(deserialize_f64: deserialize_u8 deserialize_u16 deserialize_u32 deserialize_u64);
-    read_as!(deserialize_f64: deserialize_f32);
+    read_as!(number_value, Asked::Integer => deserialize_i8 deserialize_i16 deserialize_i32 deserialize_i64);
+    read_as!(number_value, Asked::Integer => deserialize_u8 deserialize_u16 deserialize_u32 deserialize_u64);
+    read_as!(number_value, Asked::Float => deserialize_f32 deserialize_f64);
 
     // serde_json reads these by a path of their own: left to the gates one
     // by one, which read them with serde_json.
     fn deserialize_i128<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        self.asked(Asked::Other);
         self.wide(visitor, |json, visitor| json.deserialize_i128(visitor))
     }
 
     fn deserialize_u128<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        self.asked(Asked::Other);
         self.wide(visitor, |json, visitor| json.deserialize_u128(visitor))
-    }
-
-    /// Every number type: serde_json hands each number to the visitor as
-    /// what it is (`u64`, `i64` or `f64`), whatever type was asked for.
-    fn deserialize_f64<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
-        match self.value()? {
-            b'-' | b'0'..=b'9' => self.visit_number(visitor),
-            _ => Err(self.mismatch(&visitor)),
-        }
     }
 
     fn deserialize_char<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
@@ -1902,6 +1955,7 @@ impl<'de> de::Deserializer<'de> for &mut Reader<'de> {
     }
 
     fn deserialize_str<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        self.asked(Asked::Str);
         match self.value()? {
             b'"' => self.visit_string(visitor),
             _ => Err(self.mismatch(&visitor)),
@@ -1915,10 +1969,12 @@ impl<'de> de::Deserializer<'de> for &mut Reader<'de> {
     // serde_json reads bytes from a string without checking its text:
     // left to the gates one by one, which read them with serde_json.
     fn deserialize_bytes<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        self.asked(Asked::Other);
         self.by_serde_json(visitor, |json, visitor| json.deserialize_bytes(visitor))
     }
 
     fn deserialize_byte_buf<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        self.asked(Asked::Other);
         self.by_serde_json(visitor, |json, visitor| json.deserialize_byte_buf(visitor))
     }
 
@@ -1937,6 +1993,7 @@ impl<'de> de::Deserializer<'de> for &mut Reader<'de> {
     }
 
     fn deserialize_unit<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        self.asked(Asked::Other);
         match self.value()? {
             b'n' => self.visit_literal(b'n', visitor),
             _ => Err(self.mismatch(&visitor)),
@@ -1971,6 +2028,7 @@ impl<'de> de::Deserializer<'de> for &mut Reader<'de> {
     }
 
     fn deserialize_seq<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        self.asked(Asked::Seq);
         match self.value()? {
             b'[' => self.visit_seq(visitor),
             _ => Err(self.mismatch(&visitor)),
@@ -1991,6 +2049,7 @@ impl<'de> de::Deserializer<'de> for &mut Reader<'de> {
     }
 
     fn deserialize_map<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        self.asked(Asked::Other);
         match self.value() {
             Ok(b'{') => self.visit_map(visitor),
             Ok(_) => Err(self.mismatch(&visitor)),
@@ -2007,6 +2066,7 @@ impl<'de> de::Deserializer<'de> for &mut Reader<'de> {
         _: &'static [&'static str],
         visitor: V,
     ) -> Result<V::Value> {
+        self.asked(Asked::Other);
         match self.value()? {
             b'{' => self.visit_map(visitor),
             b'[' if self.explaining() => self.visit_seq(visitor),
@@ -2020,12 +2080,13 @@ impl<'de> de::Deserializer<'de> for &mut Reader<'de> {
         variants: &'static [&'static str],
         visitor: V,
     ) -> Result<V::Value> {
+        self.asked(Asked::Enum(variants));
         match self.value()? {
             b'"' => {
-                if self.recording {
-                    record(self.pos, variants);
-                }
-                let visited = visitor.visit_enum(UnitVariant { reader: &mut *self });
+                let visited = visitor.visit_enum(UnitVariant {
+                    reader: &mut *self,
+                    variants,
+                });
                 self.watch(visited)
             }
             b'{' => {
@@ -2050,12 +2111,14 @@ impl<'de> de::Deserializer<'de> for &mut Reader<'de> {
     }
 
     fn deserialize_identifier<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        self.asked(Asked::Other);
         self.deserialize_str(visitor)
     }
 
     /// An ignored value is read like any other: its limits, keys and text
     /// are checked all the same.
     fn deserialize_ignored_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        self.asked(Asked::Other);
         self.skip()?;
         let visited = visitor.visit_unit();
         self.watch(visited)
@@ -2192,6 +2255,9 @@ struct Items<'r, 'de> {
     /// Where the items are noted if they must differ (see
     /// [`Reader::item_read`]).
     unique: Option<usize>,
+    /// Read without the schema, items that must differ and are all names
+    /// of one list: the list, and a bit for each name seen.
+    names: Option<(&'static [&'static str], u64)>,
 }
 
 impl Items<'_, '_> {
@@ -2230,17 +2296,53 @@ impl<'de> de::SeqAccess<'de> for Items<'_, 'de> {
         if let Some(first) = self.unique {
             reader.skip_ws();
             let (start, unplain) = (reader.pos, reader.unplain);
+            reader.named = None;
             let read = reader.member(self.guide, seed)?;
-            reader.item_read(start, unplain, first)?;
+            match reader.named.take() {
+                Some((list, index)) => self.name_read(list, index, first)?,
+                None if self.names.is_none() => reader.item_read(start, unplain, first)?,
+                None => return Err(reader.stop()),
+            }
             return Ok(Some(read));
         }
         reader.member(self.guide, seed).map(Some)
     }
 }
 
+impl Items<'_, '_> {
+    /// Notes an item of an array whose items must differ, read without the
+    /// schema as name `index` of `list`: a name seen before is a repeat.
+    /// Names of one list are told apart by their index, with no text
+    /// compared; an array whose items are not all names of one list stops
+    /// the reader, and the gates one by one compare them.
+    fn name_read(
+        &mut self,
+        list: &'static [&'static str],
+        index: usize,
+        first: usize,
+    ) -> Result<()> {
+        let bit = 1u64.checked_shl(u32::try_from(index).unwrap_or(u32::MAX));
+        match (&mut self.names, bit) {
+            (Some((seen_list, seen)), Some(bit))
+                if core::ptr::eq(*seen_list, list) && *seen & bit == 0 =>
+            {
+                *seen |= bit;
+                Ok(())
+            }
+            (None, Some(bit)) if self.reader.items.len() == first => {
+                self.names = Some((list, bit));
+                Ok(())
+            }
+            _ => Err(self.reader.stop()),
+        }
+    }
+}
+
 /// An enum written as its variant's name.
 struct UnitVariant<'r, 'de> {
     reader: &'r mut Reader<'de>,
+    /// The names its type reads, as it says (see [`Asked::Enum`]).
+    variants: &'static [&'static str],
 }
 
 impl<'de> de::EnumAccess<'de> for UnitVariant<'_, 'de> {
@@ -2253,7 +2355,19 @@ impl<'de> de::EnumAccess<'de> for UnitVariant<'_, 'de> {
             return Ok((read, self));
         }
         let quote = self.reader.pos;
-        let (read, _) = name(self.reader, seed)?;
+        let (read, key) = name(self.reader, seed)?;
+        // Without the schema, only a name the type says it reads: the
+        // proof holds each such list to the schema's (see `crate::proven`).
+        // Which it is is noted, for an array whose items must differ.
+        if self.reader.flat {
+            let text = text_of(self.reader.bytes, &self.reader.scratch, key);
+            let listed =
+                (self.variants.iter()).position(|v| crate::text::same_text(v.as_bytes(), text));
+            let Some(index) = listed else {
+                return Err(self.reader.stop());
+            };
+            self.reader.named = Some((self.variants, index));
+        }
         let raw = self
             .reader
             .bytes

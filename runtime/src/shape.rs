@@ -69,6 +69,9 @@ pub(crate) struct Shape {
     /// Whether the single pass reads without the schema (see
     /// [`Shape::reads_flat`]).
     reads_flat: ReadsFlat,
+    /// Some array's items must differ: the single pass reading without
+    /// the schema compares every array's items, and stops at a repeat.
+    any_unique: bool,
 }
 
 /// [`Shape::reads_flat`]: set by registration's proof, read by each
@@ -343,9 +346,11 @@ pub(crate) enum Place<'s> {
     /// The value of a listed property, or elements of it, must be one of
     /// these strings.
     Chosen(&'s str, Slot, &'s [Box<str>]),
-    /// The array a listed property holds must have items that all differ;
-    /// at most this many items, if the schema says.
-    Unique(&'s str, Option<u64>),
+    /// The value of a listed property is an array: how many elements it
+    /// takes by position, at most how many in all, if the schema says; the
+    /// strings its other elements must be one of, if a list; and whether
+    /// its items must differ.
+    Array(&'s str, usize, Option<u64>, Option<&'s [Box<str>]>, bool),
 }
 
 /// Where in a property's value a [`Place`] is.
@@ -355,9 +360,8 @@ pub(crate) enum Slot {
     Whole,
     /// The array's element at this index.
     At(usize),
-    /// The array's elements from this index on, and how many elements
-    /// it may have at most, if the schema says.
-    From(usize, Option<u64>),
+    /// The array's elements from this index on.
+    From(usize),
 }
 
 impl Shape {
@@ -380,9 +384,11 @@ impl Shape {
             flat: false,
             chooses: false,
             reads_flat: ReadsFlat::default(),
+            any_unique: false,
         };
         shape.flat = shape.root.is_some_and(|root| shape.shallow(root, false));
         shape.chooses = shape.nodes.iter().any(|node| !node.choices.is_empty());
+        shape.any_unique = shape.nodes.iter().any(|node| node.unique);
         for id in 0..shape.nodes.len() {
             let tagged = Id::try_from(id).ok().and_then(|id| shape.find_tag(id));
             if let Some(node) = shape.nodes.get_mut(id) {
@@ -539,7 +545,6 @@ impl Shape {
             return None;
         }
         let mut places = Vec::new();
-        let mut unique = Vec::new();
         for (key, child, _) in &self.node(root).properties {
             let Child::Node(id) = *child else { continue };
             let node = self.node(id);
@@ -547,17 +552,28 @@ impl Shape {
                 self.scalar_place(&mut places, key, Slot::Whole, *child);
                 continue;
             }
-            if node.unique {
-                unique.push(Place::Unique(key, node.count.1));
-            }
+            let names = match node.items {
+                Child::Node(items) => self.node(items).names(),
+                Child::Any | Child::Never => None,
+            };
+            places.push(Place::Array(
+                key,
+                node.prefix.len(),
+                node.count.1,
+                names,
+                node.unique,
+            ));
             for (i, item) in node.prefix.iter().enumerate() {
                 self.scalar_place(&mut places, key, Slot::At(i), *item);
             }
-            let rest = Slot::From(node.prefix.len(), node.count.1);
-            self.scalar_place(&mut places, key, rest, node.items);
+            self.scalar_place(&mut places, key, Slot::From(node.prefix.len()), node.items);
         }
-        places.extend(unique);
         Some(places)
+    }
+
+    /// Whether some array's items must differ.
+    pub(crate) fn any_unique(&self) -> bool {
+        self.any_unique
     }
 
     /// The places of [`Shape::to_prove`] at `slot` of member `key`, whose

@@ -115,10 +115,13 @@ fn grind_beans(
     Ok(())
 }
 
+/// serde's list of its names holds `other`, as the schema's does: the
+/// tool is read without its schema, and the single pass takes only a name
+/// the list holds, stopping at any other for the gates one by one.
 #[test]
-fn a_variant_that_reads_every_other_name_keeps_the_schema_read() {
+fn a_variant_that_reads_every_other_name_is_read_by_its_names_alone() {
     let mut toolbox = Toolbox::new(());
-    assert!(!reads_flat(&mut toolbox, GrindBeans));
+    assert!(reads_flat(&mut toolbox, GrindBeans));
     let name = "grind_beans";
     assert_eq!(
         refusal(&toolbox, name, r#"{"grind":"other","then":["fine"]}"#),
@@ -486,4 +489,43 @@ fn a_type_that_reads_another_kind_is_held_to_its_schema_in_any_schema() {
         refusal(&toolbox, name, r#"{"code":"left","note":{"text":"a"}}"#),
         Some(Code::WrongType)
     );
+}
+
+/// Beans that must differ by the schema alone: no rule compares them.
+#[derive(Debug, Deserialize, JsonSchema, garde::Validate)]
+#[serde(transparent)]
+#[schemars(extend("uniqueItems" = true))]
+pub struct Picks(#[garde(length(min = 1, max = 3))] Vec<Bean>);
+
+/// Pick beans.
+#[tool(effect = read)]
+fn pick_beans(#[garde(dive)] picks: Picks) -> Result<(), ToolError> {
+    let _ = picks;
+    Ok(())
+}
+
+/// Read without its schema, an array of names that must differ is
+/// compared as it is read, by each name's place in its list: a repeat,
+/// however written, stops the single pass, and the gates one by one
+/// refuse it.
+#[test]
+fn names_that_must_differ_by_the_schema_alone_are_compared_as_read() {
+    let mut toolbox = Toolbox::new(());
+    assert!(reads_flat(&mut toolbox, PickBeans));
+    let name = "pick_beans";
+    assert_eq!(
+        refusal(&toolbox, name, r#"{"picks":["arabica","robusta"]}"#),
+        None
+    );
+    for repeat in [
+        r#"{"picks":["arabica","arabica"]}"#,
+        r#"{"picks":["arabica","robusta","arabica"]}"#,
+        r#"{"picks":["arabica","\u0061rabica"]}"#,
+    ] {
+        assert_eq!(
+            refusal(&toolbox, name, repeat),
+            Some(Code::InvalidValue),
+            "{repeat}"
+        );
+    }
 }

@@ -1,0 +1,603 @@
+//! Types that read more than their schema says, each a plausible one:
+//! a field that also takes a single string for a list, a boolean that
+//! also reads words, a number that reads its text, an enum read by hand
+//! whatever the case, a rule that compares neighbours only, a tuple whose
+//! later items a laxer type reads. Registration must not prove any of them
+//! read without the schema, and whichever way a call goes, what the
+//! server accepts the published schema accepts (as the jsonschema crate
+//! reads it), one pass and gate by gate alike.
+
+use std::num::NonZeroU32;
+
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde::de::{self, Deserializer, SeqAccess, Visitor};
+use toolgate::testing::{check_arguments, check_arguments_gate_by_gate, read_without_schema};
+use toolgate::{ToolError, Toolbox, tool};
+
+fn register<S: Send + Sync + 'static>(
+    toolbox: &mut Toolbox<S>,
+    tool: impl toolgate::Tool<S> + 'static,
+) -> bool {
+    let name = tool.definition().name();
+    toolbox.register(tool).expect("registers");
+    read_without_schema(toolbox, name).expect("registered")
+}
+
+/// One line per document: what each side says. Returns a description of
+/// every break of the invariant.
+fn judge<S: Send + Sync + 'static>(toolbox: &Toolbox<S>, name: &str, docs: &[&str]) -> Vec<String> {
+    let schema = toolbox.definition(name).unwrap().schema().clone();
+    let validator = jsonschema::options().build(&schema).unwrap();
+    let flat = read_without_schema(toolbox, name).unwrap();
+    let mut breaks = Vec::new();
+    for doc in docs {
+        let one = check_arguments(toolbox, name, doc.as_bytes()).unwrap();
+        let gates = check_arguments_gate_by_gate(toolbox, name, doc.as_bytes()).unwrap();
+        let value: serde_json::Value = serde_json::from_str(doc).unwrap();
+        let by_schema = validator.is_valid(&value);
+        let line = format!(
+            "{name} {doc}: one_pass={:?} gate_by_gate={:?} schema={by_schema} flat={flat}",
+            one.as_ref().map_err(|r| r.code()),
+            gates.as_ref().map_err(|r| r.code()),
+        );
+        if one != gates || (one.is_ok() && !by_schema) || (gates.is_ok() && !by_schema) {
+            breaks.push(line);
+        }
+    }
+    breaks
+}
+
+#[track_caller]
+fn assert_holds(breaks: Vec<String>) {
+    assert!(
+        breaks.is_empty(),
+        "invariant broken:\n{}",
+        breaks.join("\n")
+    );
+}
+
+// --- A. an array of strings that also reads a single string --------------
+
+fn one_or_many<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<String>, D::Error> {
+    struct V;
+    impl<'de> Visitor<'de> for V {
+        type Value = Vec<String>;
+        fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.write_str("a string or a list of strings")
+        }
+        fn visit_str<E: de::Error>(self, s: &str) -> Result<Vec<String>, E> {
+            Ok(vec![s.to_owned()])
+        }
+        fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Vec<String>, A::Error> {
+            let mut out = Vec::new();
+            while let Some(s) = seq.next_element::<String>()? {
+                out.push(s);
+            }
+            Ok(out)
+        }
+    }
+    d.deserialize_any(V)
+}
+
+/// Recipients: a list, though a single address is taken too.
+#[derive(Debug, Deserialize, JsonSchema, garde::Validate)]
+#[serde(transparent)]
+pub struct Recipients(
+    #[serde(deserialize_with = "one_or_many")]
+    #[garde(length(min = 1, max = 5), inner(length(chars, max = 64)))]
+    Vec<String>,
+);
+
+/// Send a memo.
+#[tool(effect = read)]
+fn send_memo(
+    #[garde(dive)] to: Recipients,
+    #[garde(length(chars, max = 100))] text: String,
+) -> Result<(), ToolError> {
+    let _ = (to, text);
+    Ok(())
+}
+
+#[test]
+fn a_one_or_many_list() {
+    let mut toolbox = Toolbox::new(());
+    register(&mut toolbox, SendMemo);
+    assert_holds(judge(
+        &toolbox,
+        "send_memo",
+        &[
+            r#"{"to":["a@b.c"],"text":"hi"}"#,
+            r#"{"to":"a@b.c","text":"hi"}"#,
+        ],
+    ));
+}
+
+/// A format, read by name.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Priority {
+    Low,
+    High,
+}
+
+/// Send a memo with a priority: a schema with choices, so the gates one by
+/// one walk it.
+#[tool(effect = read)]
+fn send_priority_memo(
+    #[garde(dive)] to: Recipients,
+    #[garde(skip)] priority: Priority,
+) -> Result<(), ToolError> {
+    let _ = (to, priority);
+    Ok(())
+}
+
+#[test]
+fn a_one_or_many_list_beside_choices() {
+    let mut toolbox = Toolbox::new(());
+    register(&mut toolbox, SendPriorityMemo);
+    assert_holds(judge(
+        &toolbox,
+        "send_priority_memo",
+        &[
+            r#"{"to":["a@b.c"],"priority":"low"}"#,
+            r#"{"to":"a@b.c","priority":"low"}"#,
+        ],
+    ));
+}
+
+// --- B. a boolean that also reads "true"/"false" ---------------------------
+
+fn lenient_bool<'de, D: Deserializer<'de>>(d: D) -> Result<bool, D::Error> {
+    struct V;
+    impl Visitor<'_> for V {
+        type Value = bool;
+        fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.write_str("a boolean")
+        }
+        fn visit_bool<E: de::Error>(self, b: bool) -> Result<bool, E> {
+            Ok(b)
+        }
+        fn visit_str<E: de::Error>(self, s: &str) -> Result<bool, E> {
+            match s {
+                "true" | "yes" => Ok(true),
+                "false" | "no" => Ok(false),
+                _ => Err(E::invalid_value(de::Unexpected::Str(s), &self)),
+            }
+        }
+    }
+    d.deserialize_any(V)
+}
+
+/// Whether to notify: `true`, or `"yes"` as models often write it.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(transparent)]
+pub struct Notify(#[serde(deserialize_with = "lenient_bool")] pub bool);
+
+/// Archive a thread.
+#[tool(effect = read)]
+fn archive_thread(
+    #[garde(length(chars, max = 20))] thread: String,
+    #[garde(skip)] notify: Notify,
+) -> Result<(), ToolError> {
+    let _ = (thread, notify);
+    Ok(())
+}
+
+#[test]
+fn a_boolean_that_reads_words() {
+    let mut toolbox = Toolbox::new(());
+    register(&mut toolbox, ArchiveThread);
+    assert_holds(judge(
+        &toolbox,
+        "archive_thread",
+        &[
+            r#"{"thread":"t","notify":true}"#,
+            r#"{"thread":"t","notify":"yes"}"#,
+            r#"{"thread":"t","notify":"true"}"#,
+        ],
+    ));
+}
+
+// --- C. a non-zero count read from a number or its text --------------------
+
+fn count_or_text<'de, D: Deserializer<'de>>(d: D) -> Result<NonZeroU32, D::Error> {
+    struct V;
+    impl Visitor<'_> for V {
+        type Value = NonZeroU32;
+        fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.write_str("a positive count")
+        }
+        fn visit_u64<E: de::Error>(self, n: u64) -> Result<NonZeroU32, E> {
+            u32::try_from(n)
+                .ok()
+                .and_then(NonZeroU32::new)
+                .ok_or_else(|| E::custom("not a positive count"))
+        }
+        fn visit_str<E: de::Error>(self, s: &str) -> Result<NonZeroU32, E> {
+            s.parse().map_err(E::custom)
+        }
+    }
+    d.deserialize_any(V)
+}
+
+/// A page size: a positive count, or its text.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(transparent)]
+pub struct PageSize(#[serde(deserialize_with = "count_or_text")] pub NonZeroU32);
+
+/// List orders.
+#[tool(effect = read)]
+fn list_orders(#[garde(skip)] page_size: PageSize) -> Result<(), ToolError> {
+    let _ = page_size;
+    Ok(())
+}
+
+#[test]
+fn a_count_that_reads_its_text() {
+    let mut toolbox = Toolbox::new(());
+    register(&mut toolbox, ListOrders);
+    assert_holds(judge(
+        &toolbox,
+        "list_orders",
+        &[r#"{"page_size":5}"#, r#"{"page_size":"5"}"#],
+    ));
+}
+
+// --- D. a port that also reads a service's name -----------------------------
+
+fn port_or_name<'de, D: Deserializer<'de>>(d: D) -> Result<u16, D::Error> {
+    struct V;
+    impl Visitor<'_> for V {
+        type Value = u16;
+        fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.write_str("a port")
+        }
+        fn visit_u64<E: de::Error>(self, n: u64) -> Result<u16, E> {
+            u16::try_from(n).map_err(E::custom)
+        }
+        fn visit_str<E: de::Error>(self, s: &str) -> Result<u16, E> {
+            match s {
+                "http" => Ok(80),
+                "https" => Ok(443),
+                _ => Err(E::custom("unknown service")),
+            }
+        }
+    }
+    d.deserialize_any(V)
+}
+
+/// A port.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(transparent)]
+pub struct Port(#[serde(deserialize_with = "port_or_name")] pub u16);
+
+/// Open a port.
+#[tool(effect = read)]
+fn open_port(#[garde(skip)] port: Port) -> Result<(), ToolError> {
+    let _ = port;
+    Ok(())
+}
+
+#[test]
+fn a_port_that_reads_a_name() {
+    let mut toolbox = Toolbox::new(());
+    register(&mut toolbox, OpenPort);
+    assert_holds(judge(
+        &toolbox,
+        "open_port",
+        &[r#"{"port":443}"#, r#"{"port":"https"}"#],
+    ));
+}
+
+// --- E. a fraction whose schema says integer, the probe refused by a range -
+
+/// Stars, whole in the schema, a double in Rust.
+#[derive(Debug, Deserialize, JsonSchema, garde::Validate)]
+#[serde(transparent)]
+pub struct Stars(
+    #[schemars(with = "u8")]
+    #[garde(range(min = 1.0, max = 5.0))]
+    f64,
+);
+
+/// Rate a product.
+#[tool(effect = read)]
+fn rate(#[garde(dive)] stars: Stars) -> Result<(), ToolError> {
+    let _ = stars;
+    Ok(())
+}
+
+#[test]
+fn a_fraction_probe_refused_by_a_range() {
+    let mut toolbox = Toolbox::new(());
+    register(&mut toolbox, Rate);
+    assert_holds(judge(
+        &toolbox,
+        "rate",
+        &[r#"{"stars":3}"#, r#"{"stars":1.5}"#, r#"{"stars":4.25}"#],
+    ));
+}
+
+// --- F. a string that also reads a list (its first) --------------------------
+
+fn first_of<'de, D: Deserializer<'de>>(d: D) -> Result<String, D::Error> {
+    struct V;
+    impl<'de> Visitor<'de> for V {
+        type Value = String;
+        fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.write_str("a string")
+        }
+        fn visit_str<E: de::Error>(self, s: &str) -> Result<String, E> {
+            Ok(s.to_owned())
+        }
+        fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<String, A::Error> {
+            let first: String = seq
+                .next_element()?
+                .ok_or_else(|| de::Error::custom("empty"))?;
+            while seq.next_element::<de::IgnoredAny>()?.is_some() {}
+            Ok(first)
+        }
+    }
+    d.deserialize_any(V)
+}
+
+/// A label: a string, or the first of a list.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(transparent)]
+pub struct Label(#[serde(deserialize_with = "first_of")] pub String);
+
+/// Label an item.
+#[tool(effect = read)]
+fn label_item(#[garde(skip)] label: Label) -> Result<(), ToolError> {
+    let _ = label;
+    Ok(())
+}
+
+#[test]
+fn a_string_that_reads_a_list() {
+    let mut toolbox = Toolbox::new(());
+    register(&mut toolbox, LabelItem);
+    assert_holds(judge(
+        &toolbox,
+        "label_item",
+        &[r#"{"label":"a"}"#, r#"{"label":["a","b"]}"#],
+    ));
+}
+
+// --- H. an enum read by name, case-insensitively, by hand ------------------
+
+/// A colour.
+#[derive(Debug, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum Colour {
+    Red,
+    Green,
+}
+
+impl<'de> Deserialize<'de> for Colour {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = Colour;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a colour")
+            }
+            fn visit_enum<A: de::EnumAccess<'de>>(self, data: A) -> Result<Colour, A::Error> {
+                use serde::de::VariantAccess;
+                let (name, variant): (String, _) = data.variant()?;
+                variant.unit_variant()?;
+                match name.to_ascii_lowercase().as_str() {
+                    "red" => Ok(Colour::Red),
+                    "green" => Ok(Colour::Green),
+                    _ => Err(de::Error::unknown_variant(&name, &["red", "green"])),
+                }
+            }
+        }
+        d.deserialize_enum("Colour", &["red", "green"], V)
+    }
+}
+
+/// Paint a wall.
+#[tool(effect = read)]
+fn paint(#[garde(skip)] colour: Colour) -> Result<(), ToolError> {
+    let _ = colour;
+    Ok(())
+}
+
+#[test]
+fn an_enum_read_case_insensitively() {
+    let mut toolbox = Toolbox::new(());
+    register(&mut toolbox, Paint);
+    assert_holds(judge(
+        &toolbox,
+        "paint",
+        &[r#"{"colour":"red"}"#, r#"{"colour":"RED"}"#],
+    ));
+}
+
+// --- I. items held apart by a rule that compares neighbours ----------------
+
+fn no_repeats(words: &[String], _: &()) -> garde::Result {
+    if words.windows(2).any(|w| w[0] == w[1]) {
+        return Err(garde::Error::new("must not repeat a word"));
+    }
+    Ok(())
+}
+
+/// Keywords, each once.
+#[derive(Debug, Deserialize, JsonSchema, garde::Validate)]
+#[serde(transparent)]
+#[schemars(extend("uniqueItems" = true))]
+pub struct Keywords(#[garde(length(max = 8), custom(no_repeats))] Vec<String>);
+
+/// Search by keywords.
+#[tool(effect = read)]
+fn search_keywords(#[garde(dive)] keywords: Keywords) -> Result<(), ToolError> {
+    let _ = keywords;
+    Ok(())
+}
+
+#[test]
+fn items_held_apart_by_neighbours() {
+    let mut toolbox = Toolbox::new(());
+    register(&mut toolbox, SearchKeywords);
+    assert_holds(judge(
+        &toolbox,
+        "search_keywords",
+        &[
+            r#"{"keywords":["a","b"]}"#,
+            r#"{"keywords":["a","a"]}"#,
+            r#"{"keywords":["a","b","a"]}"#,
+        ],
+    ));
+}
+
+// --- K. an optional flag ------------------------------------------------------
+
+/// Mute a channel.
+#[tool(effect = read)]
+fn mute(
+    #[garde(length(chars, max = 20))] channel: String,
+    #[garde(skip)] quiet: Option<bool>,
+) -> Result<(), ToolError> {
+    let _ = (channel, quiet);
+    Ok(())
+}
+
+#[test]
+fn an_optional_flag() {
+    let mut toolbox = Toolbox::new(());
+    register(&mut toolbox, Mute);
+    assert_holds(judge(
+        &toolbox,
+        "mute",
+        &[
+            r#"{"channel":"c"}"#,
+            r#"{"channel":"c","quiet":null}"#,
+            r#"{"channel":"c","quiet":true}"#,
+        ],
+    ));
+}
+
+// --- L. later items of an array read by a laxer type ------------------------
+
+/// A number or any text.
+#[derive(Debug)]
+pub struct Loose(String);
+
+impl<'de> Deserialize<'de> for Loose {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl Visitor<'_> for V {
+            type Value = Loose;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a number or text")
+            }
+            fn visit_u64<E>(self, n: u64) -> Result<Loose, E> {
+                Ok(Loose(n.to_string()))
+            }
+            fn visit_str<E>(self, text: &str) -> Result<Loose, E> {
+                Ok(Loose(text.to_owned()))
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+/// A code and an optional second one, the first strict.
+#[derive(Debug, Deserialize)]
+pub struct Codes(u8, #[serde(default)] Option<Loose>);
+
+impl JsonSchema for Codes {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "Codes".into()
+    }
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({
+            "type": "array",
+            "items": {"type": "integer", "minimum": 0, "maximum": 255},
+            "minItems": 1,
+            "maxItems": 2
+        })
+    }
+}
+
+/// Send codes.
+#[tool(effect = read)]
+fn send_codes(#[garde(skip)] codes: Codes) -> Result<(), ToolError> {
+    let _ = (codes.0, codes.1.map(|l| l.0));
+    Ok(())
+}
+
+#[test]
+fn later_items_read_by_a_laxer_type() {
+    let mut toolbox = Toolbox::new(());
+    register(&mut toolbox, SendCodes);
+    assert_holds(judge(
+        &toolbox,
+        "send_codes",
+        &[
+            r#"{"codes":[1]}"#,
+            r#"{"codes":[1,2]}"#,
+            r#"{"codes":[1,"x"]}"#,
+        ],
+    ));
+}
+
+// --- E2. as E, the schema written by hand with whole bounds -----------------
+
+/// Stars: whole in the schema, a double in Rust.
+#[derive(Debug, Deserialize, garde::Validate)]
+#[serde(transparent)]
+pub struct Rating(#[garde(range(min = 1.0, max = 5.0))] f64);
+
+impl JsonSchema for Rating {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "Rating".into()
+    }
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({"type": "integer", "minimum": 1, "maximum": 5})
+    }
+}
+
+/// Rate a film.
+#[tool(effect = read)]
+fn rate_film(#[garde(dive)] rating: Rating) -> Result<(), ToolError> {
+    let _ = rating;
+    Ok(())
+}
+
+#[test]
+fn a_fraction_probe_refused_by_a_range_by_hand() {
+    let mut toolbox = Toolbox::new(());
+    register(&mut toolbox, RateFilm);
+    assert_holds(judge(
+        &toolbox,
+        "rate_film",
+        &[r#"{"rating":3}"#, r#"{"rating":1.5}"#, r#"{"rating":0.5}"#],
+    ));
+}
+
+// --- The same where the schema is read ----------------------------------------
+
+/// Archive quietly or not: not flat.
+#[tool(effect = read)]
+fn archive_noted(
+    #[garde(skip)] notify: Notify,
+    #[garde(skip)] quiet: Option<bool>,
+) -> Result<(), ToolError> {
+    let _ = (notify, quiet);
+    Ok(())
+}
+
+#[test]
+fn a_boolean_that_reads_words_where_the_schema_is_read() {
+    let mut toolbox = Toolbox::new(());
+    assert!(!register(&mut toolbox, ArchiveNoted));
+    assert_holds(judge(
+        &toolbox,
+        "archive_noted",
+        &[r#"{"notify":true}"#, r#"{"notify":"yes"}"#],
+    ));
+}

@@ -248,8 +248,8 @@ pub(crate) fn read_with<'de>(
 }
 
 /// [`read_with`] the argument struct for registration's proof (see
-/// [`crate::proven`]): without the schema, each enum read by its name
-/// recorded (see [`recording`]).
+/// [`crate::proven`]): without the schema, what each value's type asks
+/// for recorded (see [`recording`]).
 pub(crate) fn probe_with<'de>(
     bytes: &'de [u8],
     text: Option<&'de str>,

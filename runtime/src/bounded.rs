@@ -37,20 +37,6 @@ pub struct RawArgs<'a> {
     /// The limits gate 2 enforces as it reads, if the full scan has not
     /// run.
     pending: Option<&'a Limits>,
-    /// Whether the document holds what serde can read more laxly than the
-    /// schema: an object or array inside the arguments object (a struct
-    /// read from an array, extra keys beside a unit variant's tag), or a
-    /// `null` (`None` for an `Option` a `required` rule makes the schema
-    /// refuse null for), or an integer that may not fit 64 bits (a 128-bit
-    /// integer read past the range its schema states). Gate 2 then checks
-    /// the shape against the schema.
-    lax: bool,
-    /// Whether the document holds an object below the arguments object, a
-    /// container inside an array, a `null`, or an integer that may not fit
-    /// 64 bits: where serde can read more laxly than a
-    /// [flat](crate::shape::Shape::flat) schema, whose members are scalars
-    /// and arrays of scalars.
-    nested: bool,
     /// Whether the document holds a number that is an integer by value
     /// without being written as one (`2.0`, `1e2`, `-0`): JSON Schema reads
     /// it as an integer, serde_json as a float.
@@ -95,13 +81,6 @@ impl<'a> RawArgs<'a> {
     /// The limits left to enforce while reading, if the scan has not run.
     pub(crate) fn pending(&self) -> Option<&'a Limits> {
         self.pending
-    }
-
-    /// Whether the document holds what serde can read more laxly than a
-    /// schema, [flat](crate::shape::Shape::flat) or not, states (gate 2
-    /// walks it then, see [`Shape::walks`](crate::shape::Shape::walks)).
-    pub(crate) fn is_lax(&self, flat: bool) -> bool {
-        if flat { self.nested } else { self.lax }
     }
 
     pub(crate) fn has_spelled_integers(&self) -> bool {
@@ -176,8 +155,6 @@ pub(crate) fn begin<'a>(
         bytes: input,
         json,
         pending: Some(limits),
-        lax: true,
-        nested: true,
         spelled_integers: false,
         bounds_first: false,
     })
@@ -229,8 +206,6 @@ pub(crate) fn scan<'a>(input: &'a [u8], limits: &Limits) -> Result<RawArgs<'a>, 
         // is the most keys the document can hold.
         max_keys: limits.nodes().min(input.len() / 4),
         arena: Vec::new(),
-        lax: false,
-        nested: false,
         spelled_integers: false,
     };
     scanner.document()?;
@@ -243,8 +218,6 @@ pub(crate) fn scan<'a>(input: &'a [u8], limits: &Limits) -> Result<RawArgs<'a>, 
         bytes: input,
         json: Some(json),
         pending: None,
-        lax: scanner.lax,
-        nested: scanner.nested,
         spelled_integers: scanner.spelled_integers,
         bounds_first: false,
     })
@@ -371,8 +344,6 @@ struct Scanner<'a, 'l> {
     /// so a wide object costs one allocation, not a doubling series.
     max_keys: usize,
     arena: Vec<u8>,
-    lax: bool,
-    nested: bool,
     spelled_integers: bool,
 }
 
@@ -441,11 +412,7 @@ impl Scanner<'_, '_> {
                 Some(b'-' | b'0'..=b'9') => self.number()?,
                 Some(b't') => self.literal(b"true")?,
                 Some(b'f') => self.literal(b"false")?,
-                Some(b'n') => {
-                    self.lax = true;
-                    self.nested = true;
-                    self.literal(b"null")?;
-                }
+                Some(b'n') => self.literal(b"null")?,
                 Some(_) => return Err(malformed(self.pointer(), "a value is expected here")),
                 None => return Err(malformed(self.pointer(), "the text ends too early")),
             }
@@ -499,8 +466,6 @@ impl Scanner<'_, '_> {
             .at(self.pointer()));
         }
         self.pos += 1;
-        self.lax |= !self.frames.is_empty();
-        self.nested |= self.frames.len() + usize::from(kind == Kind::Object) > 1;
         self.frames.push(Frame {
             kind,
             keys_start: self.keys.len(),
@@ -714,20 +679,12 @@ impl Scanner<'_, '_> {
         if self.peek() == Some(b'-') {
             self.pos += 1;
         }
-        let digits_start = self.pos;
         match self.peek() {
             Some(b'0') => self.pos += 1,
             Some(b'1'..=b'9') => self.digits(),
             _ => return Err(self.bad_number()),
         }
         let digits_end = self.pos;
-        // From 19 digits an integer may not fit 64 bits, the range a
-        // schema states for a 128-bit integer, which serde_json reads from
-        // any integer that fits it: gate 2 then compares it.
-        if digits_end - digits_start >= 19 {
-            self.lax = true;
-            self.nested = true;
-        }
         if self.peek() == Some(b'.') {
             self.pos += 1;
             if !matches!(self.peek(), Some(b'0'..=b'9')) {

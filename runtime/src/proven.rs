@@ -20,12 +20,14 @@
 //!   list of names (the one serde's derived enums pass to
 //!   `deserialize_enum`, aliases included) the schema's list holds.
 //!
-//! Two things are then held as each call is read without the schema (see
-//! `crate::reader`): an enum's name must be one of its type's list, so a
-//! visitor that reads more (`#[serde(other)]`, a name in any case) never
-//! sees another; and where some array's items must differ, every array's
-//! items are compared, a repeat stopping the single pass. Where the single
-//! pass stops, the gates one by one decide against the schema.
+//! What a request does not settle is held as each call is read without
+//! the schema (see `crate::reader`): an enum's name must be one of its
+//! type's list, so a visitor that reads more (`#[serde(other)]`, a name in
+//! any case) never sees another; an integer type gets only a number
+//! written as an integer, whatever its visitor takes; and where some
+//! array's items must differ, every array's items are compared, a repeat
+//! stopping the single pass. Where the single pass stops, the gates one by
+//! one decide against the schema, walking every document serde accepts.
 //!
 //! Anything else leaves the tool read with its schema: a proof not made
 //! costs speed, never a check. A type whose reading changes after

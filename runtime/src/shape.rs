@@ -34,7 +34,6 @@ use regex::Regex;
 use serde_json::Value;
 use smallvec::SmallVec;
 
-use crate::bounded::RawArgs;
 use crate::pointer::{self, Step};
 use crate::{Code, Rejection, message};
 
@@ -541,7 +540,7 @@ impl Shape {
     /// proof makes it so.
     pub(crate) fn to_prove(&self) -> Option<Vec<Place<'_>>> {
         let root = self.root?;
-        if !self.flat && !self.shallow(root, true) {
+        if !self.flat() && !self.shallow(root, true) {
             return None;
         }
         let mut places = Vec::new();
@@ -630,32 +629,14 @@ impl Shape {
         self.first
     }
 
-    /// Whether gate 2 walks a document serde accepted, by what gate 1's
-    /// scan saw of it (`raw`): where it holds what serde can read more
-    /// laxly than this schema ([`RawArgs::is_lax`]): an object or array
-    /// below the arguments object, or a `null`; for a [flat](Self::flat)
-    /// schema, only an object below the arguments object, a container
-    /// inside an array, or a `null`. Without any, every value is a scalar,
-    /// or an array of scalars, of the closed arguments object, where
-    /// serde's verdict on its type is the schema's. Not on its choices: a
-    /// derived enum reads a name its schema does not list when a variant
-    /// has an alias or is `#[serde(other)]`, so a schema that lists
-    /// choices is always walked. Nor on its scalars' kinds, unless
-    /// registration has seen the tool's types read the kinds the schema
-    /// states and refuse the others, as it does for a schema it reads
-    /// without (see [`Shape::reads_flat`]): a hand-written schema may say
-    /// `integer` of a type that reads text too. Any other schema is
-    /// walked whatever the document holds.
-    pub(crate) fn walks(&self, raw: &RawArgs<'_>) -> bool {
-        self.chooses || !self.reads_flat() || raw.is_lax(self.flat())
-    }
-
-    /// Checks a document that serde accepted, if it `walks` (see
-    /// [`Shape::walks`]).
-    pub(crate) fn check(&self, json: &str, walks: bool, schema: &Value) -> Result<(), Rejection> {
-        if !walks {
-            return Ok(());
-        }
+    /// Checks a document that serde accepted. The gates one by one walk
+    /// every document serde accepts: what serde reads more laxly than a
+    /// schema (a struct from an array, extra keys beside a unit variant's
+    /// tag, a name an alias or a `#[serde(other)]` variant reads, a kind of
+    /// value a visitor takes beside the one its schema states) can be
+    /// anywhere, and the single pass, which holds a schema it reads without
+    /// to what its types asked for, has stopped.
+    pub(crate) fn check(&self, json: &str, schema: &Value) -> Result<(), Rejection> {
         self.walk(json, schema, false)
     }
 
@@ -2166,9 +2147,7 @@ mod tests {
     use serde_json::json;
 
     fn check(schema: &Value, doc: &str) -> Result<(), Code> {
-        Shape::new(schema)
-            .check(doc, true, schema)
-            .map_err(|r| r.code())
+        Shape::new(schema).check(doc, schema).map_err(|r| r.code())
     }
 
     #[test]

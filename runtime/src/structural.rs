@@ -94,13 +94,13 @@ fn probed(
 #[cold]
 #[inline(never)]
 pub(crate) fn before_rules(bytes: &[u8], def: &ToolDef) -> Option<Rejection> {
-    if def.shape.flat() || !def.shape.reads_flat() {
+    if !def.shape.reads_flat() {
         return None;
     }
     // As the gates one by one read it (gate 2 accepted it, so it is text):
     // integers spelled otherwise (`2.0`) read as integers.
     let text = crate::number::with_plain_integers(core::str::from_utf8(bytes).ok()?);
-    def.shape.check(&text, true, def.schema()).err()
+    def.shape.check(&text, def.schema()).err()
 }
 
 /// Gates 1 (if pending) and 2, one after the other.
@@ -136,11 +136,13 @@ fn separately(raw: RawArgs<'_>, def: &ToolDef, serde: &mut dyn Serde) -> Result<
     // more for serde_json. Tracking the path costs an allocation per key,
     // paid only where the single-pass reader stopped.
     let Err(refused) = reader::explain_with(&text, serde) else {
-        // serde accepts shapes the schema refuses (an array read as a
-        // struct, extra keys beside a unit variant's tag): the schema rules.
-        return def
-            .shape
-            .check(&text, !walked && def.shape.walks(&raw), schema);
+        // serde accepts what the schema refuses (an array read as a
+        // struct, extra keys beside a unit variant's tag, a name an alias
+        // reads): the schema rules.
+        return match walked {
+            true => Ok(()),
+            false => def.shape.check(&text, schema),
+        };
     };
     // Refused. Where the schema's structure refuses too, its answer names
     // the place exactly; serde's path stops at the first enum it buffered.

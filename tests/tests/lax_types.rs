@@ -601,3 +601,49 @@ fn a_boolean_that_reads_words_where_the_schema_is_read() {
         &[r#"{"notify":true}"#, r#"{"notify":"yes"}"#],
     ));
 }
+
+// --- An integer whose visitor also takes a fraction ---------------------------
+
+fn rounded<'de, D: Deserializer<'de>>(d: D) -> Result<u64, D::Error> {
+    struct V;
+    impl Visitor<'_> for V {
+        type Value = u64;
+        fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.write_str("a count")
+        }
+        fn visit_u64<E: de::Error>(self, n: u64) -> Result<u64, E> {
+            Ok(n)
+        }
+        #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+        fn visit_f64<E: de::Error>(self, n: f64) -> Result<u64, E> {
+            Ok(n.round() as u64)
+        }
+    }
+    d.deserialize_u64(V)
+}
+
+/// A count its type asks for as an integer, and rounds if sent a fraction.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(transparent)]
+pub struct Rounded(#[serde(deserialize_with = "rounded")] pub u64);
+
+/// Order a number of boxes.
+#[tool(effect = read)]
+fn order_boxes(#[garde(skip)] boxes: Rounded) -> Result<(), ToolError> {
+    let _ = boxes.0;
+    Ok(())
+}
+
+/// The type asks for an integer, so it is read without the schema; the
+/// reader then takes only a number written as an integer there, whatever
+/// the type's visitor would take.
+#[test]
+fn an_integer_whose_visitor_takes_a_fraction() {
+    let mut toolbox = Toolbox::new(());
+    assert!(register(&mut toolbox, OrderBoxes));
+    assert_holds(judge(
+        &toolbox,
+        "order_boxes",
+        &[r#"{"boxes":3}"#, r#"{"boxes":2.5}"#, r#"{"boxes":1e3}"#],
+    ));
+}

@@ -244,7 +244,7 @@ pub(crate) fn read_with<'de>(
     }
     let mut reader = Reader::new(bytes, text, limits, shape);
     reader.closed = closed;
-    reader.at_object() && serde.read(&mut reader).is_ok() && reader.finished()
+    reader.reads(serde)
 }
 
 /// [`read_with`] the argument struct for registration's proof (see
@@ -265,7 +265,7 @@ pub(crate) fn probe_with<'de>(
     reader.flat = true;
     reader.expect = Expect::Any;
     reader.recording = true;
-    reader.at_object() && serde.read(&mut reader).is_ok() && reader.finished()
+    reader.reads(serde)
 }
 
 /// What a type asked the reader for, to read the value at a place: the
@@ -809,6 +809,13 @@ impl<'de> Reader<'de> {
         self.skip_ws();
         let at = self.pos;
         ASKED.with_borrow_mut(|all| all.push((at, asked)));
+    }
+
+    /// Whether `serde` reads the document, an object, and the reader
+    /// accepts it.
+    #[inline(always)]
+    fn reads(&mut self, serde: &mut dyn Serde) -> bool {
+        self.at_object() && serde.read(self).is_ok() && self.finished()
     }
 
     /// Whether the document is an object: the only one the reader reads.

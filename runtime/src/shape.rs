@@ -62,9 +62,6 @@ pub(crate) struct Shape {
     /// No valid document holds a `null`, an object below the arguments
     /// object or a container inside an array (see [`Shape::flat`]).
     flat: bool,
-    /// Some subschema lists `enum` or `const`, which serde may read more
-    /// laxly than the schema (see [`Shape::walks`]).
-    chooses: bool,
     /// Whether the single pass reads without the schema (see
     /// [`Shape::reads_flat`]).
     reads_flat: ReadsFlat,
@@ -381,12 +378,10 @@ impl Shape {
             nodes: builder.nodes,
             first: builder.untagged,
             flat: false,
-            chooses: false,
             reads_flat: ReadsFlat::default(),
             any_unique: false,
         };
         shape.flat = shape.root.is_some_and(|root| shape.shallow(root, false));
-        shape.chooses = shape.nodes.iter().any(|node| !node.choices.is_empty());
         shape.any_unique = shape.nodes.iter().any(|node| node.unique);
         for id in 0..shape.nodes.len() {
             let tagged = Id::try_from(id).ok().and_then(|id| shape.find_tag(id));
@@ -595,12 +590,10 @@ impl Shape {
     /// Whether no document the schema accepts holds a `null`, an object
     /// below the arguments object, or a container inside an array, no
     /// value is held to a list of choices and no array's items must
-    /// differ: every member is a scalar or an array of scalars, of a type
-    /// whose verdict is the schema's (see
-    /// [`Shape::walks`]). Once registration has proved the tool's types
-    /// read the kinds the schema states (see [`Shape::reads_flat`]), the
-    /// single-pass reader reads without the schema, and stops where a
-    /// document holds any of those.
+    /// differ: every member is a scalar or an array of scalars. Once
+    /// registration has proved the tool's types read the kinds the schema
+    /// states (see [`Shape::reads_flat`]), the single-pass reader reads
+    /// without the schema, and stops where a document holds any of those.
     pub(crate) fn flat(&self) -> bool {
         self.flat
     }
@@ -611,9 +604,9 @@ impl Shape {
     /// and items that must differ (see [`crate::proven`]). Until then, or
     /// where the proof fails, the schema is read with the call.
     ///
-    /// The gates one by one rely on the proof only for a flat schema's
-    /// scalars (see [`Shape::walks`]): a proof of choices or of items that
-    /// must differ is checked by a differential test of the two.
+    /// The gates one by one never rely on the proof: they walk every
+    /// document serde accepts (see [`Shape::check`]), so a differential
+    /// test of the two finds a proof that should not have been made.
     #[inline]
     pub(crate) fn reads_flat(&self) -> bool {
         self.reads_flat.get()

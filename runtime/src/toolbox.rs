@@ -74,10 +74,10 @@ struct Entry<S> {
     limits: Option<Limits>,
     /// The definition as shown, where it differs from the tool's own.
     shown: Option<Box<ToolDef>>,
-    /// How each call is read: in one pass, with the schema or (proven
-    /// needless) without; or checked against the schema's bounds before
-    /// serde reads it, where the schema states a bound registration could
-    /// not try.
+    /// How each call is read: in one pass (without the schema where the
+    /// shape says so, see `Shape::reads_flat`), or checked against the
+    /// schema's bounds before serde reads it, where the schema states a
+    /// bound registration could not try.
     reading: Reading,
 }
 

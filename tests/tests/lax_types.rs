@@ -57,7 +57,7 @@ fn assert_holds(breaks: Vec<String>) {
     );
 }
 
-// --- A. an array of strings that also reads a single string --------------
+// An array of strings that also reads a single string.
 
 fn one_or_many<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<String>, D::Error> {
     struct V;
@@ -146,7 +146,7 @@ fn a_one_or_many_list_beside_choices() {
     ));
 }
 
-// --- B. a boolean that also reads "true"/"false" ---------------------------
+// A boolean that also reads "true"/"false".
 
 fn lenient_bool<'de, D: Deserializer<'de>>(d: D) -> Result<bool, D::Error> {
     struct V;
@@ -199,7 +199,7 @@ fn a_boolean_that_reads_words() {
     ));
 }
 
-// --- C. a non-zero count read from a number or its text --------------------
+// A non-zero count read from a number or its text.
 
 fn count_or_text<'de, D: Deserializer<'de>>(d: D) -> Result<NonZeroU32, D::Error> {
     struct V;
@@ -244,7 +244,7 @@ fn a_count_that_reads_its_text() {
     ));
 }
 
-// --- D. a port that also reads a service's name -----------------------------
+// A port that also reads a service's name.
 
 fn port_or_name<'de, D: Deserializer<'de>>(d: D) -> Result<u16, D::Error> {
     struct V;
@@ -290,7 +290,7 @@ fn a_port_that_reads_a_name() {
     ));
 }
 
-// --- E. a fraction whose schema says integer, the probe refused by a range -
+// A fraction whose schema says integer, within a range.
 
 /// Stars, whole in the schema, a double in Rust.
 #[derive(Debug, Deserialize, JsonSchema, garde::Validate)]
@@ -319,7 +319,7 @@ fn a_fraction_probe_refused_by_a_range() {
     ));
 }
 
-// --- F. a string that also reads a list (its first) --------------------------
+// A string that also reads a list (its first).
 
 fn first_of<'de, D: Deserializer<'de>>(d: D) -> Result<String, D::Error> {
     struct V;
@@ -365,7 +365,7 @@ fn a_string_that_reads_a_list() {
     ));
 }
 
-// --- H. an enum read by name, case-insensitively, by hand ------------------
+// An enum read by name, case-insensitively, by hand.
 
 /// A colour.
 #[derive(Debug, JsonSchema)]
@@ -416,7 +416,7 @@ fn an_enum_read_case_insensitively() {
     ));
 }
 
-// --- I. items held apart by a rule that compares neighbours ----------------
+// Items held apart by a rule that compares neighbours.
 
 fn no_repeats(words: &[String], _: &()) -> garde::Result {
     if words.windows(2).any(|w| w[0] == w[1]) {
@@ -453,7 +453,7 @@ fn items_held_apart_by_neighbours() {
     ));
 }
 
-// --- K. an optional flag ------------------------------------------------------
+// An optional flag.
 
 /// Mute a channel.
 #[tool(effect = read)]
@@ -480,7 +480,7 @@ fn an_optional_flag() {
     ));
 }
 
-// --- L. later items of an array read by a laxer type ------------------------
+// Later items of an array read by a laxer type.
 
 /// A number or any text.
 #[derive(Debug)]
@@ -545,7 +545,7 @@ fn later_items_read_by_a_laxer_type() {
     ));
 }
 
-// --- E2. as E, the schema written by hand with whole bounds -----------------
+// A fraction whose hand-written schema says integer with whole bounds.
 
 /// Stars: whole in the schema, a double in Rust.
 #[derive(Debug, Deserialize, garde::Validate)]
@@ -579,7 +579,7 @@ fn a_fraction_probe_refused_by_a_range_by_hand() {
     ));
 }
 
-// --- The same where the schema is read ----------------------------------------
+// The same where the schema is read.
 
 /// Archive quietly or not: not flat.
 #[tool(effect = read)]
@@ -602,7 +602,7 @@ fn a_boolean_that_reads_words_where_the_schema_is_read() {
     ));
 }
 
-// --- An integer whose visitor also takes a fraction ---------------------------
+// An integer whose visitor also takes a fraction.
 
 fn rounded<'de, D: Deserializer<'de>>(d: D) -> Result<u64, D::Error> {
     struct V;

@@ -172,6 +172,8 @@ fn tag_beans(#[garde(dive)] tags: Tags) -> Result<(), ToolError> {
     Ok(())
 }
 
+/// Strings, not names from a list, that must differ: the proof cannot read
+/// an array of different strings at its longest, so the schema is read.
 #[test]
 fn items_that_must_differ_by_the_schema_alone_keep_the_schema_read() {
     let mut toolbox = Toolbox::new(());
@@ -230,6 +232,8 @@ fn keep_words(#[garde(dive)] words: Words) -> Result<(), ToolError> {
     Ok(())
 }
 
+/// As with any items that must differ and are not names from a list, the
+/// schema is read, and it compares the items by value.
 #[test]
 fn a_rule_that_compares_spellings_keeps_the_schema_read() {
     let mut toolbox = Toolbox::new(());

@@ -3,7 +3,10 @@
 //!
 //! The proof is made where every argument is a scalar or an array of
 //! scalars, the schema flat but for names from a list and items that must
-//! differ (see [`Shape::to_prove`](crate::shape::Shape::to_prove)). The
+//! differ (see [`Shape::to_prove`](crate::shape::Shape::to_prove)), and
+//! for arguments that are neither: those need no proof, as the single
+//! pass reads each of their values against its own subschema (see
+//! [`Shape::guided`](crate::shape::Shape::guided)). The
 //! simplest instance is read in one pass without the schema, each array at
 //! its longest (a `maxItems` of at most [`MAX_ITEMS`], else no proof: a
 //! hand-written type may read each element by another type), and the

@@ -263,6 +263,8 @@ pub(crate) fn probe_with<'de>(
     let mut reader = Reader::new(bytes, text, limits, shape);
     reader.closed = true;
     reader.flat = true;
+    reader.mixed = shape.has_guided();
+    reader.verdict = u64::MAX;
     reader.expect = Expect::Any;
     reader.recording = true;
     reader.reads(serde)
@@ -678,10 +680,12 @@ impl Number {
 /// The reader. Made only here; serde drives it.
 pub(crate) struct Reader<'de> {
     shape: &'de Shape,
-    /// The schema is [flat](Shape::flat): read without it, stopping at a
-    /// `null`, an object below the arguments object, or a container inside
-    /// an array. Such a document is what the gates one by one read without
-    /// the schema too, where serde's verdict is the schema's.
+    /// Registration proved the tool's types hold what the schema states
+    /// (see [`Shape::reads_flat`]): read without it, stopping at a `null`,
+    /// an object below the arguments object, or a container inside an
+    /// array, but in a member read against its subschema (see
+    /// [`Shape::guided`]). Where the reader stops, the gates one by one
+    /// decide against the schema.
     flat: bool,
     /// The subschemas the next value must satisfy; empty for any value.
     /// Each value takes them as it starts.
@@ -729,6 +733,9 @@ pub(crate) struct Reader<'de> {
     /// Read without the schema, the name just read of an enum, by its list
     /// and its index there (see `Items::name_read`).
     named: Option<(&'static [&'static str], usize)>,
+    /// Read without the schema where some member of the arguments object
+    /// is read against its subschema (see [`Shape::guided`]).
+    mixed: bool,
     /// Set when reading as serde_json does, to explain a refusal (see
     /// [`explain_with`]): where the reader is and where it refused.
     /// Borrowed, so that the single pass carries one word of it and
@@ -764,6 +771,7 @@ impl<'de> Reader<'de> {
     /// A reader at the start of `bytes`.
     fn new(bytes: &'de [u8], text: Option<&'de str>, limits: &Limits, shape: &'de Shape) -> Self {
         let flat = shape.reads_flat();
+        let mixed = flat && shape.has_guided();
         Reader {
             shape,
             flat,
@@ -771,7 +779,9 @@ impl<'de> Reader<'de> {
                 Some(root) if !flat => Expect::One(root),
                 _ => Expect::Any,
             },
-            verdict: 0,
+            // Read without the schema, each value's verdict is taken where
+            // it is wanted: by `mixed_key`, before the first member too.
+            verdict: if mixed { u64::MAX } else { 0 },
             text,
             bytes,
             pos: 0,
@@ -790,6 +800,7 @@ impl<'de> Reader<'de> {
             probe: None,
             recording: false,
             named: None,
+            mixed,
             trail: None,
         }
     }
@@ -1072,7 +1083,7 @@ impl<'de> Reader<'de> {
     /// [`judge`](Self::judge) against a subschema, out of line.
     #[inline(never)]
     fn judge_against(&mut self, kind: u8, raw: &[u8]) -> Result<()> {
-        if self.flat && kind == shape::NULL {
+        if self.flat && kind == shape::NULL && matches!(self.expect, Expect::Any) {
             return Err(self.stop());
         }
         let shape = self.shape;
@@ -1118,7 +1129,7 @@ impl<'de> Reader<'de> {
     /// [`guide`](Self::guide) by a subschema, out of line.
     #[inline(never)]
     fn guide_by(&mut self, kind: u8, guide: &mut Option<Guide>) -> Result<()> {
-        if self.flat && self.nested(kind) {
+        if self.flat && self.nested(kind) && matches!(self.expect, Expect::Any) {
             return Err(self.stop());
         }
         let shape = self.shape;
@@ -1219,6 +1230,23 @@ impl<'de> Reader<'de> {
         self.shape.verdicts(&many.set, &many.atoms, local)
     }
 
+    /// Reading without the schema where some members of the arguments
+    /// object are read against their subschemas (see [`Shape::guided`]):
+    /// stops where the member just read was refused, and sets what the
+    /// member of `key`, if any, must satisfy.
+    #[inline(never)]
+    fn mixed_key(&mut self, key: Option<Key>) -> Result<()> {
+        if self.verdict & 1 == 0 {
+            return Err(self.stop());
+        }
+        let guided = key.and_then(|key| self.shape.guided(text_of(self.bytes, &self.arena, key)));
+        if let Some(id) = guided {
+            self.expect = Expect::One(id);
+            self.verdict = 0;
+        }
+        Ok(())
+    }
+
     /// Reads a member of a container into `seed`, expected to satisfy
     /// what `guide` says.
     #[inline(always)]
@@ -1228,7 +1256,9 @@ impl<'de> Reader<'de> {
         seed: T,
     ) -> Result<T::Value> {
         let Some(guide) = guide else {
-            self.expect = Expect::Any;
+            // Each value takes what it was expected to satisfy as it
+            // starts, so nothing is expected here but a member read
+            // against its subschema (see `Reader::mixed_key`).
             let read = seed.deserialize(&mut *self);
             return self.watch(read);
         };
@@ -2166,7 +2196,12 @@ impl<'r, 'de> Entries<'r, 'de> {
         let reader = &mut *self.reader;
         reader.skip_ws();
         match reader.peek() {
-            Some(b'}') => return Ok(None),
+            Some(b'}') => {
+                if reader.mixed && reader.depth == 1 {
+                    reader.mixed_key(None)?;
+                }
+                return Ok(None);
+            }
             Some(b',') if self.started => {
                 reader.pos += 1;
                 reader.skip_ws();
@@ -2201,6 +2236,9 @@ impl<'r, 'de> Entries<'r, 'de> {
             // closed: a repeat or an unlisted key is its refusal.
             Listed::No if reader.closed && reader.depth == 1 => {}
             Listed::No => reader.remember(self.first, key)?,
+        }
+        if reader.mixed && reader.depth == 1 {
+            reader.mixed_key(Some(key))?;
         }
         let probe = reader.probe.map(|found| (found, reader.pos));
         if key.decoded {
@@ -4185,6 +4223,133 @@ mod tests {
                 valid,
                 "{doc}"
             );
+        }
+    }
+
+    /// Once registration has proved the rest, a member that is an object
+    /// (here a tagged union, and a plain object) is read against its own
+    /// subschema while the rest is read without the schema: whatever is
+    /// inside it, `null` and objects too, the reader takes exactly what
+    /// the subschema takes, and stops on the rest, wherever the member is
+    /// written among the others.
+    #[test]
+    fn a_member_read_against_its_subschema_beside_the_rest() {
+        let variant = |kind: &str, extra: Value| {
+            let mut properties = serde_json::json!({"kind": {"type": "string", "const": kind}});
+            let mut required = vec![Value::from("kind")];
+            if let (Value::Object(properties), Value::Object(extra)) = (&mut properties, extra) {
+                for (key, value) in extra {
+                    required.push(Value::from(key.clone()));
+                    properties.insert(key, value);
+                }
+            }
+            serde_json::json!({
+                "type": "object",
+                "properties": properties,
+                "required": required,
+                "additionalProperties": false,
+            })
+        };
+        let schema = serde_json::json!({
+            "type": "object",
+            "properties": {
+                "name": {"type": "string"},
+                "reason": {"oneOf": [
+                    variant("error", serde_json::json!({})),
+                    variant("goodwill", serde_json::json!({
+                        "by": {"type": "string"},
+                        "note": {"type": ["string", "null"]},
+                    })),
+                ]},
+                "at": {
+                    "type": "object",
+                    "properties": {
+                        "day": {"type": "integer"},
+                        "span": {"type": "object", "properties": {"hours": {"type": "integer"}}},
+                    },
+                    "additionalProperties": false,
+                },
+            },
+            "required": ["name"],
+            "additionalProperties": false,
+        });
+        let shape = Shape::new(&schema);
+        assert!(!shape.flat());
+        assert_eq!(shape.to_prove().map(|places| places.len()), Some(1));
+        assert!(shape.guided(b"reason").is_some() && shape.guided(b"at").is_some());
+        assert!(shape.guided(b"name").is_none());
+        shape.prove_flat();
+        for (doc, valid) in [
+            (r#"{"name":"a","reason":{"kind":"error"}}"#, true),
+            (r#"{"reason":{"kind":"error"},"name":"a"}"#, true),
+            (
+                r#"{"name":"a","reason":{"kind":"goodwill","by":"b","note":null}}"#,
+                true,
+            ),
+            (
+                r#"{"name":"a","reason":{"note":"n","by":"b","kind":"goodwill"}}"#,
+                true,
+            ),
+            (
+                r#"{"name":"a","at":{"day":3,"span":{"hours":2}},"reason":{"kind":"error"}}"#,
+                true,
+            ),
+            (r#"{"name":"a","at":{}}"#, true),
+            // What the member's subschema refuses, first, last or alone.
+            (r#"{"name":"a","reason":{"kind":"other"}}"#, false),
+            (r#"{"reason":{"kind":"other"},"name":"a"}"#, false),
+            (r#"{"reason":{"kind":"goodwill"}}"#, false),
+            (r#"{"name":"a","reason":{"kind":"error","by":"b"}}"#, false),
+            (
+                r#"{"name":"a","reason":{"kind":"goodwill","by":null,"note":null}}"#,
+                false,
+            ),
+            (
+                r#"{"name":"a","reason":{"kind":"goodwill","by":"b","note":{}}}"#,
+                false,
+            ),
+            (r#"{"name":"a","reason":"error"}"#, false),
+            (r#"{"name":"a","reason":null}"#, false),
+            (r#"{"name":"a","reason":[{"kind":"error"}]}"#, false),
+            (r#"{"name":"a","at":{"day":"3"}}"#, false),
+            (r#"{"name":"a","at":{"day":3.5}}"#, false),
+            (r#"{"name":"a","at":{"span":{"hours":"2"}}}"#, false),
+            (
+                r#"{"name":"a","at":{"span":{"hours":2}},"reason":{"kind":"other"}}"#,
+                false,
+            ),
+            // The rest, read without the schema, stops as before.
+            (r#"{"name":null,"reason":{"kind":"error"}}"#, false),
+            (r#"{"name":{},"reason":{"kind":"error"}}"#, false),
+        ] {
+            assert_eq!(shape.check(doc, &schema).is_ok(), valid, "{doc}");
+            assert_eq!(
+                read::<Value>(doc, &limits(), &shape).is_some(),
+                valid,
+                "{doc}"
+            );
+        }
+        // An arguments object with a union of its own, or a member its
+        // schema says nothing of, is read against the schema throughout.
+        for schema in [
+            serde_json::json!({
+                "type": "object",
+                "properties": {"a": {"type": "string"}, "b": {"type": "object"}},
+                "additionalProperties": false,
+                "anyOf": [{"required": ["a"]}, {"required": ["b"]}],
+            }),
+            serde_json::json!({
+                "type": "object",
+                "properties": {"a": {"type": "string"}, "b": true},
+                "additionalProperties": false,
+            }),
+            serde_json::json!({
+                "type": "object",
+                "properties": {"a": {"type": "string"}},
+                "additionalProperties": {"type": "object"},
+            }),
+        ] {
+            assert!(Shape::new(&schema).to_prove().is_none(), "{schema}");
         }
     }
 

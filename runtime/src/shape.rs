@@ -59,15 +59,15 @@ pub(crate) struct Shape {
     /// enums try every variant at every level, which costs exponential
     /// work in the nesting for a document the schema refuses.
     first: bool,
-    /// No valid document holds a `null`, an object below the arguments
-    /// object or a container inside an array (see [`Shape::flat`]).
-    flat: bool,
     /// Whether the single pass reads without the schema (see
     /// [`Shape::reads_flat`]).
     reads_flat: ReadsFlat,
     /// Some array's items must differ: the single pass reading without
     /// the schema compares every array's items, and stops at a repeat.
     any_unique: bool,
+    /// The members of the arguments object read against their subschemas
+    /// where the rest is read without the schema (see [`Shape::guided`]).
+    guided: Vec<(Box<str>, Id)>,
 }
 
 /// [`Shape::reads_flat`]: set by registration's proof, read by each
@@ -377,17 +377,24 @@ impl Shape {
             },
             nodes: builder.nodes,
             first: builder.untagged,
-            flat: false,
             reads_flat: ReadsFlat::default(),
             any_unique: false,
+            guided: Vec::new(),
         };
-        shape.flat = shape.root.is_some_and(|root| shape.shallow(root, false));
         shape.any_unique = shape.nodes.iter().any(|node| node.unique);
         for id in 0..shape.nodes.len() {
             let tagged = Id::try_from(id).ok().and_then(|id| shape.find_tag(id));
             if let Some(node) = shape.nodes.get_mut(id) {
                 node.tagged = tagged.map(Box::new);
             }
+        }
+        if let Some(root) = shape.root {
+            shape.guided = (shape.node(root).properties.iter())
+                .filter_map(|(key, child, _)| match *child {
+                    Child::Node(id) if !shape.plain(child, true) => Some((key.clone(), id)),
+                    _ => None,
+                })
+                .collect();
         }
         shape
     }
@@ -484,16 +491,24 @@ impl Shape {
         }
     }
 
-    /// Whether every member subschema `id` allows is a scalar that is not
-    /// `null` and lists no `enum` or `const`, or an array of such scalars
-    /// whose items need not differ, by its own keywords. `proven`: what
-    /// registration can prove serde holds as the schema does counts too, in
-    /// the properties `id` lists: a scalar held to a list of strings, and
-    /// an array whose items must differ (see [`Shape::to_prove`]).
-    fn shallow(&self, id: Id, proven: bool) -> bool {
+    /// Whether the members `node` does not list are each a scalar or an
+    /// array of scalars, by their own keywords (see [`Shape::plain`]).
+    fn plain_elsewhere(&self, node: &Node) -> bool {
+        node.patterns
+            .iter()
+            .all(|(_, child)| self.plain(child, false))
+            && self.plain(&node.additional, false)
+    }
+
+    /// Whether a member `child` describes is a scalar that is not `null`
+    /// and lists no `enum` or `const`, or an array of such scalars whose
+    /// items need not differ, by its own keywords. `proven`: what
+    /// registration can prove serde holds as the schema does counts too: a
+    /// scalar held to a list of strings, and an array whose items must
+    /// differ (see [`Shape::to_prove`]).
+    fn plain(&self, child: &Child, proven: bool) -> bool {
         const LAX: u8 = NULL | ARRAY | OBJECT;
-        let node = self.node(id);
-        let scalar = |child: &Child, proven: bool| match *child {
+        let scalar = |child: &Child| match *child {
             Child::Never => true,
             Child::Any => false,
             Child::Node(id) => {
@@ -505,42 +520,48 @@ impl Shape {
         };
         // An array of scalars, as a sequence type's schema states it: only
         // an array, each element (by position, then the rest) a scalar.
-        let scalars = |child: &Child, proven: bool| match *child {
+        let scalars = |child: &Child| match *child {
             Child::Node(id) => {
                 let array = self.node(id);
                 array.simple()
                     && array.kinds == ARRAY
                     && array.choices.is_empty()
                     && (!array.unique || proven && array.prefix.is_empty())
-                    && array.prefix.iter().all(|item| scalar(item, proven))
-                    && scalar(&array.items, proven)
+                    && array.prefix.iter().all(scalar)
+                    && scalar(&array.items)
             }
             Child::Never | Child::Any => false,
         };
-        let member = |child: &Child, proven: bool| scalar(child, proven) || scalars(child, proven);
-        self.simple(id)
-            && node
-                .properties
-                .iter()
-                .all(|(_, child, _)| member(child, proven))
-            && node.patterns.iter().all(|(_, child)| member(child, false))
-            && member(&node.additional, false)
+        scalar(child) || scalars(child)
     }
 
     /// What registration must prove of serde for the single pass to read
     /// the schema without it: each place a listed property's value (or an
     /// element of it) is a scalar of some kinds, or held to a list of
     /// strings, and each listed property that is an array whose items must
-    /// differ. `None` where the schema is not [flat](Self::flat), and no
-    /// proof makes it so.
+    /// differ. `None` where the arguments object has unions, or members it
+    /// does not list that are not scalars or arrays of scalars, and where
+    /// a listed member's subschema says nothing.
+    ///
+    /// A listed member that is neither a scalar nor an array of scalars
+    /// needs no proof: the single pass reads it against its subschema
+    /// (see [`Shape::guided`]), and the rest without the schema.
     pub(crate) fn to_prove(&self) -> Option<Vec<Place<'_>>> {
         let root = self.root?;
-        if !self.flat() && !self.shallow(root, true) {
+        let node = self.node(root);
+        let members = node
+            .properties
+            .iter()
+            .all(|(_, child, _)| matches!(child, Child::Node(_)) || self.plain(child, true));
+        if !(self.simple(root) && members && self.plain_elsewhere(node)) {
             return None;
         }
         let mut places = Vec::new();
-        for (key, child, _) in &self.node(root).properties {
+        for (key, child, _) in &node.properties {
             let Child::Node(id) = *child else { continue };
+            if !self.plain(child, true) {
+                continue;
+            }
             let node = self.node(id);
             if node.kinds != ARRAY {
                 self.scalar_place(&mut places, key, Slot::Whole, *child);
@@ -563,6 +584,26 @@ impl Shape {
             self.scalar_place(&mut places, key, Slot::From(node.prefix.len()), node.items);
         }
         Some(places)
+    }
+
+    /// Reading without the schema once registration has proved it (see
+    /// [`Shape::reads_flat`]): the subschema of the arguments object's
+    /// member `key`, where it is neither a scalar nor an array of scalars.
+    /// The single pass reads that member's value against it, as it reads a
+    /// whole document against the schema, and stops where it refuses.
+    #[inline]
+    pub(crate) fn guided(&self, key: &[u8]) -> Option<Id> {
+        self.guided
+            .iter()
+            .find(|(name, _)| crate::text::same_text(name.as_bytes(), key))
+            .map(|(_, id)| *id)
+    }
+
+    /// Whether some member of the arguments object is read against its
+    /// subschema where the rest is read without it (see [`Shape::guided`]).
+    #[inline]
+    pub(crate) fn has_guided(&self) -> bool {
+        !self.guided.is_empty()
     }
 
     /// Whether some array's items must differ.
@@ -594,14 +635,20 @@ impl Shape {
     /// registration has proved the tool's types read the kinds the schema
     /// states (see [`Shape::reads_flat`]), the single-pass reader reads
     /// without the schema, and stops where a document holds any of those.
+    #[cfg(test)]
     pub(crate) fn flat(&self) -> bool {
-        self.flat
+        self.root.is_some_and(|root| {
+            let node = self.node(root);
+            self.simple(root)
+                && (node.properties.iter()).all(|(_, child, _)| self.plain(child, false))
+                && self.plain_elsewhere(node)
+        })
     }
 
     /// Whether the single pass reads without the schema: registration
     /// proved that the tool holds all the schema states of the places
-    /// [`Shape::to_prove`] lists, in a schema flat or flat but for choices
-    /// and items that must differ (see [`crate::proven`]). Until then, or
+    /// [`Shape::to_prove`] lists, in a schema flat but for choices, items
+    /// that must differ and members read against their subschemas (see [`crate::proven`]). Until then, or
     /// where the proof fails, the schema is read with the call.
     ///
     /// The gates one by one never rely on the proof: they walk every

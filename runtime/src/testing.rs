@@ -733,10 +733,11 @@ pub fn checked_before_serde<S: Send + Sync + 'static>(
 
 /// Whether the single pass reads the calls of `tool` without its schema:
 /// every member a scalar or an array of scalars, of types whose verdict is
-/// the schema's. Where the schema lists choices or says an array's items
-/// must differ, registration proves that serde and the tool's rules hold
-/// them as the schema does, or the calls are read with the schema. `None`
-/// for a tool the toolbox does not have.
+/// the schema's, and each other member read against its own subschema.
+/// Where the schema lists choices or says an array's items must differ,
+/// registration proves that serde and the tool's rules hold them as the
+/// schema does, or the calls are read with the schema. `None` for a tool
+/// the toolbox does not have.
 ///
 /// ```
 /// # use toolgate::{tool, ToolError, Toolbox};

@@ -3,7 +3,8 @@
 //! also reads words, a number that reads its text, an enum read by hand
 //! whatever the case, a rule that compares neighbours only, a tuple whose
 //! later items a laxer type reads. Registration must not prove any of them
-//! read without the schema, and whichever way a call goes, what the
+//! read without the schema (inside an object member, read against its own
+//! subschema, they may be), and whichever way a call goes, what the
 //! server accepts the published schema accepts (as the jsonschema crate
 //! reads it), one pass and gate by gate alike.
 
@@ -645,5 +646,54 @@ fn an_integer_whose_visitor_takes_a_fraction() {
         &toolbox,
         "order_boxes",
         &[r#"{"boxes":3}"#, r#"{"boxes":2.5}"#, r#"{"boxes":1e3}"#],
+    ));
+}
+
+// Lax types inside an object member, which the single pass reads against
+// its subschema while the rest is read without the schema.
+
+/// How to deliver: a boolean that also reads words, a count that also
+/// reads its text.
+#[derive(Debug, Deserialize, JsonSchema, garde::Validate)]
+#[serde(deny_unknown_fields)]
+pub struct Delivery {
+    #[garde(skip)]
+    pub notify: Notify,
+    #[garde(skip)]
+    pub copies: Option<PageSize>,
+}
+
+/// Deliver a report.
+#[tool(effect = read)]
+fn deliver_report(
+    #[garde(length(chars, max = 20))] report: String,
+    #[garde(dive)] delivery: Delivery,
+) -> Result<(), ToolError> {
+    let _ = (report, delivery);
+    Ok(())
+}
+
+/// The report's name is read without the schema; the delivery, against
+/// its subschema, so the words and texts its types take are refused as
+/// the schema refuses them, whichever member comes first.
+#[test]
+fn lax_types_inside_an_object_member() {
+    let mut toolbox = Toolbox::new(());
+    assert!(register(&mut toolbox, DeliverReport));
+    assert_holds(judge(
+        &toolbox,
+        "deliver_report",
+        &[
+            r#"{"report":"q3","delivery":{"notify":true}}"#,
+            r#"{"report":"q3","delivery":{"notify":true,"copies":2}}"#,
+            r#"{"report":"q3","delivery":{"notify":false,"copies":null}}"#,
+            r#"{"report":"q3","delivery":{"notify":"yes"}}"#,
+            r#"{"delivery":{"notify":"yes"},"report":"q3"}"#,
+            r#"{"report":"q3","delivery":{"notify":true,"copies":"2"}}"#,
+            r#"{"delivery":{"notify":true,"copies":"2"},"report":"q3"}"#,
+            r#"{"report":"q3","delivery":{"notify":true,"copies":2,"cc":1}}"#,
+            r#"{"report":"q3","delivery":null}"#,
+            r#"{"report":"q3","delivery":"yes"}"#,
+        ],
     ));
 }

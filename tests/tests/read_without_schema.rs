@@ -1,7 +1,8 @@
-//! A tool whose schema is flat but for choices and items that must differ
-//! is read in one pass without its schema where registration proves that
-//! serde and the tool's rules hold them as the schema does; where it
-//! cannot, the schema is checked as the call is read. Either way, each
+//! A tool whose schema is flat but for choices, items that must differ and
+//! members that are objects is read in one pass without its schema where
+//! registration proves that serde and the tool's rules hold the rest as
+//! the schema does, each object member read against its own subschema;
+//! where it cannot, the schema is checked as the call is read. Either way, each
 //! call below is refused as the published schema refuses it, and the
 //! single pass answers exactly as the gates one by one.
 
@@ -9,7 +10,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Deserializer};
 use toolgate::testing::{check_arguments, check_arguments_gate_by_gate, read_without_schema};
 use toolgate::{Code, ToolError, Toolbox, tool};
-use toolgate_examples::export;
+use toolgate_examples::{export, invoice};
 
 /// Registers `tool` alone and says whether its calls are read without the
 /// schema.
@@ -63,6 +64,60 @@ fn schedule_export_is_read_without_its_schema_and_refuses_what_it_refuses() {
         )
         .is_some()
     );
+}
+
+/// `refund_invoice`'s reason is a tagged union: it is read against its
+/// subschema, the invoice and the amount without the schema. Whatever the
+/// reason holds and wherever it is written, both paths refuse alike.
+#[test]
+fn refund_invoice_is_read_without_its_schema_but_for_its_reason() {
+    let mut toolbox = Toolbox::new(invoice::Billing::demo());
+    assert!(reads_flat(&mut toolbox, invoice::RefundInvoice));
+    let name = "refund_invoice";
+    let call = |reason: &str| {
+        format!(r#"{{"invoice_id":"inv_88","amount_cents":4500,"reason":{reason}}}"#)
+    };
+    for reason in [
+        r#"{"kind":"duplicate"}"#,
+        r#"{"kind":"goodwill","approver_id":"usr_lena"}"#,
+        r#"{"approver_id":"usr_lena","kind":"goodwill"}"#,
+    ] {
+        assert_eq!(refusal(&toolbox, name, &call(reason)), None, "{reason}");
+    }
+    assert_eq!(
+        refusal(
+            &toolbox,
+            name,
+            r#"{"reason":{"kind":"error"},"amount_cents":1,"invoice_id":"inv_1"}"#
+        ),
+        None
+    );
+    for reason in [
+        r#"{"kind":"goodwill"}"#,
+        r#"{"kind":"error","approver_id":"usr_lena"}"#,
+        r#"{"kind":"refund"}"#,
+        r#"{"kind":"Duplicate"}"#,
+        r#"{"kind":"goodwill","approver_id":7}"#,
+        r#"{"kind":"goodwill","approver_id":null}"#,
+        r#"{"kind":"goodwill","approver_id":"usr_lena","note":{}}"#,
+        r#"{"kind":"goodwill","approver_id":"usr_lena","kind":"duplicate"}"#,
+        r#"{}"#,
+        r#""duplicate""#,
+        r#"["duplicate"]"#,
+        "null",
+    ] {
+        assert!(refusal(&toolbox, name, &call(reason)).is_some(), "{reason}");
+        let first = format!(r#"{{"reason":{reason},"invoice_id":"inv_88","amount_cents":4500}}"#);
+        assert!(refusal(&toolbox, name, &first).is_some(), "{first}");
+    }
+    // The rest, read without the schema, refuses as before.
+    for arguments in [
+        r#"{"invoice_id":"inv_88","amount_cents":4500.5,"reason":{"kind":"error"}}"#,
+        r#"{"invoice_id":null,"amount_cents":4500,"reason":{"kind":"error"}}"#,
+        r#"{"invoice_id":"inv_88","amount_cents":4500,"reason":{"kind":"error"},"x":1}"#,
+    ] {
+        assert!(refusal(&toolbox, name, arguments).is_some(), "{arguments}");
+    }
 }
 
 /// A roast; serde also reads `"espresso"`, which the schema does not list.

@@ -41,19 +41,25 @@ use serde_json::{Map, Value};
 
 use crate::reader::{Ask, Asked};
 use crate::shape::{self, Place, Slot};
-use crate::{Tool, bounded, reader};
+use crate::{Tool, ToolDef, bounded, reader};
 
 /// The most elements an array may have for a proof: the array is read at
 /// its longest, as a hand-written type may read each element by another
 /// type.
 const MAX_ITEMS: u64 = 16;
 
-/// Whether the calls of `tool` can be read in one pass without its schema:
-/// its schema is flat but for choices and items that must differ, and the
-/// tool's types hold it as the schema does. `simplest`: the simplest
-/// instance of its schema ([`crate::lengths::instance`]).
-pub(crate) fn holds<S: 'static>(tool: &dyn Tool<S>, simplest: Option<Value>) -> bool {
-    let def = tool.definition();
+/// Whether the calls of the tool `def` defines can be read in one pass
+/// without its schema: its schema is flat but for choices, items that must
+/// differ and members read against their subschemas, and the tool's types
+/// hold it as the schema does. `simplest`: the simplest instance of its
+/// schema ([`crate::lengths::instance`]); `accepts`: whether the tool
+/// accepts a text, read as the proof reads it ([`accepts`]). Not generic,
+/// so compiled once, not once for each state type.
+pub(crate) fn holds(
+    def: &ToolDef,
+    simplest: Option<Value>,
+    accepts: &dyn Fn(&str) -> bool,
+) -> bool {
     if def.shape.walks_first() {
         return false;
     }
@@ -73,7 +79,7 @@ pub(crate) fn holds<S: 'static>(tool: &dyn Tool<S>, simplest: Option<Value>) -> 
         }
     }
     let written = Written::new(&instance);
-    let (read, asked) = reader::recording(|| accepts(tool, &written.text));
+    let (read, asked) = reader::recording(|| accepts(&written.text));
     read && places.iter().all(|place| match *place {
         Place::Scalar(key, slot, kinds) => {
             let at = written.places(key, slot);
@@ -161,7 +167,7 @@ fn longest(
 
 /// Gates 1–3 of `tool` on `text`, read in one pass and only so, as
 /// registration's proof reads it.
-fn accepts<S: 'static>(tool: &dyn Tool<S>, text: &str) -> bool {
+pub(crate) fn accepts<S: 'static>(tool: &dyn Tool<S>, text: &str) -> bool {
     let limits = &crate::lengths::PROBE_LIMITS;
     bounded::begin(text.as_bytes(), Some(text), limits)
         .is_ok_and(|raw| tool.__check(raw.probing()).is_ok())

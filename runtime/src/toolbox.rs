@@ -407,7 +407,8 @@ impl<S: Send + Sync + 'static> Toolbox<S> {
         let reading = match crate::lengths::unenforced(&*tool, &mut compiled) {
             Ok(tried) if !tried.all => Reading::BoundsFirst,
             Ok(_) => {
-                if crate::proven::holds(&*tool, instance) {
+                let accepts = |text: &str| crate::proven::accepts(&*tool, text);
+                if crate::proven::holds(def, instance, &accepts) {
                     def.shape.prove_flat();
                 }
                 Reading::OnePass

@@ -960,6 +960,12 @@ impl<'s> Builder<'s> {
         // A value past the bound; `Err(true)` where none is needed, `Err(false)`
         // where none can be written.
         let step = |bound: &Value, up: bool| -> Result<Value, bool> {
+            // A single-precision float reads a value just past any bound
+            // as the bound itself (`1.00000001` as `1.0`), which its rules
+            // then take: no try can show the bound held.
+            if single {
+                return Err(false);
+            }
             if let Some(n) = exact(bound) {
                 // Past 64 bits, an integer written as one is compared with
                 // its range on every call (see `shape`): enforced where
@@ -967,13 +973,11 @@ impl<'s> Builder<'s> {
                 return integer(if up { n + 1 } else { n - 1 }).ok_or(integers_only);
             }
             let b = bound.as_f64().ok_or(false)?;
-            // A bound a single-precision float cannot hold: values past it
-            // may read as the bound itself.
-            #[allow(clippy::cast_possible_truncation)]
-            if integer_type || (single && f64::from(b as f32) != b) {
+            if integer_type {
                 return Err(false);
             }
-            // Far enough that a single-precision float tells them apart.
+            // One whole unit past, or further past a bound so large that a
+            // double cannot tell it from one unit more.
             let step = (b.abs() / f64::from(1 << 20)).max(1.0);
             let n = if up { b + step } else { b - step };
             if !n.is_finite() {

@@ -697,3 +697,43 @@ fn lax_types_inside_an_object_member() {
         ],
     ));
 }
+
+// A single-precision float reads a value just past its bound as the bound.
+
+/// Set a ratio between -1 and 1.
+#[tool(effect = read)]
+fn set_ratio(#[garde(range(min = -1.0, max = 1.0))] ratio: f32) -> Result<(), ToolError> {
+    let _ = ratio;
+    Ok(())
+}
+
+/// `1.00000001` reads as the `f32` `1.0`, which the rule takes: each call
+/// is checked against the bounds the schema states before serde reads it,
+/// and a value past them is refused as the schema refuses it.
+#[test]
+fn a_single_precision_float_just_past_its_bounds() {
+    let mut toolbox = Toolbox::new(());
+    register(&mut toolbox, SetRatio);
+    assert_eq!(
+        toolgate::testing::checked_before_serde(&toolbox, "set_ratio"),
+        Some(true)
+    );
+    let docs = [
+        r#"{"ratio":1.0}"#,
+        r#"{"ratio":-1}"#,
+        r#"{"ratio":0.5}"#,
+        r#"{"ratio":1.00000001}"#,
+        r#"{"ratio":-1.00000001}"#,
+        r#"{"ratio":1.0000001}"#,
+        r#"{"ratio":2}"#,
+    ];
+    assert_holds(judge(&toolbox, "set_ratio", &docs));
+    for doc in &docs[3..] {
+        assert!(
+            check_arguments(&toolbox, "set_ratio", doc.as_bytes())
+                .unwrap()
+                .is_err(),
+            "{doc}"
+        );
+    }
+}

@@ -65,12 +65,6 @@ pub(crate) fn emit(tool: &ToolFn, error: syn::Error, in_a_block: bool) -> TokenS
                 ::core::unreachable!(#unreachable)
             }
 
-            fn __parsed_key(
-                &self,
-                _: &::toolgate::__private::serde_json::Value,
-            ) -> ::core::option::Option<::toolgate::__private::ParsedKey> {
-                ::core::unreachable!(#unreachable)
-            }
         }
     }
 }

@@ -27,24 +27,22 @@ use crate::pointer::{self, Step};
 use crate::reader::KeyParse;
 
 /// A map whose key type reads its key in a way that may normalize it.
-#[doc(hidden)]
 #[derive(Debug, PartialEq, Eq)]
-pub struct ParsedKey {
+pub(crate) struct ParsedKey {
     /// The map, as a JSON Pointer into the arguments.
     pub(crate) at: String,
     /// What the key type asked the deserializer for (`deserialize_str`, …).
     pub(crate) reads: &'static str,
 }
 
-/// The first map in `instance` whose key type parses its key, if any.
-#[doc(hidden)]
-pub fn parsed_key<A: serde::de::DeserializeOwned>(instance: &Value) -> Option<ParsedKey> {
-    probe(instance, crate::reader::key_parse::<A>)
-}
-
-/// [`parsed_key`], with the reader's probe for the arguments type: compiled
-/// once, not once for each tool.
-fn probe(instance: &Value, key_parse: fn(&str) -> Option<KeyParse>) -> Option<ParsedKey> {
+/// The first map in `instance` whose key type parses its key, if any, by
+/// `key_parse`, the reader's probe of the arguments type (see
+/// [`crate::reader::probing_keys`]). Not generic: compiled once, not once
+/// for each tool.
+pub(crate) fn parsed_key(
+    instance: &Value,
+    key_parse: &dyn Fn(&str) -> Option<KeyParse>,
+) -> Option<ParsedKey> {
     let text = instance.to_string();
     let (end, reads) = key_parse(&text)?;
     Some(ParsedKey {
@@ -110,9 +108,19 @@ mod tests {
     use std::net::IpAddr;
 
     use serde::Deserialize;
-    use serde_json::json;
+    use serde_json::{Value, json};
 
-    use super::{object_at, parsed_key};
+    use super::{ParsedKey, object_at, parsed_key};
+
+    /// The probe as registration runs it, for the arguments type `A`.
+    fn parsed_key_of<A: serde::de::DeserializeOwned>(instance: &Value) -> Option<ParsedKey> {
+        let key_parse = |text: &str| {
+            crate::reader::probing_keys(|| {
+                crate::reader::probe_keys(text, &mut crate::reader::Read::<A>(None));
+            })
+        };
+        parsed_key(instance, &key_parse)
+    }
 
     #[derive(Deserialize)]
     #[allow(dead_code)]
@@ -160,13 +168,13 @@ mod tests {
             "f_names": {"a\"b": 1},
             "z_hosts": {"::1": 1}
         });
-        let found = parsed_key::<Kept>(&instance).expect("the hosts' map");
+        let found = parsed_key_of::<Kept>(&instance).expect("the hosts' map");
         assert_eq!(found.at, "/z_hosts");
         assert_eq!(found.reads, "deserialize_str");
         // Without it, nothing is found.
         let mut kept = instance.clone();
         kept["z_hosts"] = json!({});
-        assert_eq!(parsed_key::<Kept>(&kept), None);
+        assert_eq!(parsed_key_of::<Kept>(&kept), None);
     }
 
     #[test]
@@ -180,7 +188,7 @@ mod tests {
                 {"weights": {"1.2.3.4": 1, "::1": 2}}
             ]
         });
-        let found = parsed_key::<Hosts>(&instance).expect("a map whose keys parse");
+        let found = parsed_key_of::<Hosts>(&instance).expect("a map whose keys parse");
         assert_eq!(found.at, "/groups/1/weights");
         let text = r#"{"s":"x\"]},[","a\u002e":["x,]}",{"b":[1,2]},{"m-1":{"k":1}}]}"#;
         let end = text.find(r#""k":"#).map(|k| k + 4).expect("the key");
@@ -201,7 +209,7 @@ mod tests {
             "gateway": "10.0.0.1",
             "groups": [{"weights": {}}, {"weights": {"::1": 1}}]
         });
-        let found = parsed_key::<Hosts>(&instance).expect("a map whose keys parse");
+        let found = parsed_key_of::<Hosts>(&instance).expect("a map whose keys parse");
         // The second group's map: each item of a list is counted.
         assert_eq!(found.at, "/groups/1/weights");
         assert_eq!(found.reads, "deserialize_str");

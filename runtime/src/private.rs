@@ -8,7 +8,6 @@ pub use serde_json;
 pub use std::sync::OnceLock;
 
 pub use crate::described::{Described, Rule, optional};
-pub use crate::keys::{ParsedKey, parsed_key};
 pub use crate::tool::{
     Admission, BoxFuture, Call, Finished, IntoOutcome, Invocation, check, into_outcome,
 };

@@ -363,24 +363,42 @@ pub(crate) const UNREAD: &str = "the arguments could not be read";
 /// the key, and the `deserialize_*` method it asked for.
 pub(crate) type KeyParse = (usize, &'static str);
 
-/// Reads `json` into `A` as registration's probe of map keys (see
-/// [`crate::keys`]): the first map key whose type asks to parse its text,
-/// if the reader gets that far. No schema is checked.
-pub(crate) fn key_parse<A: DeserializeOwned>(json: &str) -> Option<KeyParse> {
-    // Only what the key types asked for matters, not whether the instance
-    // deserializes.
-    let found = Cell::new(None);
-    key_parse_with(json, &found, &mut Read::<A>(None));
-    found.get()
+std::thread_local! {
+    /// Set while registration probes map keys (see [`probing_keys`]): then
+    /// what the first key whose type asked to parse its text asked, once
+    /// read.
+    static KEYS: Cell<Option<Option<KeyParse>>> = const { Cell::new(None) };
 }
 
-/// The part of [`key_parse`] that is not generic.
-fn key_parse_with<'de>(json: &'de str, found: &'de Cell<Option<KeyParse>>, serde: &mut dyn Serde) {
+/// Runs `read`, which reads an instance through a tool's gates as
+/// registration's proof does (see [`crate::proven::accepts`]), as
+/// registration's probe of map keys instead (see [`crate::keys`]): the
+/// first map key whose type asks to parse its text, if the reader gets
+/// that far. The tool's own reading of its arguments serves both, so no
+/// code is compiled for each tool to probe its keys.
+pub(crate) fn probing_keys(read: impl FnOnce()) -> Option<KeyParse> {
+    KEYS.set(Some(None));
+    read();
+    KEYS.take().flatten()
+}
+
+/// Whether registration probes map keys (see [`probing_keys`]).
+pub(crate) fn keys_probed() -> bool {
+    KEYS.get().is_some()
+}
+
+/// Reads `json` into what `serde` reads as registration's probe of map
+/// keys (see [`probing_keys`]). No schema is checked, and only what the
+/// key types asked for matters, not whether the instance deserializes.
+pub(crate) fn probe_keys(json: &str, serde: &mut dyn Serde) {
+    let found = Cell::new(None);
     let mut reader = Reader::new(json.as_bytes(), Some(json), &Limits::default(), no_shape());
-    reader.probe = Some(found);
+    reader.probe = Some(&found);
     if reader.at_object() {
         let _ = serde.read(&mut reader);
     }
+    drop(reader);
+    KEYS.set(Some(found.get()));
 }
 
 /// The shape of no schema: every value accepted.

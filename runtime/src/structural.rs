@@ -59,7 +59,8 @@ pub(crate) fn read(
     if let Some(limits) = raw.pending()
         && !def.shape.walks_first()
     {
-        // Gate 1 pending and bounds first: registration's proof.
+        // Gate 1 pending and bounds first: registration's proof, or its
+        // probe of map keys.
         if raw.bounds_first() {
             return probed(raw, limits, def, serde);
         }
@@ -71,7 +72,8 @@ pub(crate) fn read(
 }
 
 /// Registration's proof (see [`crate::proven`]): the single pass alone
-/// decides, reading without the schema.
+/// decides, reading without the schema. Or registration's probe of map
+/// keys (see [`crate::keys`]), which decides nothing.
 #[cold]
 #[inline(never)]
 fn probed(
@@ -80,6 +82,10 @@ fn probed(
     def: &ToolDef,
     serde: &mut dyn Serde,
 ) -> Result<(), (Gate, Rejection)> {
+    if reader::keys_probed() {
+        reader::probe_keys(raw.as_str(), serde);
+        return Err(unread());
+    }
     match reader::probe_with(raw.as_bytes(), raw.text(), limits, &def.shape, serde) {
         true => Ok(()),
         false => Err(unread()),
@@ -110,6 +116,8 @@ fn gate_by_gate(
     serde: &mut dyn Serde,
 ) -> Result<(), (Gate, Rejection)> {
     let raw = match raw.pending() {
+        // Registration's probe of map keys, in a tool walked before serde.
+        Some(limits) if raw.bounds_first() => return probed(raw, limits, def, serde),
         Some(limits) => bounded::scan(raw.as_bytes(), limits)
             .map_err(|r| (Gate::BoundedParse, r))?
             .with_bounds_first(raw.bounds_first()),

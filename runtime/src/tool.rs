@@ -41,11 +41,6 @@ pub trait Tool<S>: Send + Sync + 'static {
     /// Gates 2–3 alone, for testing aids. Generated code only.
     #[doc(hidden)]
     fn __check(&self, raw: RawArgs<'_>) -> Result<(), crate::Rejection>;
-
-    /// The first map in `instance` whose key type parses its keys, for
-    /// registration. Generated code only.
-    #[doc(hidden)]
-    fn __parsed_key(&self, instance: &serde_json::Value) -> Option<crate::__private::ParsedKey>;
 }
 
 /// The state a tool takes, lent by the toolbox's state: a tool whose

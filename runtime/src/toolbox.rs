@@ -385,7 +385,14 @@ impl<S: Send + Sync + 'static> Toolbox<S> {
         crate::pattern::check(name, def.schema(), &mut compiled)?;
         // The simplest instance of the schema, for the checks that need it.
         let instance = crate::lengths::instance(def.schema());
-        if let Some(found) = instance.as_ref().and_then(|i| tool.__parsed_key(i)) {
+        let key_parse = |text: &str| {
+            crate::reader::probing_keys(|| {
+                crate::proven::accepts(&*tool, text);
+            })
+        };
+        if let Some(found) =
+            (instance.as_ref()).and_then(|i| crate::keys::parsed_key(i, &key_parse))
+        {
             return Err(RegisterError::ParsedMapKey {
                 tool: name,
                 at: found.at,

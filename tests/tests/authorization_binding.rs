@@ -45,10 +45,6 @@ impl Tool<Shop> for Forger {
     fn __check(&self, raw: toolgate::RawArgs<'_>) -> Result<(), toolgate::Rejection> {
         <Peek as Tool<Shop>>::__check(&Peek, raw)
     }
-
-    fn __parsed_key(&self, _: &serde_json::Value) -> Option<toolgate::__private::ParsedKey> {
-        None
-    }
 }
 
 #[test]

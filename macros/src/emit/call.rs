@@ -273,12 +273,6 @@ pub(crate) fn emit(tool: &ToolFn) -> TokenStream {
                 ::toolgate::__private::check::<#args>(raw, #marker::definition())
             }
 
-            fn __parsed_key(
-                &self,
-                instance: &::toolgate::__private::serde_json::Value,
-            ) -> ::core::option::Option<::toolgate::__private::ParsedKey> {
-                ::toolgate::__private::parsed_key::<#args>(instance)
-            }
         }
 
         const _: () = {

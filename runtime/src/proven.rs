@@ -23,6 +23,11 @@
 //!   list of names (the one serde's derived enums pass to
 //!   `deserialize_enum`, aliases included) the schema's list holds.
 //!
+//! And for each member the schema requires, serde refuses the instance
+//! without it: a type that reads a member left out as a value of its own
+//! (an `Option` read by hand, a default) gets no proof, as nothing else
+//! would hold the call to `required`.
+//!
 //! What a request does not settle is held as each call is read without
 //! the schema (see `crate::reader`): an enum's name must be one of its
 //! type's list, so a visitor that reads more (`#[serde(other)]`, a name in
@@ -80,27 +85,52 @@ pub(crate) fn holds(
     }
     let written = Written::new(&instance);
     let (read, asked) = reader::recording(|| accepts(&written.text));
-    read && places.iter().all(|place| match *place {
-        Place::Scalar(key, slot, kinds) => {
-            let at = written.places(key, slot);
-            !at.is_empty() && at.iter().all(|pos| held(&asked, *pos, |a| takes(a, kinds)))
+    read && required_refused(def, &instance, accepts)
+        && places.iter().all(|place| match *place {
+            Place::Scalar(key, slot, kinds) => {
+                let at = written.places(key, slot);
+                !at.is_empty() && at.iter().all(|pos| held(&asked, *pos, |a| takes(a, kinds)))
+            }
+            Place::Chosen(key, slot, names) => {
+                let listed =
+                    |variants: &[&str]| variants.iter().all(|v| names.iter().any(|n| **n == **v));
+                let at = written.places(key, slot);
+                !at.is_empty()
+                    && at.iter().all(|pos| {
+                        held(
+                            &asked,
+                            *pos,
+                            |a| matches!(a, Asked::Enum(variants) if listed(variants)),
+                        )
+                    })
+            }
+            Place::Array(key, ..) => written
+                .member(key)
+                .is_some_and(|pos| held(&asked, pos, |a| a == Asked::Seq)),
+        })
+}
+
+/// Whether serde refuses `instance` without each member the schema
+/// requires, where it is read without the schema: nothing else holds the
+/// call to the schema's `required`. A member left out reaches its type
+/// with no value at all (a generated argument struct hands it serde's
+/// `Deserializer` of a missing field), so what the type makes of it does
+/// not depend on the call: a type that reads "left out" as a value (an
+/// `Option` read by hand, a default) takes it on every call, and gets no
+/// proof. Refused by a rule instead, it would depend on the other members.
+fn required_refused(
+    def: &ToolDef,
+    instance: &Map<String, Value>,
+    accepts: &dyn Fn(&str) -> bool,
+) -> bool {
+    def.shape.required_members().iter().all(|key| {
+        let mut without = instance.clone();
+        without.remove(&**key).is_some() && {
+            let text = Written::new(&without).text;
+            !reader::probe_reads(|| {
+                accepts(&text);
+            })
         }
-        Place::Chosen(key, slot, names) => {
-            let listed =
-                |variants: &[&str]| variants.iter().all(|v| names.iter().any(|n| **n == **v));
-            let at = written.places(key, slot);
-            !at.is_empty()
-                && at.iter().all(|pos| {
-                    held(
-                        &asked,
-                        *pos,
-                        |a| matches!(a, Asked::Enum(variants) if listed(variants)),
-                    )
-                })
-        }
-        Place::Array(key, ..) => written
-            .member(key)
-            .is_some_and(|pos| held(&asked, pos, |a| a == Asked::Seq)),
     })
 }
 

@@ -267,7 +267,9 @@ pub(crate) fn probe_with<'de>(
     reader.verdict = u64::MAX;
     reader.expect = Expect::Any;
     reader.recording = true;
-    reader.reads(serde)
+    let read = reader.reads(serde);
+    PROBE_READ.set(read);
+    read
 }
 
 /// What a type asked the reader for, to read the value at a place: the
@@ -299,6 +301,18 @@ pub(crate) type Ask = (usize, Asked);
 
 std::thread_local! {
     static ASKED: core::cell::RefCell<Vec<Ask>> = const { core::cell::RefCell::new(Vec::new()) };
+    /// Whether the last read of registration's proof ([`probe_with`])
+    /// accepted, serde and the reader, before any rule.
+    static PROBE_READ: Cell<bool> = const { Cell::new(false) };
+}
+
+/// Runs `read`, and says whether the reading of registration's proof it
+/// ran, if any, accepted the document, before any rule: `false` where
+/// none ran.
+pub(crate) fn probe_reads(read: impl FnOnce()) -> bool {
+    PROBE_READ.set(false);
+    read();
+    PROBE_READ.get()
 }
 
 /// Runs `read`, and gives what it gave and what types asked readers

@@ -599,6 +599,15 @@ impl Shape {
             .map(|(_, id)| *id)
     }
 
+    /// The members the arguments object requires, where it has a
+    /// subschema.
+    pub(crate) fn required_members(&self) -> &[Box<str>] {
+        match self.root {
+            Some(root) => &self.node(root).required,
+            None => &[],
+        }
+    }
+
     /// Whether some member of the arguments object is read against its
     /// subschema where the rest is read without it (see [`Shape::guided`]).
     #[inline]

@@ -737,3 +737,233 @@ fn a_single_precision_float_just_past_its_bounds() {
         );
     }
 }
+
+// Types that read a member left out as a value of their own: serde gets
+// no missing field, and nothing but the schema requires the member.
+
+#[derive(Debug, Default, Deserialize, JsonSchema)]
+pub struct PagingWritten {
+    pub page: u32,
+    pub size: u32,
+}
+
+/// Paging: left out, the first page of 20.
+#[derive(Debug, JsonSchema)]
+pub struct Paging {
+    pub page: u32,
+    pub size: u32,
+}
+
+impl<'de> Deserialize<'de> for Paging {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let written = Option::<PagingWritten>::deserialize(d)?;
+        Ok(written.map_or(Paging { page: 0, size: 20 }, |w| Paging {
+            page: w.page,
+            size: w.size,
+        }))
+    }
+}
+
+/// List items.
+#[tool(effect = read)]
+fn list_items(
+    #[garde(length(chars, max = 20))] query: String,
+    #[garde(skip)] paging: Paging,
+) -> Result<(), ToolError> {
+    let _ = (query, paging.page, paging.size);
+    Ok(())
+}
+
+/// A limit: left out, 10.
+#[derive(Debug, JsonSchema)]
+#[serde(transparent)]
+pub struct Limit(pub u32);
+
+impl<'de> Deserialize<'de> for Limit {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        Ok(Limit(Option::<u32>::deserialize(d)?.unwrap_or(10)))
+    }
+}
+
+/// List items, at most a limit.
+#[tool(effect = read)]
+fn list_limited(
+    #[garde(length(chars, max = 20))] query: String,
+    #[garde(skip)] limit: Limit,
+) -> Result<(), ToolError> {
+    let _ = (query, limit.0);
+    Ok(())
+}
+
+/// The schema requires `paging` and `limit`; their types read them left
+/// out. Registration must not prove such a tool read without its schema,
+/// and a call that leaves the member out is refused as the schema refuses
+/// it, on both paths.
+#[test]
+fn a_member_its_type_reads_when_left_out() {
+    let mut toolbox = Toolbox::new(());
+    assert!(!register(&mut toolbox, ListItems));
+    assert!(!register(&mut toolbox, ListLimited));
+    assert_holds(judge(
+        &toolbox,
+        "list_items",
+        &[
+            r#"{"query":"a","paging":{"page":1,"size":2}}"#,
+            r#"{"query":"a"}"#,
+            r#"{"paging":{"page":1,"size":2}}"#,
+            r#"{}"#,
+            r#"{"query":"a","paging":null}"#,
+        ],
+    ));
+    assert_holds(judge(
+        &toolbox,
+        "list_limited",
+        &[
+            r#"{"query":"a","limit":3}"#,
+            r#"{"query":"a"}"#,
+            r#"{"query":"a","limit":null}"#,
+        ],
+    ));
+    for doc in [r#"{"query":"a"}"#] {
+        for name in ["list_items", "list_limited"] {
+            assert!(
+                check_arguments(&toolbox, name, doc.as_bytes())
+                    .unwrap()
+                    .is_err(),
+                "{name} {doc}"
+            );
+        }
+    }
+}
+
+// Members of every kind, read against their subschemas beside plain ones.
+
+/// Why, internally tagged, any other tag read as `Other`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Reason {
+    Error,
+    Goodwill {
+        by: String,
+        note: Option<String>,
+    },
+    #[serde(other)]
+    Other,
+}
+
+/// Adjacently tagged.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(tag = "t", content = "c")]
+pub enum Adj {
+    A(u8),
+    B { x: String },
+    C,
+}
+
+/// Externally tagged, one variant with an alias.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub enum Ext {
+    Unit,
+    #[serde(alias = "Nt")]
+    Newtype(u8),
+    Tuple(u8, String),
+    Struct {
+        y: Option<Option<u8>>,
+    },
+}
+
+/// A struct with a defaulted member and a flattened one.
+#[derive(Debug, Deserialize, JsonSchema, Default)]
+pub struct Inner {
+    #[serde(default)]
+    pub a: Option<Vec<u8>>,
+    #[serde(flatten)]
+    pub rest: Flat,
+}
+
+/// Flattened into `Inner`, with a field never read.
+#[derive(Debug, Deserialize, JsonSchema, Default)]
+pub struct Flat {
+    pub b: Option<String>,
+    #[serde(skip_deserializing)]
+    pub skipped: u8,
+}
+
+/// Many members.
+#[tool(effect = read)]
+fn many_members(
+    #[garde(length(chars, max = 20))] name: String,
+    #[garde(skip)] reason: Option<Reason>,
+    #[garde(skip)] adj: Option<Adj>,
+    #[garde(skip)] ext: Option<Ext>,
+    #[garde(skip)] inner: Option<Option<Inner>>,
+    #[garde(skip)] list: Option<Vec<Inner>>,
+    #[garde(length(max = 3))] tags: Vec<String>,
+) -> Result<(), ToolError> {
+    let _ = (name, reason, adj, ext, inner, list, tags);
+    Ok(())
+}
+
+/// Members of every kind beside plain ones, each read against its
+/// subschema: unions of each tagging, with `#[serde(other)]`, aliases and
+/// unit variants, `Option<Option<_>>`, `flatten`, skipped fields, arrays
+/// of objects; written first, last or alone, repeated, with escapes.
+#[test]
+fn members_of_every_kind_read_against_their_subschemas() {
+    let mut toolbox = Toolbox::new(());
+    assert!(register(&mut toolbox, ManyMembers));
+    assert_holds(judge(
+        &toolbox,
+        "many_members",
+        &[
+            r#"{"name":"a","tags":[]}"#,
+            r#"{"name":"a","tags":[],"reason":{"kind":"error"}}"#,
+            r#"{"name":"a","tags":[],"reason":{"kind":"nope"}}"#,
+            r#"{"name":"a","tags":[],"reason":{"kind":"goodwill","by":"x"}}"#,
+            r#"{"name":"a","tags":[],"reason":{"kind":"goodwill","by":"x","extra":1}}"#,
+            r#"{"name":"a","tags":[],"reason":{"kind":"error","by":1}}"#,
+            r#"{"name":"a","tags":[],"reason":{"by":"x","kind":"goodwill","note":null}}"#,
+            r#"{"name":"a","tags":[],"reason":{"kind":"goodwill","by":"x","by":"y"}}"#,
+            r#"{"name":"a","tags":[],"reason":{"kind":"error","kind":"error"}}"#,
+            r#"{"name":"a","tags":[],"reason":{"kind":"error"},"reason":{"kind":"error"}}"#,
+            r#"{"name":"a","tags":[],"re\u0061son":{"kind":"nope"}}"#,
+            r#"{"name":"a","tags":[],"reason":{"k\u0069nd":"error"}}"#,
+            r#"{"name":"a","tags":[],"reason":null}"#,
+            r#"{"reason":{"kind":"nope"},"name":"a","tags":[]}"#,
+            r#"{"reason":{"kind":"error"}}"#,
+            r#"{"name":"a","tags":[],"adj":{"t":"A","c":3}}"#,
+            r#"{"name":"a","tags":[],"adj":{"t":"A","c":300}}"#,
+            r#"{"name":"a","tags":[],"adj":{"t":"C"}}"#,
+            r#"{"name":"a","tags":[],"adj":{"t":"C","c":null}}"#,
+            r#"{"name":"a","tags":[],"adj":{"c":{"x":"s"},"t":"B"}}"#,
+            r#"{"name":"a","tags":[],"adj":{"t":"B","c":{"x":"s","z":1}}}"#,
+            r#"{"name":"a","tags":[],"ext":"Unit"}"#,
+            r#"{"name":"a","tags":[],"ext":{"Unit":null}}"#,
+            r#"{"name":"a","tags":[],"ext":{"Newtype":3}}"#,
+            r#"{"name":"a","tags":[],"ext":{"Nt":3}}"#,
+            r#"{"name":"a","tags":[],"ext":"Newtype"}"#,
+            r#"{"name":"a","tags":[],"ext":{"Tuple":[1,"x"]}}"#,
+            r#"{"name":"a","tags":[],"ext":{"Tuple":[1,"x",2]}}"#,
+            r#"{"name":"a","tags":[],"ext":{"Struct":{"y":null}}}"#,
+            r#"{"name":"a","tags":[],"ext":{"Struct":{}}}"#,
+            r#"{"name":"a","tags":[],"ext":{"Struct":{"y":1},"Unit":null}}"#,
+            r#"{"name":"a","tags":[],"inner":null}"#,
+            r#"{"name":"a","tags":[],"inner":{}}"#,
+            r#"{"name":"a","tags":[],"inner":{"a":null,"b":null}}"#,
+            r#"{"name":"a","tags":[],"inner":{"a":[1,2],"b":"x","skipped":3}}"#,
+            r#"{"name":"a","tags":[],"inner":{"a":[1,{}]}}"#,
+            r#"{"name":"a","tags":[],"inner":{"a":[1,null]}}"#,
+            r#"{"name":"a","tags":[],"inner":{"zzz":{"q":null}}}"#,
+            r#"{"name":"a","tags":[],"inner":{"b":"x","b":"y"}}"#,
+            r#"{"name":"a","tags":[],"list":[{},{"a":[1]}]}"#,
+            r#"{"name":"a","tags":[],"list":[{},null]}"#,
+            r#"{"name":"a","tags":[],"list":[[]]}"#,
+            r#"{"name":"a","tags":[],"list":null}"#,
+            r#"{"name":"a","tags":["x"],"list":[],"inner":{},"ext":"Unit","adj":{"t":"C"},"reason":{"kind":"error"}}"#,
+            r#"{"inner":{"a":[1]},"name":"a","tags":[null]}"#,
+            r#"{"inner":{"a":[1]},"name":null,"tags":[]}"#,
+            r#"{"inner":{"a":[1]},"name":"a","tags":[],"extra":{}}"#,
+            r#"{"inner":{"a":[1]},"tags":[],"name":"a","name":"b"}"#,
+        ],
+    ));
+}

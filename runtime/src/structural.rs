@@ -109,7 +109,10 @@ pub(crate) fn before_rules(bytes: &[u8], def: &ToolDef) -> Option<Rejection> {
     def.shape.check(&text, def.schema()).err()
 }
 
-/// Gates 1 (if pending) and 2, one after the other.
+/// Gates 1 (if pending) and 2, one after the other: where the single
+/// pass stopped, out of its way.
+#[cold]
+#[inline(never)]
 fn gate_by_gate(
     raw: RawArgs<'_>,
     def: &ToolDef,

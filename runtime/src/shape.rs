@@ -491,12 +491,17 @@ impl Shape {
         }
     }
 
-    /// Whether the members `node` does not list are each a scalar or an
-    /// array of scalars, by their own keywords (see [`Shape::plain`]).
-    fn plain_elsewhere(&self, node: &Node) -> bool {
-        node.patterns
-            .iter()
-            .all(|(_, child)| self.plain(child, false))
+    /// Whether subschema `id` has no union, each member it lists is as
+    /// `listed` says, and each other member is a scalar or an array of
+    /// scalars by its own keywords (see [`Shape::plain`]).
+    fn members_are(&self, id: Id, listed: impl Fn(&Child) -> bool) -> bool {
+        let node = self.node(id);
+        self.simple(id)
+            && node.properties.iter().all(|(_, child, _)| listed(child))
+            && node
+                .patterns
+                .iter()
+                .all(|(_, child)| self.plain(child, false))
             && self.plain(&node.additional, false)
     }
 
@@ -548,16 +553,12 @@ impl Shape {
     /// (see [`Shape::guided`]), and the rest without the schema.
     pub(crate) fn to_prove(&self) -> Option<Vec<Place<'_>>> {
         let root = self.root?;
-        let node = self.node(root);
-        let members = node
-            .properties
-            .iter()
-            .all(|(_, child, _)| matches!(child, Child::Node(_)) || self.plain(child, true));
-        if !(self.simple(root) && members && self.plain_elsewhere(node)) {
+        let listed = |child: &Child| matches!(child, Child::Node(_)) || self.plain(child, true);
+        if !self.members_are(root, listed) {
             return None;
         }
         let mut places = Vec::new();
-        for (key, child, _) in &node.properties {
+        for (key, child, _) in &self.node(root).properties {
             let Child::Node(id) = *child else { continue };
             if !self.plain(child, true) {
                 continue;
@@ -646,19 +647,15 @@ impl Shape {
     /// without the schema, and stops where a document holds any of those.
     #[cfg(test)]
     pub(crate) fn flat(&self) -> bool {
-        self.root.is_some_and(|root| {
-            let node = self.node(root);
-            self.simple(root)
-                && (node.properties.iter()).all(|(_, child, _)| self.plain(child, false))
-                && self.plain_elsewhere(node)
-        })
+        (self.root).is_some_and(|root| self.members_are(root, |child| self.plain(child, false)))
     }
 
     /// Whether the single pass reads without the schema: registration
     /// proved that the tool holds all the schema states of the places
     /// [`Shape::to_prove`] lists, in a schema flat but for choices, items
-    /// that must differ and members read against their subschemas (see [`crate::proven`]). Until then, or
-    /// where the proof fails, the schema is read with the call.
+    /// that must differ and members read against their subschemas (see
+    /// [`crate::proven`]). Until then, or where the proof fails, the
+    /// schema is read with the call.
     ///
     /// The gates one by one never rely on the proof: they walk every
     /// document serde accepts (see [`Shape::check`]), so a differential

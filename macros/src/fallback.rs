@@ -61,6 +61,7 @@ pub(crate) fn emit(tool: &ToolFn, error: syn::Error, in_a_block: bool) -> TokenS
             fn __check(
                 &self,
                 _: ::toolgate::RawArgs<'_>,
+                _: &::toolgate::ToolDef,
             ) -> ::core::result::Result<(), ::toolgate::Rejection> {
                 ::core::unreachable!(#unreachable)
             }

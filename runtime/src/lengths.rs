@@ -450,7 +450,7 @@ pub(crate) const PROBE_LIMITS: Limits = Limits::DEFAULT
 fn passes<S: 'static>(tool: &dyn Tool<S>, instance: &Value) -> Result<(), crate::Rejection> {
     let text = instance.to_string();
     let raw = bounded::scan(text.as_bytes(), &PROBE_LIMITS)?;
-    tool.__check(raw)
+    tool.__check(raw, tool.definition())
 }
 
 /// Entries a map with no stated size must take.

@@ -200,7 +200,7 @@ fn longest(
 pub(crate) fn accepts<S: 'static>(tool: &dyn Tool<S>, text: &str) -> bool {
     let limits = &crate::lengths::PROBE_LIMITS;
     bounded::begin(text.as_bytes(), Some(text), limits)
-        .is_ok_and(|raw| tool.__check(raw.probing()).is_ok())
+        .is_ok_and(|raw| tool.__check(raw.probing(), tool.definition()).is_ok())
 }
 
 /// An arguments object written as JSON text, keeping where each member's

@@ -1209,7 +1209,17 @@ impl<'de> Reader<'de> {
         let bytes = self.bytes;
         let mut pos = self.pos + 1;
         loop {
-            let (key, next) = plain_string(bytes, skip_ws(bytes, pos))?;
+            pos = skip_ws(bytes, pos);
+            // The tag's key and value, each written as it is, are matched
+            // in place, without a scan for where each string ends.
+            if tagged.plain() && shape::quoted_at(bytes, pos, tagged.key()) {
+                pos = skip_ws(bytes, pos + tagged.key().len() + 2);
+                if bytes.get(pos) != Some(&b':') {
+                    return None;
+                }
+                return tagged.branch_at(bytes, skip_ws(bytes, pos + 1));
+            }
+            let (key, next) = plain_string(bytes, pos)?;
             pos = skip_ws(bytes, next);
             if bytes.get(pos) != Some(&b':') {
                 return None;
@@ -1265,14 +1275,15 @@ impl<'de> Reader<'de> {
     /// Reading without the schema where some members of the arguments
     /// object are read against their subschemas (see [`Shape::guided`]):
     /// stops where the member just read was refused, and sets what the
-    /// member of `key`, if any, must satisfy.
+    /// member of `key`, if guided, must satisfy. `Entries::next_key`
+    /// calls it only where that may matter, and checks the object's end
+    /// itself.
     #[inline(never)]
-    fn mixed_key(&mut self, key: Option<Key>) -> Result<()> {
+    fn mixed_key(&mut self, key: Key) -> Result<()> {
         if self.verdict & 1 == 0 {
             return Err(self.stop());
         }
-        let guided = key.and_then(|key| self.shape.guided(text_of(self.bytes, &self.arena, key)));
-        if let Some(id) = guided {
+        if let Some(id) = self.shape.guided(text_of(self.bytes, &self.arena, key)) {
             self.expect = Expect::One(id);
             self.verdict = 0;
         }
@@ -2229,8 +2240,8 @@ impl<'r, 'de> Entries<'r, 'de> {
         reader.skip_ws();
         match reader.peek() {
             Some(b'}') => {
-                if reader.mixed && reader.depth == 1 {
-                    reader.mixed_key(None)?;
+                if reader.mixed && reader.depth == 1 && reader.verdict & 1 == 0 {
+                    return Err(reader.stop());
                 }
                 return Ok(None);
             }
@@ -2269,8 +2280,13 @@ impl<'r, 'de> Entries<'r, 'de> {
             Listed::No if reader.closed && reader.depth == 1 => {}
             Listed::No => reader.remember(self.first, key)?,
         }
-        if reader.mixed && reader.depth == 1 {
-            reader.mixed_key(Some(key))?;
+        // A key no guided member's name is as long as is read without the
+        // schema, once the member before it was accepted.
+        if reader.mixed
+            && reader.depth == 1
+            && (reader.verdict & 1 == 0 || reader.shape.may_be_guided(key.end - key.start))
+        {
+            reader.mixed_key(key)?;
         }
         let probe = reader.probe.map(|found| (found, reader.pos));
         if key.decoded {
@@ -4546,6 +4562,62 @@ mod tests {
                 "read: {doc}"
             );
         }
+    }
+
+    /// Reading ahead names the branch whose tag is written in the object:
+    /// matched in place where the key and every tag are written as they
+    /// are, and never where the text there is another tag, one of which
+    /// it is a prefix, or the tag written with an escape (every branch is
+    /// then followed). A tag that must be escaped is matched as decoded
+    /// text, and only where written without an escape.
+    #[test]
+    fn the_tag_read_ahead_names_its_branch() {
+        let union = |tags: [&str; 2]| {
+            let branch = |tag: &str| {
+                serde_json::json!({
+                    "type": "object",
+                    "properties": {"kind": {"const": tag}, "n": {"type": "integer"}},
+                    "required": ["kind"],
+                })
+            };
+            Shape::new(&serde_json::json!({"oneOf": [branch(tags[0]), branch(tags[1])]}))
+        };
+        let ahead = |shape: &Shape, doc: &str| {
+            let tagged = shape.root().and_then(|root| shape.tagged(root));
+            let reader = Reader::new(doc.as_bytes(), Some(doc), &limits(), shape);
+            tagged.and_then(|tagged| reader.branch_ahead(tagged))
+        };
+        let shape = union(["error", "errors"]);
+        let tagged = shape.root().and_then(|root| shape.tagged(root));
+        assert!(tagged.is_some_and(Tagged::plain));
+        let (error, errors) = (
+            tagged.and_then(|t| t.branch(b"error")),
+            tagged.and_then(|t| t.branch(b"errors")),
+        );
+        assert!(error.is_some() && errors.is_some() && error != errors);
+        for (doc, branch) in [
+            (r#"{"kind":"error"}"#, error),
+            (r#"{"kind":"errors","n":1}"#, errors),
+            (r#"{ "kind" : "errors" }"#, errors),
+            (r#"{"n":1,"kind":"error"}"#, error),
+            (r#"{"n":"kind","kind":"errors"}"#, errors),
+            (r#"{"kind":"erro"}"#, None),
+            (r#"{"kind":"error\u0073"}"#, None),
+            (r#"{"kin\u0064":"error"}"#, None),
+            (r#"{"kinds":"error"}"#, None),
+            (r#"{"kind":7}"#, None),
+            (r#"{"kind":"errors"#, None),
+        ] {
+            assert_eq!(ahead(&shape, doc), branch, "{doc}");
+        }
+        let shape = union(["a\"b", "c"]);
+        let tagged = shape.root().and_then(|root| shape.tagged(root));
+        assert!(tagged.is_some_and(|t| !t.plain()));
+        let c = tagged.and_then(|t| t.branch(b"c"));
+        assert!(c.is_some());
+        assert_eq!(ahead(&shape, r#"{"kind":"c"}"#), c);
+        assert_eq!(ahead(&shape, r#"{"kind":"a\"b"}"#), None);
+        assert_eq!(ahead(&shape, r#"{"kind":"a"b"}"#), None);
     }
 
     /// Whatever the reader accepts, the separate gates accept, with the

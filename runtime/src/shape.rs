@@ -68,6 +68,9 @@ pub(crate) struct Shape {
     /// The members of the arguments object read against their subschemas
     /// where the rest is read without the schema (see [`Shape::guided`]).
     guided: Vec<(Box<str>, Id)>,
+    /// The lengths of the names in `guided`, one bit each (63 for every
+    /// length from 63 on): a key of another length is none of them.
+    guided_lengths: u64,
 }
 
 /// [`Shape::reads_flat`]: set by registration's proof, read by each
@@ -171,6 +174,9 @@ pub(crate) struct Tagged {
     key: Box<str>,
     /// Each branch, by its tag.
     branches: Vec<(Box<str>, Id)>,
+    /// Whether the key and every tag are written as they are: no quote,
+    /// backslash or control character that a document must escape.
+    plain: bool,
 }
 
 impl Tagged {
@@ -187,6 +193,49 @@ impl Tagged {
             .find(|(t, _)| crate::text::same_text(t.as_bytes(), tag))?;
         Some(*id)
     }
+
+    /// Whether the key and every tag are written as they are (see
+    /// `plain`): a string that is one of them is then that text between
+    /// quotes, matched in place.
+    pub(crate) fn plain(&self) -> bool {
+        self.plain
+    }
+
+    /// The branch whose tag is written at `pos`, quotes and all: for a
+    /// [`plain`](Self::plain) union, [`branch`](Self::branch) of the
+    /// string there, without reading ahead for where it ends.
+    pub(crate) fn branch_at(&self, bytes: &[u8], pos: usize) -> Option<Id> {
+        let (_, id) = self
+            .branches
+            .iter()
+            .find(|(t, _)| quoted_at(bytes, pos, t.as_bytes()))?;
+        Some(*id)
+    }
+}
+
+/// Whether the string at `pos` is `text` between quotes. Where `text`
+/// needs no escape, that is the string whose decoded text is `text`: its
+/// first unescaped quote closes it, right after `text`.
+pub(crate) fn quoted_at(bytes: &[u8], pos: usize, text: &[u8]) -> bool {
+    let start = pos + 1;
+    let end = start + text.len();
+    // The closing quote first: it tells most texts of another length apart.
+    bytes.get(end) == Some(&b'"')
+        && bytes.get(pos) == Some(&b'"')
+        && bytes
+            .get(start..end)
+            .is_some_and(|written| crate::text::same_text(written, text))
+}
+
+/// The bit of a name `len` bytes long in [`Shape::guided`]'s lengths.
+fn length_bit(len: usize) -> u64 {
+    1 << len.min(63)
+}
+
+/// Whether `text` is written as it is in a JSON string: no quote,
+/// backslash or control character.
+fn unescaped(text: &str) -> bool {
+    !text.bytes().any(|b| b == b'"' || b == b'\\' || b < 0x20)
 }
 
 /// Whether `multiple` divides 1, as `multipleOf` reads it (see
@@ -380,6 +429,7 @@ impl Shape {
             reads_flat: ReadsFlat::default(),
             any_unique: false,
             guided: Vec::new(),
+            guided_lengths: 0,
         };
         shape.any_unique = shape.nodes.iter().any(|node| node.unique);
         for id in 0..shape.nodes.len() {
@@ -395,6 +445,8 @@ impl Shape {
                     _ => None,
                 })
                 .collect();
+            shape.guided_lengths =
+                (shape.guided.iter()).fold(0, |bits, (key, _)| bits | length_bit(key.len()));
         }
         shape
     }
@@ -415,12 +467,14 @@ impl Shape {
             let mut tagged = Tagged {
                 key: key.clone(),
                 branches: Vec::new(),
+                plain: unescaped(key),
             };
             for branch in &branches {
                 let tag = self.constant_member(*branch, key)?;
                 if tagged.branch(tag.as_bytes()).is_some() {
                     return None;
                 }
+                tagged.plain &= unescaped(tag);
                 tagged.branches.push((tag.into(), *branch));
             }
             Some(tagged)
@@ -598,6 +652,13 @@ impl Shape {
             .iter()
             .find(|(name, _)| crate::text::same_text(name.as_bytes(), key))
             .map(|(_, id)| *id)
+    }
+
+    /// Whether a key `len` bytes long may be one that [`Shape::guided`]
+    /// lists: `false` says it is none of them, without comparing.
+    #[inline]
+    pub(crate) fn may_be_guided(&self, len: usize) -> bool {
+        self.guided_lengths & length_bit(len) != 0
     }
 
     /// The members the arguments object requires, where it has a

@@ -38,9 +38,11 @@ pub trait Tool<S>: Send + Sync + 'static {
     #[doc(hidden)]
     fn __call<'a>(&'a self, invocation: Invocation<'a, S>) -> Call<'a>;
 
-    /// Gates 2–3 alone, for testing aids. Generated code only.
+    /// Gates 2–3 alone, for testing aids and registration's tries, on
+    /// the tool's definition `def` (the one [`Tool::definition`] gives,
+    /// which the caller holds). Generated code only.
     #[doc(hidden)]
-    fn __check(&self, raw: RawArgs<'_>) -> Result<(), crate::Rejection>;
+    fn __check(&self, raw: RawArgs<'_>, def: &ToolDef) -> Result<(), crate::Rejection>;
 }
 
 /// The state a tool takes, lent by the toolbox's state: a tool whose
@@ -169,6 +171,12 @@ impl<'a, S> Invocation<'a, S> {
     /// The toolbox's state.
     pub fn state(&self) -> &'a S {
         self.state
+    }
+
+    /// The tool's definition, as the toolbox keeps it: what a call needs
+    /// of it, without asking the tool again.
+    pub fn definition(&self) -> &'static ToolDef {
+        self.def
     }
 
     /// The same call, on the state `T` the toolbox's state provides.

@@ -845,7 +845,7 @@ impl<S: Send + Sync + 'static> Toolbox<S> {
         let entry = self.tools.get(name)?;
         let limits = entry.limits.as_ref().unwrap_or(&self.limits);
         let raw = bounded::start(bytes, None, limits, entry.reading);
-        Some(raw.and_then(|raw| entry.tool.__check(raw)))
+        Some(raw.and_then(|raw| entry.tool.__check(raw, entry.def)))
     }
 
     /// See [`crate::testing::checked_before_serde`].
@@ -875,9 +875,10 @@ impl<S: Send + Sync + 'static> Toolbox<S> {
         let limits = entry.limits.unwrap_or(self.limits);
         let raw = bounded::scan(bytes, &limits);
         Some(raw.and_then(|raw| {
-            entry
-                .tool
-                .__check(raw.with_bounds_first(entry.reading == Reading::BoundsFirst))
+            entry.tool.__check(
+                raw.with_bounds_first(entry.reading == Reading::BoundsFirst),
+                entry.def,
+            )
         }))
     }
 

@@ -42,8 +42,12 @@ impl Tool<Shop> for Forger {
         }))
     }
 
-    fn __check(&self, raw: toolgate::RawArgs<'_>) -> Result<(), toolgate::Rejection> {
-        <Peek as Tool<Shop>>::__check(&Peek, raw)
+    fn __check(
+        &self,
+        raw: toolgate::RawArgs<'_>,
+        def: &toolgate::ToolDef,
+    ) -> Result<(), toolgate::Rejection> {
+        <Peek as Tool<Shop>>::__check(&Peek, raw, def)
     }
 }
 

@@ -22,6 +22,7 @@ pub(crate) fn emit(tool: &ToolFn) -> TokenStream {
     let invocation = quote_spanned!(site=> __invocation);
     let context = quote_spanned!(site=> __context);
     let state_ref = quote_spanned!(site=> __state);
+    let def_ref = quote_spanned!(site=> __def);
 
     // A tool that takes `&App` serves every toolbox whose state provides
     // an `App` (`App` itself, `Arc<App>`, a state that holds one); the
@@ -198,7 +199,7 @@ pub(crate) fn emit(tool: &ToolFn) -> TokenStream {
     // within the time limit; the gate before and after it is compiled once
     // in the runtime, not once for each tool.
     let outcome = quote_spanned! {output_span=>
-        ::toolgate::__private::into_outcome(#callee(#(#call_args),*)#awaited, #context, #marker::definition())
+        ::toolgate::__private::into_outcome(#callee(#(#call_args),*)#awaited, #context, #def_ref)
     };
     let ran = match awaited {
         Some(_) => {
@@ -228,6 +229,7 @@ pub(crate) fn emit(tool: &ToolFn) -> TokenStream {
     let before_body = quote! {
         let #context = #invocation.context();
         let #state_ref = #invocation.state();
+        let #def_ref = #invocation.definition();
         let #args_ident { #(#fields,)* } = match #invocation.validate::<#args>() {
             ::core::result::Result::Ok(valid) => valid.into_inner(),
             ::core::result::Result::Err(rejected) => #refused,
@@ -269,8 +271,9 @@ pub(crate) fn emit(tool: &ToolFn) -> TokenStream {
             fn __check(
                 &self,
                 raw: ::toolgate::RawArgs<'_>,
+                def: &::toolgate::ToolDef,
             ) -> ::core::result::Result<(), ::toolgate::Rejection> {
-                ::toolgate::__private::check::<#args>(raw, #marker::definition())
+                ::toolgate::__private::check::<#args>(raw, def)
             }
 
         }

@@ -106,8 +106,10 @@ pub(crate) struct Unenforced {
     pub(crate) at: String,
 }
 
-/// The bounds [`unenforced`] tries.
-const BOUNDS: [&str; 10] = [
+/// The bounds [`unenforced`] tries; `not` where it names a value (see
+/// [`crate::schema::names_value`]), which the tool must refuse.
+const BOUNDS: [&str; 11] = [
+    "not",
     "maxLength",
     "minLength",
     "pattern",
@@ -710,6 +712,10 @@ impl<'s> Builder<'s> {
                 .find(|t| *t != "null")
                 .unwrap_or("null")
         };
+        // The value a `not` names, put where it stands.
+        if let Some(named) = map.get("not").and_then(crate::schema::names_value) {
+            self.bound(path, "not", Some(Past::Value(named.clone())));
+        }
         match kind {
             "object" => self.object(map, beside, depth, path),
             "array" => self.array(map, depth, path),
@@ -1157,9 +1163,13 @@ fn within(map: &Map<String, Value>, whole: bool) -> Option<Value> {
         get("exclusiveMinimum").map(|x| x + 0.5),
         get("maximum"),
         get("exclusiveMaximum").map(|x| x - 0.5),
+        Some(1.0),
     ];
+    let named = (map.get("not").and_then(crate::schema::names_value)).and_then(Value::as_f64);
     let fits = |n: f64| {
-        inside(map, n) && get("multipleOf").is_none_or(|m| m > 0.0 && (n / m).fract() == 0.0)
+        inside(map, n)
+            && get("multipleOf").is_none_or(|m| m > 0.0 && (n / m).fract() == 0.0)
+            && named != Some(n)
     };
     let n = candidates.into_iter().flatten().find(|n| fits(*n))?;
     fraction(n)
@@ -1224,12 +1234,29 @@ fn whole_within(map: &Map<String, Value>) -> Option<i128> {
         None => None,
         Some(m) => Some(m.as_u64().map(i128::from).filter(|m| *m > 0)?),
     };
+    // Not the value a `not` names (zero, for a signed `NonZero` integer).
+    let named = map
+        .get("not")
+        .and_then(crate::schema::names_value)
+        .and_then(exact);
     let fits = |n: &i128| {
         low.is_none_or(|l| *n >= l)
             && high.is_none_or(|h| *n <= h)
             && multiple.is_none_or(|m| n % m == 0)
+            && named != Some(*n)
     };
-    [Some(0), low, high].into_iter().flatten().find(fits)
+    [
+        Some(0),
+        low,
+        high,
+        Some(1),
+        Some(-1),
+        low.map(|l| l + 1),
+        high.map(|h| h - 1),
+    ]
+    .into_iter()
+    .flatten()
+    .find(fits)
 }
 
 /// A number the bounds of `map` take and its `multipleOf` refuses: one

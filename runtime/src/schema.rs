@@ -270,6 +270,129 @@ pub(crate) fn trusted_name(schema: &Value, business: &[&str]) -> Option<(String,
     walk(schema, &mut Vec::new(), business)
 }
 
+/// Keywords that validate and that the gates do not read (see
+/// `crate::shape`), besides `if`: no derive writes them, but
+/// `#[schemars(extend(…))]` or a hand-written schema can. `not` is read
+/// where it names a value (see [`names_value`]), which registration tries
+/// as it tries bounds (see `crate::lengths`).
+const UNREAD: [&str; 9] = [
+    "not",
+    "dependentRequired",
+    "dependentSchemas",
+    "dependencies",
+    "propertyNames",
+    "contains",
+    "unevaluatedItems",
+    "$dynamicRef",
+    "$recursiveRef",
+];
+
+/// The first keyword in `schema` that validates, that the gates do not
+/// read and that says something where it stands: its name and the JSON
+/// Pointer of the subschema that states it. Only the places where a
+/// schema stands are looked at, not the values of `const`, `enum` or
+/// `default`. A schema stating one would hold the server to less than it
+/// publishes.
+pub(crate) fn unread_keyword(schema: &Value) -> Option<(&'static str, String)> {
+    fn says_nothing(value: &Value) -> bool {
+        match value {
+            Value::Bool(accepts) => *accepts,
+            Value::Object(map) => map.keys().all(|k| crate::shape::is_annotation(k)),
+            _ => false,
+        }
+    }
+    fn walk(node: &Value, at: &mut String) -> Option<(&'static str, String)> {
+        let Value::Object(map) = node else {
+            return None;
+        };
+        // `if` alone decides nothing: only which of `then` and `else` holds.
+        if map.contains_key("if") && (map.contains_key("then") || map.contains_key("else")) {
+            return Some(("if", at.clone()));
+        }
+        for keyword in UNREAD {
+            let Some(value) = map.get(keyword) else {
+                continue;
+            };
+            let read_or_empty = match keyword {
+                "not" => names_value(value).is_some(),
+                "dependentRequired" | "dependentSchemas" | "dependencies" => {
+                    value.as_object().is_some_and(serde_json::Map::is_empty)
+                }
+                "propertyNames" | "unevaluatedItems" => says_nothing(value),
+                _ => false,
+            };
+            if !read_or_empty {
+                return Some((keyword, at.clone()));
+            }
+        }
+        for (key, child) in map {
+            let mark = at.len();
+            let step = |at: &mut String, name: &str| {
+                at.push('/');
+                at.push_str(&name.replace('~', "~0").replace('/', "~1"));
+            };
+            let found = match child {
+                Value::Object(children) if SCHEMA_MAPS.contains(&key.as_str()) => {
+                    children.iter().find_map(|(name, child)| {
+                        let mark = at.len();
+                        step(at, key);
+                        step(at, name);
+                        let found = walk(child, at);
+                        at.truncate(mark);
+                        found
+                    })
+                }
+                Value::Array(children) if SCHEMA_LISTS.contains(&key.as_str()) => {
+                    children.iter().enumerate().find_map(|(i, child)| {
+                        let mark = at.len();
+                        step(at, key);
+                        step(at, &i.to_string());
+                        let found = walk(child, at);
+                        at.truncate(mark);
+                        found
+                    })
+                }
+                _ if SCHEMAS.contains(&key.as_str()) => {
+                    step(at, key);
+                    walk(child, at)
+                }
+                _ => None,
+            };
+            at.truncate(mark);
+            if found.is_some() {
+                return found;
+            }
+        }
+        None
+    }
+    walk(schema, &mut String::new())
+}
+
+/// The value a `not` names, where that is all it says: a `const` or an
+/// `enum` of one value (annotations beside it), a number, a string, a
+/// boolean or `null`, as schemars writes `{"not":{"const":0}}` for the
+/// signed `NonZero` integers. It is tried where the schema states it, as
+/// a bound is: the tool must refuse it.
+pub(crate) fn names_value(not: &Value) -> Option<&Value> {
+    let map = not.as_object()?;
+    let mut named = None;
+    for (key, value) in map {
+        let value = match (key.as_str(), value) {
+            ("const", value) => value,
+            ("enum", Value::Array(listed)) => match listed.as_slice() {
+                [value] => value,
+                _ => return None,
+            },
+            (key, _) if crate::shape::is_annotation(key) => continue,
+            _ => return None,
+        };
+        if named.replace(value).is_some() {
+            return None;
+        }
+    }
+    named.filter(|v| !matches!(v, Value::Array(_) | Value::Object(_)))
+}
+
 /// The schema of a tool's result as it is serialized, if it is an object.
 pub(crate) fn output<T: JsonSchema>() -> Option<Value> {
     let generator = SchemaSettings::draft2020_12()

@@ -12,7 +12,8 @@
 //! `patternProperties`, `required`, `items`, `prefixItems`, `enum`, `const`,
 //! `anyOf`, `oneOf`, `allOf` and `$ref`, and the bounds `minimum`,
 //! `maximum`, `exclusiveMinimum`, `exclusiveMaximum`, `multipleOf`,
-//! `minLength`, `maxLength`, `pattern`, `minItems` and `maxItems`.
+//! `minLength`, `maxLength`, `pattern`, `minItems`, `maxItems`, and `not`
+//! where it names one value (see `crate::schema::names_value`).
 //!
 //! The walk never refuses what the schema accepts: it reads `oneOf` as
 //! `anyOf` and ignores every other keyword, so it can only be more lenient
@@ -132,6 +133,10 @@ struct Node {
     count: (Option<u64>, Option<u64>),
     /// `uniqueItems`: an array's items must all be different.
     unique: bool,
+    /// The value a `not` names (see [`crate::schema::names_value`]),
+    /// which the value must not equal: a bound, checked by a walk with
+    /// bounds; registration refuses any other `not`.
+    excluded: Option<Value>,
     /// The union this subschema is, if its branches are told apart by a
     /// tag (see [`Tagged`]).
     tagged: Option<Box<Tagged>>,
@@ -367,6 +372,7 @@ impl Default for Node {
             pattern: None,
             count: (None, None),
             unique: false,
+            excluded: None,
             tagged: None,
             plain_choices: None,
         }
@@ -917,6 +923,7 @@ impl<'s> Builder<'s> {
             map.get("maxItems").and_then(Value::as_u64),
         );
         node.unique = map.get("uniqueItems") == Some(&Value::Bool(true));
+        node.excluded = (map.get("not").and_then(crate::schema::names_value)).cloned();
         if let Some(Value::Array(values)) = map.get("enum") {
             node.choices.push(values.clone());
         }
@@ -1053,6 +1060,7 @@ impl Node {
             && self.pattern.is_none()
             && self.count == (None, None)
             && !self.unique
+            && self.excluded.is_none()
     }
 
     /// What describes the member `key` of an object, and whether the key
@@ -1307,6 +1315,12 @@ impl<'a> Walk<'a> {
             && !pattern.matches(&string_text(raw))
         {
             return Err((Rank::Shape, Code::PatternMismatch));
+        }
+        if self.bounds
+            && let Some(excluded) = &node.excluded
+            && serde_json::from_slice::<Value>(raw).is_ok_and(|value| same(excluded, &value))
+        {
+            return Err((Rank::Shape, Code::InvalidValue));
         }
         if chosen(node, kind, raw) {
             Ok(())

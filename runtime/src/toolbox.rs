@@ -193,7 +193,7 @@ pub enum RegisterError {
     },
     /// The schema states a bound (`maxLength`, `minLength`, `pattern`,
     /// `maximum`, `minimum`, their exclusive forms, `multipleOf`,
-    /// `maxItems`, `minItems`)
+    /// `maxItems`, `minItems`, or `not` naming a value)
     /// that nothing enforces: the tool accepts a value past it, so the
     /// server would accept calls the published schema refuses. A keyword
     /// that `#[schemars(…)]` or a hand-written `JsonSchema` adds without a
@@ -204,6 +204,24 @@ pub enum RegisterError {
         /// The keyword the schema states.
         keyword: &'static str,
         /// The value it bounds, as a JSON Pointer into the arguments.
+        at: String,
+    },
+    /// The schema states a keyword that the gates do not read and that
+    /// says something where it stands: `if` with `then` or `else`,
+    /// `dependentRequired`, `dependentSchemas`, `dependencies`,
+    /// `propertyNames`, `contains`, `unevaluatedItems`, `$dynamicRef`,
+    /// `$recursiveRef`, or `not` other than `{"const": …}` (or an `enum`
+    /// of one value) of a scalar, which is tried, as a bound is. No
+    /// derive writes them; `#[schemars(extend(…))]` or a hand-written
+    /// schema can, and the server would then accept calls the published
+    /// schema refuses. State the rule as a garde rule in the type instead.
+    UnreadKeyword {
+        /// The tool.
+        tool: &'static str,
+        /// The keyword.
+        keyword: &'static str,
+        /// Where the schema states it: a JSON Pointer into the tool's
+        /// schema, to the subschema that holds the keyword.
         at: String,
     },
     /// A pattern in the tool's schema means one thing to the server's regex
@@ -252,9 +270,13 @@ impl fmt::Display for RegisterError {
                     "maxLength" | "minLength" => "length(chars, …)",
                     "maxItems" | "minItems" => "length(…)",
                     "pattern" => "pattern(…)",
-                    "multipleOf" => "custom(…)",
+                    "multipleOf" | "not" => "custom(…)",
                     _ => "range(…)",
                 }
+            ),
+            RegisterError::UnreadKeyword { tool, keyword, at } => write!(
+                f,
+                "tool `{tool}`: the schema states `{keyword}` at `{at}` (in the tool's schema), which toolgate's gates do not read, so the server would accept calls the published schema refuses; state the rule as a garde rule in the type (`custom(…)`) and leave the keyword out of the schema"
             ),
             RegisterError::LengthInBytes { tool, at } => write!(
                 f,
@@ -377,6 +399,13 @@ impl<S: Send + Sync + 'static> Toolbox<S> {
             return Err(RegisterError::TrustedName {
                 tool: name,
                 field,
+                at,
+            });
+        }
+        if let Some((keyword, at)) = crate::schema::unread_keyword(def.schema()) {
+            return Err(RegisterError::UnreadKeyword {
+                tool: name,
+                keyword,
                 at,
             });
         }

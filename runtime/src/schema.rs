@@ -271,11 +271,12 @@ pub(crate) fn trusted_name(schema: &Value, business: &[&str]) -> Option<(String,
 }
 
 /// Keywords that validate and that the gates do not read (see
-/// `crate::shape`), besides `if`: no derive writes them, but
+/// `crate::shape`): no derive writes them, but
 /// `#[schemars(extend(…))]` or a hand-written schema can. `not` is read
 /// where it names a value (see [`names_value`]), which registration tries
 /// as it tries bounds (see `crate::lengths`).
-const UNREAD: [&str; 9] = [
+const UNREAD: [&str; 10] = [
+    "if",
     "not",
     "dependentRequired",
     "dependentSchemas",
@@ -301,61 +302,56 @@ pub(crate) fn unread_keyword(schema: &Value) -> Option<(&'static str, String)> {
             _ => false,
         }
     }
-    fn walk(node: &Value, at: &mut String) -> Option<(&'static str, String)> {
+    /// The first unread keyword under `node`, at `at`: the steps to it,
+    /// written out as a pointer only where one is found.
+    fn walk<'s>(
+        node: &'s Value,
+        at: &mut Vec<pointer::Segment<'s>>,
+    ) -> Option<(&'static str, String)> {
         let Value::Object(map) = node else {
             return None;
         };
-        // `if` alone decides nothing: only which of `then` and `else` holds.
-        if map.contains_key("if") && (map.contains_key("then") || map.contains_key("else")) {
-            return Some(("if", at.clone()));
-        }
-        for keyword in UNREAD {
-            let Some(value) = map.get(keyword) else {
+        // This subschema's own keywords first, each looked at once.
+        for (key, value) in map {
+            let Some(keyword) = UNREAD.iter().find(|k| **k == key) else {
                 continue;
             };
-            let read_or_empty = match keyword {
-                "not" => names_value(value).is_some(),
+            let says_something = match *keyword {
+                // `if` alone decides nothing: only which of `then` and
+                // `else` holds.
+                "if" => map.contains_key("then") || map.contains_key("else"),
+                "not" => names_value(value).is_none(),
                 "dependentRequired" | "dependentSchemas" | "dependencies" => {
-                    value.as_object().is_some_and(serde_json::Map::is_empty)
+                    !value.as_object().is_some_and(serde_json::Map::is_empty)
                 }
-                "propertyNames" | "unevaluatedItems" => says_nothing(value),
-                _ => false,
+                "propertyNames" | "unevaluatedItems" => !says_nothing(value),
+                _ => true,
             };
-            if !read_or_empty {
-                return Some((keyword, at.clone()));
+            if says_something {
+                return Some((keyword, pointer::exact(at.iter().cloned())));
             }
         }
         for (key, child) in map {
             let mark = at.len();
-            let step = |at: &mut String, name: &str| {
-                at.push('/');
-                at.push_str(&name.replace('~', "~0").replace('/', "~1"));
-            };
+            at.push(pointer::Segment::Key(key));
             let found = match child {
                 Value::Object(children) if SCHEMA_MAPS.contains(&key.as_str()) => {
                     children.iter().find_map(|(name, child)| {
-                        let mark = at.len();
-                        step(at, key);
-                        step(at, name);
+                        at.push(pointer::Segment::Key(name));
                         let found = walk(child, at);
-                        at.truncate(mark);
+                        at.pop();
                         found
                     })
                 }
                 Value::Array(children) if SCHEMA_LISTS.contains(&key.as_str()) => {
                     children.iter().enumerate().find_map(|(i, child)| {
-                        let mark = at.len();
-                        step(at, key);
-                        step(at, &i.to_string());
+                        at.push(pointer::Segment::Index(i));
                         let found = walk(child, at);
-                        at.truncate(mark);
+                        at.pop();
                         found
                     })
                 }
-                _ if SCHEMAS.contains(&key.as_str()) => {
-                    step(at, key);
-                    walk(child, at)
-                }
+                _ if SCHEMAS.contains(&key.as_str()) => walk(child, at),
                 _ => None,
             };
             at.truncate(mark);
@@ -365,7 +361,7 @@ pub(crate) fn unread_keyword(schema: &Value) -> Option<(&'static str, String)> {
         }
         None
     }
-    walk(schema, &mut String::new())
+    walk(schema, &mut Vec::new())
 }
 
 /// The value a `not` names, where that is all it says: a `const` or an

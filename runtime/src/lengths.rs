@@ -235,11 +235,19 @@ fn stated_in(
         matches!(keyword, "minLength" | "minItems")
             && map.get(keyword).and_then(Value::as_u64) == Some(0)
     };
+    // Beside a `$ref`, a place of their own: the builder tries the
+    // target's bounds where the `$ref` stands, never those beside it, and a
+    // bound the target states under the same keyword must not count for
+    // them.
+    let place = match map.contains_key("$ref") {
+        true => format!("{route}/$ref"),
+        false => route.clone(),
+    };
     out.extend(
         BOUNDS
             .iter()
             .filter(|keyword| map.contains_key(**keyword) && !zero(keyword))
-            .map(|keyword| (route.clone(), *keyword)),
+            .map(|keyword| (place.clone(), *keyword)),
     );
     above.push(site);
     for (key, value) in map {
@@ -255,8 +263,7 @@ fn stated_in(
                 .map(|(i, child)| (format!("{key}/{i}"), child))
                 .collect(),
             // In place: the builder resolves it where it stands.
-            ("$ref", Value::String(target)) => (target.strip_prefix('#'))
-                .and_then(|pointer| root.pointer(pointer))
+            ("$ref", Value::String(target)) => pointer::target(root, target)
                 .map(|child| vec![(String::new(), child)])
                 .unwrap_or_default(),
             _ => Vec::new(),
@@ -632,7 +639,7 @@ impl<'s> Builder<'s> {
     fn resolve(&self, mut node: &'s Value) -> Option<&'s Value> {
         for _ in 0..16 {
             match node.get("$ref").and_then(Value::as_str) {
-                Some(r) => node = self.root.pointer(r.strip_prefix('#')?)?,
+                Some(r) => node = pointer::target(self.root, r)?,
                 None => return Some(node),
             }
         }
@@ -1253,6 +1260,8 @@ fn whole_within(map: &Map<String, Value>) -> Option<i128> {
         Some(-1),
         low.map(|l| l + 1),
         high.map(|h| h - 1),
+        multiple,
+        multiple.map(|m| -m),
     ]
     .into_iter()
     .flatten()

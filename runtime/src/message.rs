@@ -51,6 +51,10 @@ pub(crate) fn for_value(code: Code, path: &str, schema: &Value) -> String {
             .or_else(|| choices(n))
             .map(|values| one_of(&values))
             .or_else(|| {
+                let named = n.get("not").and_then(crate::schema::names_value);
+                named.map(|value| format!("must not be {value}"))
+            })
+            .or_else(|| {
                 (n.get("uniqueItems") == Some(&Value::Bool(true)))
                     .then(|| "must not list an item twice".to_owned())
             })

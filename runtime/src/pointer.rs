@@ -97,6 +97,50 @@ fn push(out: &mut String, segment: &Segment<'_>) {
     }
 }
 
+/// The value a schema's `$ref` names within `root`: a URI fragment
+/// (`#/$defs/Seat%20Request`), percent-decoded and then read as a JSON
+/// Pointer, as RFC 6901 reads one in a URI. `None` for any other
+/// reference (an `$id`, an `$anchor`, another document), and for a
+/// fragment that names nothing.
+pub(crate) fn target<'s>(
+    root: &'s serde_json::Value,
+    reference: &str,
+) -> Option<&'s serde_json::Value> {
+    let fragment = reference.strip_prefix('#')?;
+    if !fragment.contains('%') {
+        return root.pointer(fragment);
+    }
+    root.pointer(&decoded(fragment)?)
+}
+
+/// The name of the definition a `$ref` of the form `#/$defs/…` names, its
+/// percent-encoding and pointer escapes undone.
+pub(crate) fn definition_name(reference: &str) -> Option<String> {
+    let fragment = decoded(reference.strip_prefix('#')?)?;
+    let name = fragment.strip_prefix("/$defs/")?;
+    (!name.contains('/')).then(|| name.replace("~1", "/").replace("~0", "~"))
+}
+
+/// A URI fragment, percent-decoded; `None` where that is not UTF-8 or a
+/// `%` is not followed by two hex digits.
+fn decoded(fragment: &str) -> Option<String> {
+    let bytes = fragment.as_bytes();
+    let mut decoded = Vec::with_capacity(bytes.len());
+    let mut at = 0;
+    while let Some(&byte) = bytes.get(at) {
+        if byte == b'%' {
+            let hex = bytes.get(at + 1..at + 3)?;
+            let hex = core::str::from_utf8(hex).ok()?;
+            decoded.push(u8::from_str_radix(hex, 16).ok()?);
+            at += 3;
+        } else {
+            decoded.push(byte);
+            at += 1;
+        }
+    }
+    String::from_utf8(decoded).ok()
+}
+
 /// [`exact`] over owned steps.
 pub(crate) fn exact_of_steps(steps: &[Step]) -> String {
     exact(steps.iter().map(Step::segment))

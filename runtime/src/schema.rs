@@ -1,6 +1,8 @@
 //! The canonical schema of a tool's arguments, its fingerprint, and lookups
 //! into it for rejection messages.
 
+use std::collections::HashSet;
+
 use schemars::JsonSchema;
 use schemars::Schema;
 use schemars::generate::{SchemaGenerator, SchemaSettings};
@@ -290,29 +292,66 @@ const UNREAD: [&str; 10] = [
 
 /// The first keyword in `schema` that validates, that the gates do not
 /// read and that says something where it stands: its name and the JSON
-/// Pointer of the subschema that states it. Only the places where a
-/// schema stands are looked at, not the values of `const`, `enum` or
-/// `default`. A schema stating one would hold the server to less than it
-/// publishes.
+/// Pointer of the subschema that states it. The places where a schema
+/// stands are looked at, and every place a `$ref` names (a schema may
+/// name one under any keyword); not the values of `const`, `enum` or
+/// `default`. A `$ref` the gates cannot follow (an `$anchor`, an `$id`,
+/// another document, a place that is not there) is one such keyword. A
+/// schema stating one would hold the server to less than it publishes.
 pub(crate) fn unread_keyword(schema: &Value) -> Option<(&'static str, String)> {
-    fn says_nothing(value: &Value) -> bool {
-        match value {
-            Value::Bool(accepts) => *accepts,
-            Value::Object(map) => map.keys().all(|k| crate::shape::is_annotation(k)),
-            _ => false,
+    let mut walk = Unread {
+        root: schema,
+        seen: HashSet::new(),
+        named: Vec::new(),
+    };
+    if let Some(found) = walk.walk(schema, &mut Vec::new()) {
+        return Some(found);
+    }
+    // Places a `$ref` names that no schema keyword reaches, each once.
+    while let Some((mut at, target)) = walk.named.pop() {
+        if walk.seen.contains(&core::ptr::from_ref(target)) {
+            continue;
+        }
+        at.push(pointer::Segment::Key("$ref"));
+        if let Some(found) = walk.walk(target, &mut at) {
+            return Some(found);
         }
     }
+    None
+}
+
+/// [`unread_keyword`]'s walk.
+struct Unread<'s> {
+    root: &'s Value,
+    /// Each subschema walked, by address.
+    seen: HashSet<*const Value>,
+    /// Each place a `$ref` names, and where the `$ref` stands.
+    named: Vec<(Vec<pointer::Segment<'s>>, &'s Value)>,
+}
+
+impl<'s> Unread<'s> {
     /// The first unread keyword under `node`, at `at`: the steps to it,
     /// written out as a pointer only where one is found.
-    fn walk<'s>(
+    fn walk(
+        &mut self,
         node: &'s Value,
         at: &mut Vec<pointer::Segment<'s>>,
     ) -> Option<(&'static str, String)> {
         let Value::Object(map) = node else {
             return None;
         };
+        if !self.seen.insert(core::ptr::from_ref(node)) {
+            return None;
+        }
         // This subschema's own keywords first, each looked at once.
         for (key, value) in map {
+            if key == "$ref" {
+                match value.as_str().and_then(|r| pointer::target(self.root, r)) {
+                    Some(target) => self.named.push((at.clone(), target)),
+                    None => return Some(("$ref", pointer::exact(at.iter().cloned()))),
+                }
+                continue;
+            }
             let Some(keyword) = UNREAD.iter().find(|k| **k == key) else {
                 continue;
             };
@@ -320,7 +359,13 @@ pub(crate) fn unread_keyword(schema: &Value) -> Option<(&'static str, String)> {
                 // `if` alone decides nothing: only which of `then` and
                 // `else` holds.
                 "if" => map.contains_key("then") || map.contains_key("else"),
-                "not" => names_value(value).is_none(),
+                // `not` of nothing is `false`, which the gates read; `not`
+                // of `false` says nothing.
+                "not" => {
+                    names_value(value).is_none()
+                        && !says_nothing(value)
+                        && *value != Value::Bool(false)
+                }
                 "dependentRequired" | "dependentSchemas" | "dependencies" => {
                     !value.as_object().is_some_and(serde_json::Map::is_empty)
                 }
@@ -338,7 +383,7 @@ pub(crate) fn unread_keyword(schema: &Value) -> Option<(&'static str, String)> {
                 Value::Object(children) if SCHEMA_MAPS.contains(&key.as_str()) => {
                     children.iter().find_map(|(name, child)| {
                         at.push(pointer::Segment::Key(name));
-                        let found = walk(child, at);
+                        let found = self.walk(child, at);
                         at.pop();
                         found
                     })
@@ -346,12 +391,12 @@ pub(crate) fn unread_keyword(schema: &Value) -> Option<(&'static str, String)> {
                 Value::Array(children) if SCHEMA_LISTS.contains(&key.as_str()) => {
                     children.iter().enumerate().find_map(|(i, child)| {
                         at.push(pointer::Segment::Index(i));
-                        let found = walk(child, at);
+                        let found = self.walk(child, at);
                         at.pop();
                         found
                     })
                 }
-                _ if SCHEMAS.contains(&key.as_str()) => walk(child, at),
+                _ if SCHEMAS.contains(&key.as_str()) => self.walk(child, at),
                 _ => None,
             };
             at.truncate(mark);
@@ -361,7 +406,16 @@ pub(crate) fn unread_keyword(schema: &Value) -> Option<(&'static str, String)> {
         }
         None
     }
-    walk(schema, &mut Vec::new())
+}
+
+/// Whether a subschema says nothing of a value: `true`, or an object of
+/// annotations alone (`{}`, a description).
+pub(crate) fn says_nothing(schema: &Value) -> bool {
+    match schema {
+        Value::Bool(accepts) => *accepts,
+        Value::Object(map) => map.keys().all(|k| crate::shape::is_annotation(k)),
+        _ => false,
+    }
 }
 
 /// The value a `not` names, where that is all it says: a `const` or an
@@ -850,7 +904,7 @@ fn property_maps<'s>(
 pub(crate) fn resolve<'s>(root: &'s Value, mut node: &'s Value) -> Option<&'s Value> {
     for _ in 0..8 {
         match node.get("$ref").and_then(Value::as_str) {
-            Some(reference) => node = root.pointer(reference.strip_prefix('#')?)?,
+            Some(reference) => node = pointer::target(root, reference)?,
             None => return Some(node),
         }
     }

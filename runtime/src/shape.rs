@@ -831,10 +831,7 @@ impl<'s> Builder<'s> {
         if let Some(id) = self.refs.get(reference) {
             return Child::Node(*id);
         }
-        let Some(target) = reference
-            .strip_prefix('#')
-            .and_then(|p| self.root.pointer(p))
-        else {
+        let Some(target) = crate::pointer::target(self.root, reference) else {
             return Child::Any;
         };
         let id = self.push(Node::default());
@@ -924,6 +921,11 @@ impl<'s> Builder<'s> {
         );
         node.unique = map.get("uniqueItems") == Some(&Value::Bool(true));
         node.excluded = (map.get("not").and_then(crate::schema::names_value)).cloned();
+        // `not` of a subschema that says nothing accepts nothing: schemars
+        // writes `{"not":{}}` with a description for an empty enum.
+        if map.get("not").is_some_and(crate::schema::says_nothing) {
+            node.kinds = 0;
+        }
         if let Some(Value::Array(values)) = map.get("enum") {
             node.choices.push(values.clone());
         }

@@ -210,8 +210,10 @@ pub enum RegisterError {
     /// says something where it stands: `if` with `then` or `else`,
     /// `dependentRequired`, `dependentSchemas`, `dependencies`,
     /// `propertyNames`, `contains`, `unevaluatedItems`, `$dynamicRef`,
-    /// `$recursiveRef`, or `not` other than `{"const": …}` (or an `enum`
-    /// of one value) of a scalar, which is tried, as a bound is. No
+    /// `$recursiveRef`, `not` other than `{"const": …}` (or an `enum`
+    /// of one value) of a scalar, which is tried, as a bound is, and a
+    /// `$ref` the gates cannot follow (an `$anchor`, an `$id`, another
+    /// document: they follow `#/…` pointers into the tool's schema). No
     /// derive writes them; `#[schemars(extend(…))]` or a hand-written
     /// schema can, and the server would then accept calls the published
     /// schema refuses. State the rule as a garde rule in the type instead.
@@ -265,7 +267,11 @@ impl fmt::Display for RegisterError {
             ),
             RegisterError::UnenforcedBound { tool, keyword, at } => write!(
                 f,
-                "tool `{tool}`: the schema states `{keyword}` for the value at `{at}`, but the tool accepts a value past it: nothing enforces it; state it as a garde rule in its type (`{rule}`), or leave it out of the schema",
+                "tool `{tool}`: the schema states `{keyword}` for the value at `{at}`, but the tool accepts {past}: nothing enforces it; state it as a garde rule in its type (`{rule}`), or leave it out of the schema",
+                past = match *keyword {
+                    "not" => "the value it names",
+                    _ => "a value past it",
+                },
                 rule = match *keyword {
                     "maxLength" | "minLength" => "length(chars, …)",
                     "maxItems" | "minItems" => "length(…)",
@@ -274,9 +280,13 @@ impl fmt::Display for RegisterError {
                     _ => "range(…)",
                 }
             ),
+            RegisterError::UnreadKeyword { tool, keyword, at } if *keyword == "$ref" => write!(
+                f,
+                "tool `{tool}`: the `$ref` at `{at}` (in the tool's schema) names a place toolgate's gates cannot follow (they follow `#/…` pointers into the tool's own schema), so the server may accept calls the published schema refuses; point it into the schema's `$defs`"
+            ),
             RegisterError::UnreadKeyword { tool, keyword, at } => write!(
                 f,
-                "tool `{tool}`: the schema states `{keyword}` at `{at}` (in the tool's schema), which toolgate's gates do not read, so the server would accept calls the published schema refuses; state the rule as a garde rule in the type (`custom(…)`) and leave the keyword out of the schema"
+                "tool `{tool}`: the schema states `{keyword}` at `{at}` (in the tool's schema), which toolgate's gates do not read, so the server may accept calls the published schema refuses; state the rule as a garde rule in the type (`custom(…)`) and leave the keyword out of the schema"
             ),
             RegisterError::LengthInBytes { tool, at } => write!(
                 f,

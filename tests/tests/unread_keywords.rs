@@ -321,3 +321,285 @@ fn a_nonzero_argument_leaves_the_bounds_beside_it_tried() {
         other => panic!("expected the note's bound refused as unenforced, got {other:?}"),
     }
 }
+
+/// Zero for a `NonZeroI32` is refused with what the schema says of it.
+#[test]
+fn zero_for_a_nonzero_argument_is_refused_as_the_value_not_names() {
+    let mut toolbox = Toolbox::new(());
+    toolbox.register(MoveBy).unwrap();
+    let refused =
+        toolgate::testing::check_arguments(&toolbox, "move_by", br#"{"offset":{"by":0}}"#);
+    let Some(Err(rejection)) = refused else {
+        panic!("zero taken: {refused:?}");
+    };
+    assert_eq!(rejection.path(), "/offset/by");
+    assert!(
+        rejection.safe_message().contains("must not be 0"),
+        "{}",
+        rejection.safe_message()
+    );
+}
+
+/// Documented and empty: schemars writes `{"not":{}}` with the
+/// description, which accepts nothing, as the type does.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub enum Never {}
+
+#[derive(Debug, Deserialize, JsonSchema, garde::Validate)]
+pub enum Outcome {
+    Done(#[garde(skip)] u8),
+    Failed(#[garde(skip)] Never),
+}
+
+/// Record an outcome.
+#[tool(effect = read)]
+pub fn record_outcome(#[garde(dive)] outcome: Outcome) -> Result<bool, ToolError> {
+    Ok(matches!(outcome, Outcome::Done(_)))
+}
+
+#[test]
+fn not_of_nothing_accepts_nothing_and_registers() {
+    let mut toolbox = Toolbox::new(());
+    toolbox.register(RecordOutcome).unwrap();
+    for (outcome, valid) in [(r#"{"Done":1}"#, true), (r#"{"Failed":null}"#, false)] {
+        let arguments = format!(r#"{{"outcome":{outcome}}}"#);
+        let checked =
+            toolgate::testing::check_arguments(&toolbox, "record_outcome", arguments.as_bytes());
+        assert_eq!(checked.map(|r| r.is_ok()), Some(valid), "{arguments}");
+    }
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct NonZeroRow(pub NonZeroI32);
+
+#[derive(Debug, Deserialize, JsonSchema, garde::Validate)]
+#[serde(deny_unknown_fields)]
+pub struct BesideRef {
+    /// Not 13, beside the `$ref` to a type that refuses 0 itself.
+    #[schemars(extend("not" = {"const": 13}))]
+    #[garde(skip)]
+    pub row: NonZeroRow,
+    /// At most 5, beside the `$ref` to a plain number's newtype.
+    #[schemars(extend("maximum" = 5))]
+    #[garde(skip)]
+    pub rank: Rank,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct Rank(pub u8);
+
+/// Sit in a row.
+#[tool(effect = read)]
+pub fn sit_beside(#[garde(dive)] at: BesideRef) -> Result<i32, ToolError> {
+    Ok(at.row.0.get() + i32::from(at.rank.0))
+}
+
+/// The keywords beside a `$ref` are never tried (the target's are, where
+/// the `$ref` stands): the target's own `not` or `maximum` must not count
+/// for them, and each call is checked against them before serde reads it.
+#[test]
+fn bounds_beside_a_ref_are_not_taken_for_the_targets() {
+    let mut toolbox = Toolbox::new(());
+    toolbox.register(SitBeside).unwrap();
+    assert_eq!(
+        toolgate::testing::checked_before_serde(&toolbox, "sit_beside"),
+        Some(true)
+    );
+    for (at, valid) in [
+        (r#"{"row":12,"rank":5}"#, true),
+        (r#"{"row":13,"rank":5}"#, false),
+        (r#"{"row":12,"rank":9}"#, false),
+    ] {
+        let arguments = format!(r#"{{"at":{at}}}"#);
+        let checked =
+            toolgate::testing::check_arguments(&toolbox, "sit_beside", arguments.as_bytes());
+        assert_eq!(checked.map(|r| r.is_ok()), Some(valid), "{arguments}");
+    }
+}
+
+/// A type renamed with a space: schemars percent-encodes the name in the
+/// `$ref` (`#/$defs/Seat%20Request`), which the gates decode.
+#[derive(Debug, Deserialize, JsonSchema, garde::Validate)]
+#[serde(rename = "Seat Request", deny_unknown_fields)]
+pub struct SeatRequest {
+    #[garde(range(max = 5))]
+    pub row: u8,
+}
+
+/// Request a seat.
+#[tool(effect = read)]
+pub fn request_seat(#[garde(dive)] seat: SeatRequest) -> Result<u8, ToolError> {
+    Ok(seat.row)
+}
+
+#[test]
+fn a_ref_to_a_name_with_a_space_is_followed() {
+    let mut toolbox = Toolbox::new(());
+    toolbox.register(RequestSeat).unwrap();
+    let schema = toolbox
+        .definition("request_seat")
+        .unwrap()
+        .schema()
+        .to_string();
+    assert!(schema.contains("Seat%20Request"), "{schema}");
+    // serde's struct reads an array by position; the schema says object.
+    for (seat, valid) in [(r#"{"row":1}"#, true), ("[1]", false)] {
+        let arguments = format!(r#"{{"seat":{seat}}}"#);
+        let checked =
+            toolgate::testing::check_arguments(&toolbox, "request_seat", arguments.as_bytes());
+        assert_eq!(checked.map(|r| r.is_ok()), Some(valid), "{arguments}");
+    }
+    // An export keeps the definition the `$ref` names.
+    let exported = toolgate::providers::anthropic::tool(
+        RequestSeat::definition(),
+        toolgate::providers::Strictness::NonStrict,
+    )
+    .unwrap();
+    assert!(
+        exported["input_schema"]["$defs"]
+            .get("Seat Request")
+            .is_some(),
+        "{exported}"
+    );
+}
+
+/// Its schema names, through a `$ref`, a subschema kept under a keyword
+/// no schema stands under, which holds an unread keyword.
+pub struct HiddenOdd(pub i64);
+
+impl<'de> Deserialize<'de> for HiddenOdd {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        i64::deserialize(d).map(HiddenOdd)
+    }
+}
+
+impl JsonSchema for HiddenOdd {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "HiddenOdd".into()
+    }
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({
+            "x-library": {"odd": {"type": "integer", "not": {"multipleOf": 2}}},
+            "$ref": "#/$defs/HiddenOdd/x-library/odd"
+        })
+    }
+}
+
+/// Count odd.
+#[tool(effect = read)]
+pub fn count_odd(#[garde(skip)] n: HiddenOdd) -> Result<i64, ToolError> {
+    Ok(n.0)
+}
+
+/// Its schema names a subschema by an `$anchor`, which the gates do not
+/// follow.
+pub struct Anchored(pub i64);
+
+impl<'de> Deserialize<'de> for Anchored {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        i64::deserialize(d).map(Anchored)
+    }
+}
+
+impl JsonSchema for Anchored {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "Anchored".into()
+    }
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({
+            "$defs": {"Small": {"$anchor": "small", "type": "integer", "maximum": 5}},
+            "$ref": "#small"
+        })
+    }
+}
+
+/// Count small.
+#[tool(effect = read)]
+pub fn count_small(#[garde(skip)] n: Anchored) -> Result<i64, ToolError> {
+    Ok(n.0)
+}
+
+#[test]
+fn a_keyword_reached_only_by_a_ref_and_a_ref_not_followed_are_refused() {
+    assert_eq!(unread(CountOdd).map(|(keyword, _)| keyword), Some("not"));
+    assert_eq!(unread(CountSmall).map(|(keyword, _)| keyword), Some("$ref"));
+    let Err(error) = Toolbox::new(()).register(CountSmall) else {
+        panic!("registered");
+    };
+    assert!(error.to_string().contains("cannot follow"), "{error}");
+}
+
+fn multiple_of_five(n: &NonZeroI32, _: &()) -> garde::Result {
+    match n.get() % 5 {
+        0 => Ok(()),
+        _ => Err(garde::Error::new("must be a multiple of 5")),
+    }
+}
+
+#[derive(Debug, Deserialize, JsonSchema, garde::Validate)]
+#[serde(deny_unknown_fields)]
+pub struct Jump {
+    /// A multiple of five, not zero.
+    #[schemars(extend("multipleOf" = 5))]
+    #[garde(custom(multiple_of_five))]
+    pub by: NonZeroI32,
+}
+
+/// Stride.
+#[tool(effect = read)]
+pub fn stride(#[garde(dive)] jump: Jump) -> Result<i32, ToolError> {
+    Ok(jump.by.get())
+}
+
+/// No multiple of five but zero is among the first few integers the
+/// instance is built from: a multiple itself is one of them.
+#[test]
+fn a_nonzero_multiple_is_written_for_the_instance() {
+    let mut toolbox = Toolbox::new(());
+    toolbox.register(Stride).unwrap();
+    assert_eq!(
+        toolgate::testing::checked_before_serde(&toolbox, "stride"),
+        Some(false)
+    );
+}
+
+/// Takes any value; its schema, by hand, takes none.
+pub struct Nothing;
+
+impl<'de> Deserialize<'de> for Nothing {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        serde::de::IgnoredAny::deserialize(d).map(|_| Nothing)
+    }
+}
+
+impl JsonSchema for Nothing {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "Nothing".into()
+    }
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({"not": {}, "description": "Nothing at all."})
+    }
+}
+
+/// Take nothing.
+#[tool(effect = read)]
+pub fn take_nothing(#[garde(skip)] nothing: Option<Nothing>) -> Result<bool, ToolError> {
+    Ok(nothing.is_some())
+}
+
+/// `not` of nothing is read as `false` by the gates, whatever the type
+/// takes.
+#[test]
+fn not_of_nothing_is_refused_whatever_the_type_takes() {
+    let mut toolbox = Toolbox::new(());
+    toolbox.register(TakeNothing).unwrap();
+    for (arguments, valid) in [
+        ("{}", true),
+        (r#"{"nothing":1}"#, false),
+        (r#"{"nothing":{}}"#, false),
+    ] {
+        let checked =
+            toolgate::testing::check_arguments(&toolbox, "take_nothing", arguments.as_bytes());
+        assert_eq!(checked.map(|r| r.is_ok()), Some(valid), "{arguments}");
+    }
+}

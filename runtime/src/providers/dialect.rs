@@ -182,10 +182,10 @@ fn references(node: &Value, used: &mut Vec<String>) {
             if let Some(name) = map
                 .get("$ref")
                 .and_then(Value::as_str)
-                .and_then(|r| r.strip_prefix("#/$defs/"))
-                && !used.iter().any(|u| u == name)
+                .and_then(crate::pointer::definition_name)
+                && !used.contains(&name)
             {
-                used.push(name.to_owned());
+                used.push(name);
             }
             map.values().for_each(|v| references(v, used));
         }

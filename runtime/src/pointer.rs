@@ -106,11 +106,16 @@ pub(crate) fn target<'s>(
     root: &'s serde_json::Value,
     reference: &str,
 ) -> Option<&'s serde_json::Value> {
+    root.pointer(&fragment(reference)?)
+}
+
+/// The JSON Pointer a `$ref` of the form `#…` holds, percent-decoded.
+pub(crate) fn fragment(reference: &str) -> Option<std::borrow::Cow<'_, str>> {
     let fragment = reference.strip_prefix('#')?;
-    if !fragment.contains('%') {
-        return root.pointer(fragment);
+    match fragment.contains('%') {
+        false => Some(std::borrow::Cow::Borrowed(fragment)),
+        true => decoded(fragment).map(std::borrow::Cow::Owned),
     }
-    root.pointer(&decoded(fragment)?)
 }
 
 /// The name of the definition a `$ref` of the form `#/$defs/…` names, its

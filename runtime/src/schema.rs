@@ -1,8 +1,6 @@
 //! The canonical schema of a tool's arguments, its fingerprint, and lookups
 //! into it for rejection messages.
 
-use std::collections::HashSet;
-
 use schemars::JsonSchema;
 use schemars::Schema;
 use schemars::generate::{SchemaGenerator, SchemaSettings};
@@ -301,17 +299,19 @@ const UNREAD: [&str; 10] = [
 pub(crate) fn unread_keyword(schema: &Value) -> Option<(&'static str, String)> {
     let mut walk = Unread {
         root: schema,
-        seen: HashSet::new(),
         named: Vec::new(),
     };
     if let Some(found) = walk.walk(schema, &mut Vec::new()) {
         return Some(found);
     }
-    // Places a `$ref` names that no schema keyword reaches, each once.
+    // The places `$ref`s name that no schema keyword reaches (the walk
+    // above has read every place one does), each once.
+    let mut walked: Vec<*const Value> = Vec::new();
     while let Some((mut at, target)) = walk.named.pop() {
-        if walk.seen.contains(&core::ptr::from_ref(target)) {
+        if walked.contains(&core::ptr::from_ref(target)) {
             continue;
         }
+        walked.push(target);
         at.push(pointer::Segment::Key("$ref"));
         if let Some(found) = walk.walk(target, &mut at) {
             return Some(found);
@@ -320,12 +320,30 @@ pub(crate) fn unread_keyword(schema: &Value) -> Option<(&'static str, String)> {
     None
 }
 
+/// Whether a JSON Pointer into a schema, one that names a value, names a
+/// place a schema stands, which [`unread_keyword`]'s walk reaches from the
+/// root: each step a keyword whose value is a schema, or one whose value
+/// is a map or a list of them and then a name or an index.
+fn stands_at(fragment: &str) -> bool {
+    let mut steps = fragment.split('/').skip(1);
+    while let Some(key) = steps.next() {
+        let holds_many = SCHEMA_MAPS.contains(&key) || SCHEMA_LISTS.contains(&key);
+        let next = match holds_many {
+            true => steps.next().is_some(),
+            false => SCHEMAS.contains(&key),
+        };
+        if !next {
+            return false;
+        }
+    }
+    true
+}
+
 /// [`unread_keyword`]'s walk.
 struct Unread<'s> {
     root: &'s Value,
-    /// Each subschema walked, by address.
-    seen: HashSet<*const Value>,
-    /// Each place a `$ref` names, and where the `$ref` stands.
+    /// Each place a `$ref` names where no schema keyword reaches, and
+    /// where the `$ref` stands.
     named: Vec<(Vec<pointer::Segment<'s>>, &'s Value)>,
 }
 
@@ -340,14 +358,16 @@ impl<'s> Unread<'s> {
         let Value::Object(map) = node else {
             return None;
         };
-        if !self.seen.insert(core::ptr::from_ref(node)) {
-            return None;
-        }
         // This subschema's own keywords first, each looked at once.
         for (key, value) in map {
             if key == "$ref" {
-                match value.as_str().and_then(|r| pointer::target(self.root, r)) {
-                    Some(target) => self.named.push((at.clone(), target)),
+                let fragment = value.as_str().and_then(pointer::fragment);
+                match fragment
+                    .as_deref()
+                    .and_then(|f| Some((f, self.root.pointer(f)?)))
+                {
+                    Some((fragment, _)) if stands_at(fragment) => {}
+                    Some((_, target)) => self.named.push((at.clone(), target)),
                     None => return Some(("$ref", pointer::exact(at.iter().cloned()))),
                 }
                 continue;

@@ -247,6 +247,15 @@ fn stated_in(
         BOUNDS
             .iter()
             .filter(|keyword| map.contains_key(**keyword) && !zero(keyword))
+            // `not` is a bound where it names a value; of nothing (or of
+            // `false`), the gates read it as it is.
+            .filter(|keyword| {
+                **keyword != "not"
+                    || map
+                        .get("not")
+                        .and_then(crate::schema::names_value)
+                        .is_some()
+            })
             .map(|keyword| (place.clone(), *keyword)),
     );
     above.push(site);

@@ -134,9 +134,11 @@ fn decoded(fragment: &str) -> Option<String> {
     let mut at = 0;
     while let Some(&byte) = bytes.get(at) {
         if byte == b'%' {
-            let hex = bytes.get(at + 1..at + 3)?;
-            let hex = core::str::from_utf8(hex).ok()?;
-            decoded.push(u8::from_str_radix(hex, 16).ok()?);
+            // Two hex digits, and nothing else (`from_str_radix` would
+            // take a sign).
+            let digit = |i: usize| char::from(*bytes.get(i)?).to_digit(16);
+            let (high, low) = (digit(at + 1)?, digit(at + 2)?);
+            decoded.push(u8::try_from(high * 16 + low).ok()?);
             at += 3;
         } else {
             decoded.push(byte);
@@ -177,6 +179,34 @@ pub(crate) fn segments(pointer: &str) -> impl Iterator<Item = String> + '_ {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A `$ref`'s fragment is percent-decoded, then read as a JSON
+    /// Pointer; a `%` must be followed by two hex digits and nothing else.
+    #[test]
+    fn a_ref_is_decoded_then_read_as_a_pointer() {
+        let root = serde_json::json!({"$defs": {
+            "Seat Request": 1, "a/b": 2, "a%41": 3, "\u{1}": 4, "Séance": 5, "%+1": 6
+        }});
+        for (reference, found) in [
+            ("#/$defs/Seat%20Request", Some(1)),
+            ("#/$defs/a~1b", Some(2)),
+            ("#/$defs/a%7E1b", Some(2)),
+            ("#/$defs/a%2541", Some(3)),
+            ("#/$defs/S%C3%A9ance", Some(5)),
+            ("#/$defs/%01", Some(4)),
+            ("#/$defs/%+1", None),
+            ("#/$defs/%zz", None),
+            ("#/$defs/%C3", None),
+            ("#/$defs/%4", None),
+            ("other.json#/$defs/a~1b", None),
+            ("#small", None),
+        ] {
+            let value = target(&root, reference).and_then(serde_json::Value::as_u64);
+            assert_eq!(value, found, "{reference}");
+        }
+        assert_eq!(definition_name("#/$defs/a%7E1b").as_deref(), Some("a/b"));
+        assert_eq!(definition_name("#/$defs/A/properties/x"), None);
+    }
 
     #[test]
     fn escapes_and_stops_at_unsafe_keys() {

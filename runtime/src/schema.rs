@@ -320,21 +320,36 @@ pub(crate) fn unread_keyword(schema: &Value) -> Option<(&'static str, String)> {
     None
 }
 
-/// Whether a JSON Pointer into a schema, one that names a value, names a
-/// place a schema stands, which [`unread_keyword`]'s walk reaches from the
-/// root: each step a keyword whose value is a schema, or one whose value
-/// is a map or a list of them and then a name or an index.
-fn stands_at(fragment: &str) -> bool {
-    let mut steps = fragment.split('/').skip(1);
+/// Whether a JSON Pointer into `root` names a place a schema stands,
+/// which [`unread_keyword`]'s walk reaches from the root: each step from
+/// an object, a keyword whose value is a schema, or a name in a map of
+/// schemas, or an index in a list of them, under the keywords that hold
+/// those.
+fn stands_at(root: &Value, fragment: &str) -> bool {
+    let mut node = root;
+    let mut steps = fragment
+        .split('/')
+        .skip(1)
+        .map(|step| step.replace("~1", "/").replace("~0", "~"));
     while let Some(key) = steps.next() {
-        let holds_many = SCHEMA_MAPS.contains(&key) || SCHEMA_LISTS.contains(&key);
-        let next = match holds_many {
-            true => steps.next().is_some(),
-            false => SCHEMAS.contains(&key),
-        };
-        if !next {
+        let Some(child) = node.as_object().and_then(|map| map.get(&key)) else {
             return false;
-        }
+        };
+        let next = match child {
+            Value::Object(children) if SCHEMA_MAPS.contains(&key.as_str()) => {
+                steps.next().and_then(|name| children.get(&name))
+            }
+            Value::Array(children) if SCHEMA_LISTS.contains(&key.as_str()) => {
+                let index = steps.next().and_then(|i| i.parse::<usize>().ok());
+                index.and_then(|i| children.get(i))
+            }
+            child if SCHEMAS.contains(&key.as_str()) => Some(child),
+            _ => None,
+        };
+        let Some(next) = next else {
+            return false;
+        };
+        node = next;
     }
     true
 }
@@ -360,13 +375,18 @@ impl<'s> Unread<'s> {
         };
         // This subschema's own keywords first, each looked at once.
         for (key, value) in map {
+            // `items` as a list (draft 7's tuples): the gates read
+            // `prefixItems`, and `items` only as one schema.
+            if key == "items" && value.is_array() {
+                return Some(("items", pointer::exact(at.iter().cloned())));
+            }
             if key == "$ref" {
                 let fragment = value.as_str().and_then(pointer::fragment);
                 match fragment
                     .as_deref()
                     .and_then(|f| Some((f, self.root.pointer(f)?)))
                 {
-                    Some((fragment, _)) if stands_at(fragment) => {}
+                    Some((fragment, _)) if stands_at(self.root, fragment) => {}
                     Some((_, target)) => self.named.push((at.clone(), target)),
                     None => return Some(("$ref", pointer::exact(at.iter().cloned()))),
                 }

@@ -210,7 +210,8 @@ pub enum RegisterError {
     /// says something where it stands: `if` with `then` or `else`,
     /// `dependentRequired`, `dependentSchemas`, `dependencies`,
     /// `propertyNames`, `contains`, `unevaluatedItems`, `$dynamicRef`,
-    /// `$recursiveRef`, `not` other than `{"const": …}` (or an `enum`
+    /// `$recursiveRef`, `items` as a list (draft 7's tuples; the gates
+    /// read `prefixItems`), `not` other than `{"const": …}` (or an `enum`
     /// of one value) of a scalar, which is tried, as a bound is, and a
     /// `$ref` the gates cannot follow (an `$anchor`, an `$id`, another
     /// document: they follow `#/…` pointers into the tool's schema). No

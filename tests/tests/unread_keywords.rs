@@ -361,6 +361,11 @@ pub fn record_outcome(#[garde(dive)] outcome: Outcome) -> Result<bool, ToolError
 fn not_of_nothing_accepts_nothing_and_registers() {
     let mut toolbox = Toolbox::new(());
     toolbox.register(RecordOutcome).unwrap();
+    // Not a bound: read in one pass.
+    assert_eq!(
+        toolgate::testing::checked_before_serde(&toolbox, "record_outcome"),
+        Some(false)
+    );
     for (outcome, valid) in [(r#"{"Done":1}"#, true), (r#"{"Failed":null}"#, false)] {
         let arguments = format!(r#"{{"outcome":{outcome}}}"#);
         let checked =
@@ -602,4 +607,92 @@ fn not_of_nothing_is_refused_whatever_the_type_takes() {
             toolgate::testing::check_arguments(&toolbox, "take_nothing", arguments.as_bytes());
         assert_eq!(checked.map(|r| r.is_ok()), Some(valid), "{arguments}");
     }
+}
+
+#[derive(Debug, Deserialize, JsonSchema, garde::Validate)]
+pub struct Holder {
+    /// Documented: the export inlines the definition, its description
+    /// beside the `$ref`.
+    #[garde(dive)]
+    pub seat: SeatRequest,
+}
+
+/// Hold a seat.
+#[tool(effect = read)]
+pub fn hold_seat(#[garde(dive)] holder: Holder) -> Result<u8, ToolError> {
+    Ok(holder.seat.row)
+}
+
+/// Every dialect follows a percent-encoded `$ref`, inlined or kept.
+#[test]
+fn exports_follow_a_percent_encoded_ref() {
+    use toolgate::providers::{Strictness, anthropic, gemini, openai};
+    let def = HoldSeat::definition();
+    gemini::function_declaration(def).unwrap();
+    for strictness in [Strictness::Strict, Strictness::NonStrict] {
+        anthropic::tool(def, strictness).unwrap();
+        openai::chat_tool(def, strictness).unwrap();
+    }
+}
+
+/// `$defs` written as a list, which no schema keyword's walk descends:
+/// a `$ref` into it names a place the walk never read.
+pub struct Listed(pub i64);
+
+impl<'de> Deserialize<'de> for Listed {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        i64::deserialize(d).map(Listed)
+    }
+}
+
+impl JsonSchema for Listed {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "Listed".into()
+    }
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({
+            "$defs": [{"type": "integer", "not": {"multipleOf": 2}}],
+            "$ref": "#/$defs/Listed/$defs/0"
+        })
+    }
+}
+
+/// Count listed.
+#[tool(effect = read)]
+pub fn count_listed(#[garde(skip)] n: Listed) -> Result<i64, ToolError> {
+    Ok(n.0)
+}
+
+/// Tuples as draft 7 writes them: `items` a list, which the gates do not
+/// read (they read `prefixItems`).
+pub struct Pair(pub Vec<i64>);
+
+impl<'de> Deserialize<'de> for Pair {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        Vec::<i64>::deserialize(d).map(Pair)
+    }
+}
+
+impl JsonSchema for Pair {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "Pair".into()
+    }
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({
+            "type": "array",
+            "items": [{"type": "integer", "maximum": 5}, {"type": "integer"}]
+        })
+    }
+}
+
+/// Take a pair.
+#[tool(effect = read)]
+pub fn take_pair(#[garde(skip)] pair: Pair) -> Result<usize, ToolError> {
+    Ok(pair.0.len())
+}
+
+#[test]
+fn a_ref_into_a_keyword_of_the_wrong_kind_and_a_list_of_items_are_refused() {
+    assert_eq!(unread(CountListed).map(|(keyword, _)| keyword), Some("not"));
+    assert_eq!(unread(TakePair).map(|(keyword, _)| keyword), Some("items"));
 }

@@ -405,10 +405,7 @@ impl Cx<'_> {
             }
             return Ok(Value::Object(out));
         }
-        let Some(target) = reference
-            .strip_prefix('#')
-            .and_then(|p| self.root.pointer(p))
-        else {
+        let Some(target) = crate::pointer::target(self.root, reference) else {
             return Err(self.error(format!("`$ref` {reference} does not point into the schema")));
         };
         self.stack.push(reference.to_owned());

@@ -249,13 +249,7 @@ fn stated_in(
             .filter(|keyword| map.contains_key(**keyword) && !zero(keyword))
             // `not` is a bound where it names a value; of nothing (or of
             // `false`), the gates read it as it is.
-            .filter(|keyword| {
-                **keyword != "not"
-                    || map
-                        .get("not")
-                        .and_then(crate::schema::names_value)
-                        .is_some()
-            })
+            .filter(|keyword| **keyword != "not" || crate::schema::excluded(map).is_some())
             .map(|keyword| (place.clone(), *keyword)),
     );
     above.push(site);
@@ -729,7 +723,7 @@ impl<'s> Builder<'s> {
                 .unwrap_or("null")
         };
         // The value a `not` names, put where it stands.
-        if let Some(named) = map.get("not").and_then(crate::schema::names_value) {
+        if let Some(named) = crate::schema::excluded(map) {
             self.bound(path, "not", Some(Past::Value(named.clone())));
         }
         match kind {
@@ -1181,7 +1175,7 @@ fn within(map: &Map<String, Value>, whole: bool) -> Option<Value> {
         get("exclusiveMaximum").map(|x| x - 0.5),
         Some(1.0),
     ];
-    let named = (map.get("not").and_then(crate::schema::names_value)).and_then(Value::as_f64);
+    let named = crate::schema::excluded(map).and_then(Value::as_f64);
     let fits = |n: f64| {
         inside(map, n)
             && get("multipleOf").is_none_or(|m| m > 0.0 && (n / m).fract() == 0.0)
@@ -1251,10 +1245,7 @@ fn whole_within(map: &Map<String, Value>) -> Option<i128> {
         Some(m) => Some(m.as_u64().map(i128::from).filter(|m| *m > 0)?),
     };
     // Not the value a `not` names (zero, for a signed `NonZero` integer).
-    let named = map
-        .get("not")
-        .and_then(crate::schema::names_value)
-        .and_then(exact);
+    let named = crate::schema::excluded(map).and_then(exact);
     let fits = |n: &i128| {
         low.is_none_or(|l| *n >= l)
             && high.is_none_or(|h| *n <= h)

@@ -51,7 +51,7 @@ pub(crate) fn for_value(code: Code, path: &str, schema: &Value) -> String {
             .or_else(|| choices(n))
             .map(|values| one_of(&values))
             .or_else(|| {
-                let named = n.get("not").and_then(crate::schema::names_value);
+                let named = n.as_object().and_then(crate::schema::excluded);
                 named.map(|value| format!("must not be {value}"))
             })
             .or_else(|| {

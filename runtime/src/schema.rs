@@ -335,16 +335,14 @@ fn stands_at(root: &Value, fragment: &str) -> bool {
         let Some(child) = node.as_object().and_then(|map| map.get(&key)) else {
             return false;
         };
-        let next = match child {
-            Value::Object(children) if SCHEMA_MAPS.contains(&key.as_str()) => {
-                steps.next().and_then(|name| children.get(&name))
-            }
-            Value::Array(children) if SCHEMA_LISTS.contains(&key.as_str()) => {
+        let next = match holds(&key, child) {
+            Holds::Map(children) => steps.next().and_then(|name| children.get(&name)),
+            Holds::List(children) => {
                 let index = steps.next().and_then(|i| i.parse::<usize>().ok());
                 index.and_then(|i| children.get(i))
             }
-            child if SCHEMAS.contains(&key.as_str()) => Some(child),
-            _ => None,
+            Holds::One(child) => Some(child),
+            Holds::Nothing => None,
         };
         let Some(next) = next else {
             return false;
@@ -352,6 +350,30 @@ fn stands_at(root: &Value, fragment: &str) -> bool {
         node = next;
     }
     true
+}
+
+/// The schemas a keyword's value holds: where [`unread_keyword`]'s walk
+/// goes down, and so where [`stands_at`] says a place is reached.
+enum Holds<'s> {
+    /// A map from names to schemas (`properties`, `$defs`, …).
+    Map(&'s serde_json::Map<String, Value>),
+    /// A list of schemas (`anyOf`, `prefixItems`, …).
+    List(&'s [Value]),
+    /// One schema (`items`, `not`, …).
+    One(&'s Value),
+    /// None: data (`enum`, `default`), an unknown keyword, or a map or a
+    /// list where the other is due.
+    Nothing,
+}
+
+/// What the value of keyword `key` holds.
+fn holds<'s>(key: &str, value: &'s Value) -> Holds<'s> {
+    match value {
+        Value::Object(map) if SCHEMA_MAPS.contains(&key) => Holds::Map(map),
+        Value::Array(list) if SCHEMA_LISTS.contains(&key) => Holds::List(list),
+        value if SCHEMAS.contains(&key) => Holds::One(value),
+        _ => Holds::Nothing,
+    }
 }
 
 /// [`unread_keyword`]'s walk.
@@ -419,25 +441,21 @@ impl<'s> Unread<'s> {
         for (key, child) in map {
             let mark = at.len();
             at.push(pointer::Segment::Key(key));
-            let found = match child {
-                Value::Object(children) if SCHEMA_MAPS.contains(&key.as_str()) => {
-                    children.iter().find_map(|(name, child)| {
-                        at.push(pointer::Segment::Key(name));
-                        let found = self.walk(child, at);
-                        at.pop();
-                        found
-                    })
-                }
-                Value::Array(children) if SCHEMA_LISTS.contains(&key.as_str()) => {
-                    children.iter().enumerate().find_map(|(i, child)| {
-                        at.push(pointer::Segment::Index(i));
-                        let found = self.walk(child, at);
-                        at.pop();
-                        found
-                    })
-                }
-                _ if SCHEMAS.contains(&key.as_str()) => self.walk(child, at),
-                _ => None,
+            let found = match holds(key, child) {
+                Holds::Map(children) => children.iter().find_map(|(name, child)| {
+                    at.push(pointer::Segment::Key(name));
+                    let found = self.walk(child, at);
+                    at.pop();
+                    found
+                }),
+                Holds::List(children) => children.iter().enumerate().find_map(|(i, child)| {
+                    at.push(pointer::Segment::Index(i));
+                    let found = self.walk(child, at);
+                    at.pop();
+                    found
+                }),
+                Holds::One(child) => self.walk(child, at),
+                Holds::Nothing => None,
             };
             at.truncate(mark);
             if found.is_some() {
@@ -456,6 +474,11 @@ pub(crate) fn says_nothing(schema: &Value) -> bool {
         Value::Object(map) => map.keys().all(|k| crate::shape::is_annotation(k)),
         _ => false,
     }
+}
+
+/// The value the `not` of subschema `map` names (see [`names_value`]).
+pub(crate) fn excluded(map: &serde_json::Map<String, Value>) -> Option<&Value> {
+    map.get("not").and_then(names_value)
 }
 
 /// The value a `not` names, where that is all it says: a `const` or an

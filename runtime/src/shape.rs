@@ -920,7 +920,7 @@ impl<'s> Builder<'s> {
             map.get("maxItems").and_then(Value::as_u64),
         );
         node.unique = map.get("uniqueItems") == Some(&Value::Bool(true));
-        node.excluded = (map.get("not").and_then(crate::schema::names_value)).cloned();
+        node.excluded = crate::schema::excluded(map).cloned();
         // `not` of a subschema that says nothing accepts nothing: schemars
         // writes `{"not":{}}` with a description for an empty enum.
         if map.get("not").is_some_and(crate::schema::says_nothing) {

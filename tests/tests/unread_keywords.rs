@@ -1,12 +1,15 @@
 //! Registration refuses a tool whose schema states a keyword the gates do
 //! not read: `if` with `then` or `else`, `dependentRequired`,
 //! `dependentSchemas`, `propertyNames`, `contains`, `unevaluatedItems`,
-//! `$dynamicRef`, and `not` other than the values a type refuses. No
-//! derive writes them; `#[schemars(extend(…))]` or a hand-written schema
-//! can, and without this check the server would accept calls the schema it
-//! publishes refuses. `not` naming values (`{"not":{"const":0}}`, which
+//! `$dynamicRef`, `items` as a list, a `$ref` the gates cannot follow, and
+//! `not` other than `not` of nothing or of one value. No derive writes
+//! them; `#[schemars(extend(…))]` or a hand-written schema can, and
+//! without this check the server would accept calls the schema it
+//! publishes refuses. `not` naming one value (`{"not":{"const":0}}`, which
 //! schemars writes for the signed `NonZero` integers) is tried as a bound
-//! is: the value must be refused where the schema states it.
+//! is: the value must be refused where the schema states it. The `$ref`s
+//! of types whose names schemars percent-encodes are followed, by the
+//! gates and by the exports.
 
 use std::collections::BTreeMap;
 use std::num::NonZeroI32;
@@ -198,7 +201,7 @@ fn a_keyword_that_says_nothing_alone_registers() {
 /// `not` naming a value is tried: a type that refuses it registers, one
 /// that takes it is refused as a bound nothing enforces.
 #[test]
-fn not_naming_values_is_tried() {
+fn not_naming_a_value_is_tried() {
     assert_eq!(unread(MoveBy), None);
     assert_eq!(unread(BookCheckedSeat), None);
     match Toolbox::new(()).register(BookSeat).err() {

@@ -108,7 +108,7 @@ pub(crate) struct Unenforced {
 
 /// The bounds [`unenforced`] tries; `not` where it names a value (see
 /// [`crate::schema::names_value`]), which the tool must refuse.
-const BOUNDS: [&str; 11] = [
+const BOUNDS: [&str; 13] = [
     "not",
     "maxLength",
     "minLength",
@@ -120,6 +120,8 @@ const BOUNDS: [&str; 11] = [
     "multipleOf",
     "maxItems",
     "minItems",
+    "maxProperties",
+    "minProperties",
 ];
 
 /// What registration made of the bounds a schema states, none of them
@@ -232,7 +234,7 @@ fn stated_in(
     }
     // A minimum length or count of 0 bounds nothing.
     let zero = |keyword: &str| {
-        matches!(keyword, "minLength" | "minItems")
+        matches!(keyword, "minLength" | "minItems" | "minProperties")
             && map.get(keyword).and_then(Value::as_u64) == Some(0)
     };
     // Beside a `$ref`, a place of their own: the builder tries the
@@ -467,6 +469,49 @@ fn passes<S: 'static>(tool: &dyn Tool<S>, instance: &Value) -> Result<(), crate:
 
 /// Entries a map with no stated size must take.
 const MANY_ENTRIES: usize = 64;
+
+/// The object `out` (whose schema's `properties` are `listed`) with the
+/// members `left_out` put back and more added until it has `n`: keys of
+/// the map's own (`additionalProperties`) with the value of an entry it
+/// has, or unlisted keys with `null` where nothing says what else the
+/// object may hold, or where it may hold nothing else and has every
+/// listed member. `None` where the object cannot be made that large
+/// without a value no entry shows (a second key a `patternProperties`
+/// pattern matches, a map's first entry).
+fn more_members(
+    map: &Map<String, Value>,
+    listed: &[&str],
+    out: &Map<String, Value>,
+    left_out: Vec<(String, Value)>,
+    n: usize,
+) -> Option<Value> {
+    let mut more = out.clone();
+    more.extend(left_out);
+    let listed_all = listed.iter().all(|name| more.contains_key(*name));
+    let listed = |key: &str| listed.contains(&key);
+    let entry = match map.get("additionalProperties") {
+        Some(Value::Object(_)) => more
+            .iter()
+            .find(|(k, _)| !listed(k))
+            .map(|(_, v)| v.clone()),
+        None | Some(Value::Bool(true)) if !map.contains_key("patternProperties") => {
+            Some(Value::Null)
+        }
+        // `false`: past every listed member, no object of the schema's
+        // has more, and an unlisted key shows that the tool refuses one.
+        Some(Value::Bool(false)) if listed_all => Some(Value::Null),
+        _ => None,
+    };
+    let mut i = 0;
+    while more.len() < n {
+        let key = format!("k{i}");
+        i += 1;
+        if !more.contains_key(&key) && !listed(&key) {
+            more.insert(key, entry.clone()?);
+        }
+    }
+    Some(Value::Object(more))
+}
 
 fn at_mut<'v>(value: &'v mut Value, path: &[Step]) -> Option<&'v mut Value> {
     path.iter().try_fold(value, |value, step| match step {
@@ -824,7 +869,71 @@ impl<'s> Builder<'s> {
                 self.maps.push((path.clone(), entry.clone()));
             }
         }
+        if map.contains_key("maxProperties") || map.contains_key("minProperties") {
+            let listed: Vec<&str> = both()
+                .filter_map(|m| m.get("properties").and_then(Value::as_object))
+                .flat_map(Map::keys)
+                .map(String::as_str)
+                .collect();
+            self.member_counts(map, (&required, &listed), &mut out, path);
+        }
         Some(Value::Object(out))
+    }
+
+    /// Puts values past the `maxProperties` and `minProperties` of `map`,
+    /// whose object `out` is built: first leaving out of it members that
+    /// are not required while it has more than it may (their bounds then
+    /// go untried, checked on each call), then one member more than it may
+    /// have (those left out, then a key of the map's own with the value of
+    /// an entry it has, or an unlisted key with `null` where nothing says
+    /// what else an object may hold), and one fewer than it must (members
+    /// that are not required go first).
+    fn member_counts(
+        &mut self,
+        map: &Map<String, Value>,
+        (required, listed): (&[&str], &[&str]),
+        out: &mut Map<String, Value>,
+        path: &[Step],
+    ) {
+        let count = |keyword: &str| map.get(keyword).and_then(Value::as_u64);
+        let optional = |out: &Map<String, Value>| -> Vec<String> {
+            out.keys()
+                .filter(|k| !required.contains(&k.as_str()))
+                .cloned()
+                .collect()
+        };
+        if let Some(max) = count("maxProperties") {
+            let mut left_out = Vec::new();
+            for name in optional(out).into_iter().rev() {
+                if out.len() as u64 <= max {
+                    break;
+                }
+                if let Some(value) = out.remove(&name) {
+                    left_out.push((name, value));
+                }
+            }
+            let more = max
+                .checked_add(1)
+                .and_then(|n| usize::try_from(n).ok())
+                .and_then(|n| more_members(map, listed, out, left_out, n));
+            self.bound(path, "maxProperties", more.map(Past::Value));
+        }
+        if let Some(min) = count("minProperties").filter(|min| *min > 0) {
+            let fewer = usize::try_from(min - 1).ok().and_then(|n| {
+                let mut fewer = out.clone();
+                let mut names = optional(out);
+                names.reverse();
+                names.extend(out.keys().rev().cloned());
+                for name in names {
+                    if fewer.len() <= n {
+                        break;
+                    }
+                    fewer.remove(&name);
+                }
+                (fewer.len() == n).then_some(Value::Object(fewer))
+            });
+            self.bound(path, "minProperties", fewer.map(Past::Value));
+        }
     }
 
     fn array(

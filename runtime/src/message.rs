@@ -37,7 +37,7 @@ pub(crate) fn for_value(code: Code, path: &str, schema: &Value) -> String {
     let who = label(path);
     let rule = node.and_then(|n| match code {
         Code::OutOfRange => range(n),
-        Code::InvalidLength => length(n),
+        Code::InvalidLength => length(n).or_else(|| entries(n)),
         Code::PatternMismatch => n
             .get("pattern")
             .and_then(Value::as_str)
@@ -164,12 +164,7 @@ pub(crate) fn rules_of(keywords: &serde_json::Map<String, Value>) -> Vec<String>
     if let Some(m) = node.get("multipleOf") {
         rules.push(format!("must be a multiple of {m}"));
     }
-    match (node.get("minProperties"), node.get("maxProperties")) {
-        (Some(lo), Some(hi)) => rules.push(format!("must have {lo} to {hi} entries")),
-        (Some(lo), None) => rules.push(format!("must have at least {lo} entries")),
-        (None, Some(hi)) => rules.push(format!("must have at most {hi} entries")),
-        (None, None) => {}
-    }
+    rules.extend(entries(&node));
     rules
 }
 
@@ -309,6 +304,20 @@ fn range(node: &Value) -> Option<String> {
         (None, None, None, Some(hi)) => format!("must be less than {hi}"),
         (None, None, None, None) => return None,
     })
+}
+
+/// How many members an object must have, in words: `minProperties` and
+/// `maxProperties`.
+fn entries(node: &Value) -> Option<String> {
+    Some(
+        match (node.get("minProperties"), node.get("maxProperties")) {
+            (Some(lo), Some(hi)) if lo == hi => format!("must have exactly {lo} entries"),
+            (Some(lo), Some(hi)) => format!("must have {lo} to {hi} entries"),
+            (Some(lo), None) => format!("must have at least {lo} entries"),
+            (None, Some(hi)) => format!("must have at most {hi} entries"),
+            (None, None) => return None,
+        },
+    )
 }
 
 fn length(node: &Value) -> Option<String> {

@@ -2235,6 +2235,7 @@ impl<'r, 'de> Entries<'r, 'de> {
     /// and the object's other keys, and gives its text; `None` at the
     /// object's end. Not generic, so compiled once, not once for each key
     /// type.
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn next_key(&mut self) -> Result<Option<(Text<'_, 'de>, Probe<'de>, Option<&'de str>)>> {
         let reader = &mut *self.reader;
         reader.skip_ws();

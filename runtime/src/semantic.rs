@@ -334,7 +334,14 @@ fn schema_node_states(code: Code, node: &Value) -> bool {
     };
     match code {
         Code::OutOfRange => has(&["minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"]),
-        Code::InvalidLength => has(&["minLength", "maxLength", "minItems", "maxItems"]),
+        Code::InvalidLength => has(&[
+            "minLength",
+            "maxLength",
+            "minItems",
+            "maxItems",
+            "minProperties",
+            "maxProperties",
+        ]),
         Code::PatternMismatch => has(&["pattern"]),
         Code::InvalidFormat => has(&["format"]),
         _ => false,

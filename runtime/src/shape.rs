@@ -12,8 +12,9 @@
 //! `patternProperties`, `required`, `items`, `prefixItems`, `enum`, `const`,
 //! `anyOf`, `oneOf`, `allOf` and `$ref`, and the bounds `minimum`,
 //! `maximum`, `exclusiveMinimum`, `exclusiveMaximum`, `multipleOf`,
-//! `minLength`, `maxLength`, `pattern`, `minItems`, `maxItems`, and `not`
-//! where it names one value (see `crate::schema::names_value`).
+//! `minLength`, `maxLength`, `pattern`, `minItems`, `maxItems`,
+//! `minProperties`, `maxProperties`, and `not` where it names one value
+//! (see `crate::schema::names_value`).
 //!
 //! The walk never refuses what the schema accepts: it reads `oneOf` as
 //! `anyOf` and ignores every other keyword, so it can only be more lenient
@@ -131,6 +132,9 @@ struct Node {
     pattern: Option<Pattern>,
     /// `minItems` and `maxItems`.
     count: (Option<u64>, Option<u64>),
+    /// `minProperties` and `maxProperties`: how many members an object
+    /// has, whatever their names.
+    entries: (Option<u64>, Option<u64>),
     /// `uniqueItems`: an array's items must all be different.
     unique: bool,
     /// The value a `not` names (see [`crate::schema::names_value`]),
@@ -371,6 +375,7 @@ impl Default for Node {
             length: (None, None),
             pattern: None,
             count: (None, None),
+            entries: (None, None),
             unique: false,
             excluded: None,
             tagged: None,
@@ -919,6 +924,10 @@ impl<'s> Builder<'s> {
             map.get("minItems").and_then(Value::as_u64),
             map.get("maxItems").and_then(Value::as_u64),
         );
+        node.entries = (
+            map.get("minProperties").and_then(Value::as_u64),
+            map.get("maxProperties").and_then(Value::as_u64),
+        );
         node.unique = map.get("uniqueItems") == Some(&Value::Bool(true));
         node.excluded = crate::schema::excluded(map).cloned();
         // `not` of a subschema that says nothing accepts nothing: schemars
@@ -1100,6 +1109,14 @@ impl Node {
     fn counts_out(&self, items: usize) -> bool {
         let items = items as u64;
         self.count.0.is_some_and(|min| items < min) || self.count.1.is_some_and(|max| items > max)
+    }
+
+    /// Whether an object of `members` members has fewer than
+    /// `minProperties` or more than `maxProperties`.
+    fn entries_out(&self, members: usize) -> bool {
+        let members = members as u64;
+        self.entries.0.is_some_and(|min| members < min)
+            || self.entries.1.is_some_and(|max| members > max)
     }
 
     /// What describes element `index` of an array.
@@ -1392,6 +1409,7 @@ impl<'a> Walk<'a> {
             }
         }
         let mut found: SmallVec<[usize; 8]> = SmallVec::from_elem(0, atoms.len());
+        let mut members = 0;
         loop {
             self.skip_ws();
             if self.peek() == Some(b'}') {
@@ -1399,6 +1417,7 @@ impl<'a> Walk<'a> {
                 break;
             }
             let key = self.key();
+            members += 1;
             let mut children: SmallVec<[Child; 8]> = SmallVec::new();
             for (i, (id, found)) in atoms.iter().zip(found.iter_mut()).enumerate() {
                 let node = self.node(*id);
@@ -1421,7 +1440,8 @@ impl<'a> Walk<'a> {
             }
         }
         for (i, (id, found)) in atoms.iter().zip(&found).enumerate() {
-            if *found < self.node(*id).required.len() {
+            let node = self.node(*id);
+            if *found < node.required.len() || (self.bounds && node.entries_out(members)) {
                 alive &= !(1 << i);
             }
         }
@@ -1539,6 +1559,7 @@ impl<'a> Walk<'a> {
             .collect();
         let mut found: SmallVec<[usize; 8]> = SmallVec::from_elem(0, atoms.len());
         let mut seen: Vec<String> = Vec::new();
+        let mut members = 0;
         loop {
             self.skip_ws();
             if self.peek() == Some(b'}') {
@@ -1546,6 +1567,7 @@ impl<'a> Walk<'a> {
                 break;
             }
             let key = self.key();
+            members += 1;
             if self.explain {
                 let text = String::from_utf8_lossy(&key).into_owned();
                 seen.push(text.clone());
@@ -1594,6 +1616,14 @@ impl<'a> Walk<'a> {
                     self.path.pop();
                 } else {
                     verdict.ok = false;
+                }
+            }
+        }
+        if self.bounds {
+            for (verdict, id) in verdicts.iter_mut().zip(atoms) {
+                let node = self.node(*id);
+                if node.entries_out(members) && self.reads(verdict, node, OBJECT) {
+                    self.refuse(verdict, Rank::Shape, Code::InvalidLength, false);
                 }
             }
         }

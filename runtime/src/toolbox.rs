@@ -193,7 +193,8 @@ pub enum RegisterError {
     },
     /// The schema states a bound (`maxLength`, `minLength`, `pattern`,
     /// `maximum`, `minimum`, their exclusive forms, `multipleOf`,
-    /// `maxItems`, `minItems`, or `not` naming a value)
+    /// `maxItems`, `minItems`, `maxProperties`, `minProperties`, or `not`
+    /// naming a value)
     /// that nothing enforces: the tool accepts a value past it, so the
     /// server would accept calls the published schema refuses. A keyword
     /// that `#[schemars(…)]` or a hand-written `JsonSchema` adds without a
@@ -276,6 +277,7 @@ impl fmt::Display for RegisterError {
                 rule = match *keyword {
                     "maxLength" | "minLength" => "length(chars, …)",
                     "maxItems" | "minItems" => "length(…)",
+                    "maxProperties" | "minProperties" => "length(…) on the map",
                     "pattern" => "pattern(…)",
                     "multipleOf" | "not" => "custom(…)",
                     _ => "range(…)",

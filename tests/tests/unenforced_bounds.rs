@@ -1311,3 +1311,300 @@ mod every_place {
         ));
     }
 }
+
+/// `maxProperties` and `minProperties`: how many members an object has.
+/// Registration puts an object with one member too many, or one too few,
+/// where the schema states them; where it cannot, each call is checked.
+mod member_counts {
+    use super::*;
+    use std::collections::{BTreeMap, HashMap};
+    use toolgate::testing::{check_arguments, checked_before_serde};
+
+    fn refusal<S: Send + Sync + 'static>(
+        toolbox: &Toolbox<S>,
+        tool: &str,
+        args: &str,
+    ) -> Option<(toolgate::Code, String, String)> {
+        let checked = check_arguments(toolbox, tool, args.as_bytes()).unwrap();
+        checked
+            .err()
+            .map(|r| (r.code(), r.path().to_owned(), r.safe_message().to_owned()))
+    }
+
+    #[derive(Debug, Deserialize, JsonSchema, garde::Validate)]
+    #[serde(deny_unknown_fields)]
+    pub struct Stock {
+        /// At most two entries, by the schema alone.
+        #[schemars(extend("maxProperties" = 2))]
+        #[garde(skip)]
+        pub counts: HashMap<String, u32>,
+    }
+
+    /// Count stock.
+    #[tool(effect = read)]
+    pub fn count_stock(#[garde(dive)] stock: Stock) -> Result<usize, ToolError> {
+        Ok(stock.counts.len())
+    }
+
+    #[derive(Debug, Deserialize, JsonSchema, garde::Validate)]
+    #[serde(deny_unknown_fields)]
+    pub struct Shelf {
+        /// At least two entries, by the schema alone.
+        #[schemars(extend("minProperties" = 2))]
+        #[garde(skip)]
+        pub counts: BTreeMap<String, u32>,
+    }
+
+    /// Fill a shelf.
+    #[tool(effect = read)]
+    pub fn fill_shelf(#[garde(dive)] shelf: Shelf) -> Result<usize, ToolError> {
+        Ok(shelf.counts.len())
+    }
+
+    #[test]
+    fn a_map_size_the_schema_alone_states_is_refused() {
+        assert_eq!(
+            unenforced(CountStock),
+            Some(("maxProperties", "/stock/counts".to_owned()))
+        );
+        assert_eq!(
+            unenforced(FillShelf),
+            Some(("minProperties", "/shelf/counts".to_owned()))
+        );
+    }
+
+    #[derive(Debug, Deserialize, JsonSchema, garde::Validate)]
+    #[serde(deny_unknown_fields)]
+    pub struct Kept {
+        /// One to two entries, by the schema and a rule.
+        #[schemars(extend("minProperties" = 1, "maxProperties" = 2))]
+        #[garde(length(min = 1, max = 2))]
+        pub counts: HashMap<String, u32>,
+    }
+
+    /// Keep stock.
+    #[tool(effect = read)]
+    pub fn keep_stock(#[garde(dive)] kept: Kept) -> Result<usize, ToolError> {
+        Ok(kept.counts.len())
+    }
+
+    #[test]
+    fn a_map_size_a_rule_enforces_is_tried_and_never_checked_again() {
+        let mut toolbox = Toolbox::new(());
+        toolbox.register(KeepStock).unwrap();
+        assert_eq!(checked_before_serde(&toolbox, "keep_stock"), Some(false));
+        let refused = refusal(&toolbox, "keep_stock", r#"{"kept":{"counts":{}}}"#).unwrap();
+        assert_eq!(
+            (refused.0, refused.1.as_str()),
+            (toolgate::Code::InvalidLength, "/kept/counts")
+        );
+        assert!(
+            refused.2.ends_with("must have 1 to 2 entries"),
+            "{refused:?}"
+        );
+    }
+
+    /// A window whose two bounds are each optional, and which must not
+    /// have both: by the schema alone.
+    #[derive(Debug, Deserialize, JsonSchema, garde::Validate)]
+    #[serde(deny_unknown_fields)]
+    #[schemars(extend("maxProperties" = 1))]
+    pub struct Window {
+        #[garde(skip)]
+        pub from: Option<u32>,
+        #[garde(skip)]
+        pub to: Option<u32>,
+    }
+
+    /// Set a window.
+    #[tool(effect = read)]
+    pub fn set_window(#[garde(dive)] window: Window) -> Result<u32, ToolError> {
+        Ok(window.from.or(window.to).unwrap_or_default())
+    }
+
+    /// A filter that must name something: by the schema alone.
+    #[derive(Debug, Deserialize, JsonSchema, garde::Validate)]
+    #[serde(deny_unknown_fields)]
+    #[schemars(extend("minProperties" = 1))]
+    pub struct Filter {
+        #[garde(skip)]
+        pub owner: Option<String>,
+        #[garde(skip)]
+        pub status: Option<String>,
+    }
+
+    /// Filter notes.
+    #[tool(effect = read)]
+    pub fn filter_notes(#[garde(dive)] filter: Filter) -> Result<bool, ToolError> {
+        Ok(filter.owner.is_some() || filter.status.is_some())
+    }
+
+    /// A route that must have its note: three members, by the schema
+    /// alone. The optional member's name comes first.
+    #[derive(Debug, Deserialize, JsonSchema, garde::Validate)]
+    #[serde(deny_unknown_fields)]
+    #[schemars(extend("minProperties" = 3))]
+    pub struct Route {
+        #[garde(skip)]
+        pub a_note: Option<String>,
+        #[garde(skip)]
+        pub from: String,
+        #[garde(skip)]
+        pub to: String,
+    }
+
+    /// Plan a route.
+    #[tool(effect = read)]
+    pub fn plan_route(#[garde(dive)] route: Route) -> Result<usize, ToolError> {
+        Ok(route.a_note.map_or(0, |note| note.len()) + route.from.len() + route.to.len())
+    }
+
+    #[test]
+    fn a_struct_member_count_the_schema_alone_states_is_refused() {
+        // Too few members, all that are required there: the optional one
+        // is left out first.
+        assert_eq!(
+            unenforced(PlanRoute),
+            Some(("minProperties", "/route".to_owned()))
+        );
+        assert_eq!(
+            unenforced(SetWindow),
+            Some(("maxProperties", "/window".to_owned()))
+        );
+        assert_eq!(
+            unenforced(FilterNotes),
+            Some(("minProperties", "/filter".to_owned()))
+        );
+    }
+
+    /// At most one member, which a closed struct of one field can never
+    /// pass: the type holds the bound.
+    #[derive(Debug, Deserialize, JsonSchema, garde::Validate)]
+    #[serde(deny_unknown_fields)]
+    #[schemars(extend("maxProperties" = 1))]
+    pub struct One {
+        #[garde(skip)]
+        pub only: u32,
+    }
+
+    /// Take one.
+    #[tool(effect = read)]
+    pub fn take_one(#[garde(dive)] one: One) -> Result<u32, ToolError> {
+        Ok(one.only)
+    }
+
+    #[test]
+    fn a_member_count_the_type_holds_registers_and_is_read_in_one_pass() {
+        let mut toolbox = Toolbox::new(());
+        toolbox.register(TakeOne).unwrap();
+        assert_eq!(checked_before_serde(&toolbox, "take_one"), Some(false));
+    }
+
+    fn known_aisle(aisle: &str, _: &()) -> garde::Result {
+        match aisle {
+            "north" | "south" => Ok(()),
+            _ => Err(garde::Error::new("is not an aisle")),
+        }
+    }
+
+    #[derive(Debug, Deserialize, JsonSchema, garde::Validate)]
+    #[serde(deny_unknown_fields)]
+    pub struct Bins {
+        /// At most two entries, by the schema alone, which states no other
+        /// bound.
+        #[schemars(extend("maxProperties" = 2))]
+        #[garde(skip)]
+        pub labels: HashMap<String, String>,
+    }
+
+    /// Restock an aisle: a custom rule refuses the simplest call, so
+    /// registration tries nothing; the bins' size is the schema's alone.
+    #[tool(effect = read)]
+    pub fn restock(
+        #[garde(custom(known_aisle))] aisle: String,
+        #[garde(dive)] bins: Bins,
+    ) -> Result<usize, ToolError> {
+        Ok(aisle.len() + bins.labels.len())
+    }
+
+    #[test]
+    fn member_counts_registration_cannot_try_are_checked_as_each_call_is_read() {
+        let mut toolbox = Toolbox::new(());
+        toolbox.register(Restock).unwrap();
+        assert_eq!(checked_before_serde(&toolbox, "restock"), Some(true));
+        let two = r#"{"aisle":"north","bins":{"labels":{"a":"x","b":"y"}}}"#;
+        assert_eq!(refusal(&toolbox, "restock", two), None);
+        let three = r#"{"aisle":"north","bins":{"labels":{"a":"x","b":"y","c":"z"}}}"#;
+        let (code, path, message) = refusal(&toolbox, "restock", three).expect("three entries");
+        assert_eq!(
+            (code, path.as_str()),
+            (toolgate::Code::InvalidLength, "/bins/labels")
+        );
+        assert!(
+            message.ends_with("must have at most 2 entries"),
+            "{message}"
+        );
+    }
+
+    /// Stock by the schema alone, or a count: a hand-written `oneOf`,
+    /// where registration tries no bound.
+    #[derive(Debug, Deserialize)]
+    #[serde(untagged)]
+    pub enum Tally {
+        Counts(HashMap<String, u32>),
+        Total(u32),
+    }
+
+    impl JsonSchema for Tally {
+        fn schema_name() -> std::borrow::Cow<'static, str> {
+            "Tally".into()
+        }
+        fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+            schemars::json_schema!({"oneOf": [
+                {
+                    "type": "object",
+                    "additionalProperties": {"type": "integer", "minimum": 0},
+                    "minProperties": 1,
+                    "maxProperties": 2
+                },
+                {"type": "integer", "minimum": 0}
+            ]})
+        }
+    }
+
+    /// Tally stock.
+    #[tool(effect = read)]
+    pub fn tally_stock(#[garde(skip)] tally: Tally) -> Result<usize, ToolError> {
+        Ok(match tally {
+            Tally::Counts(counts) => counts.len(),
+            Tally::Total(total) => total as usize,
+        })
+    }
+
+    #[test]
+    fn member_counts_inside_a_union_are_checked_as_each_call_is_read() {
+        let mut toolbox = Toolbox::new(());
+        toolbox.register(TallyStock).unwrap();
+        assert_eq!(checked_before_serde(&toolbox, "tally_stock"), Some(true));
+        for ok in [
+            r#"{"tally":{"a":1}}"#,
+            r#"{"tally":{"a":1,"b":2}}"#,
+            r#"{"tally":7}"#,
+        ] {
+            assert_eq!(refusal(&toolbox, "tally_stock", ok), None, "{ok}");
+        }
+        for refused in [r#"{"tally":{}}"#, r#"{"tally":{"a":1,"b":2,"c":3}}"#] {
+            let (_, path, _) = refusal(&toolbox, "tally_stock", refused).expect(refused);
+            assert_eq!(path, "/tally", "{refused}");
+        }
+        // Gate by gate, the same.
+        for refused in [r#"{"tally":{}}"#, r#"{"tally":{"a":1,"b":2,"c":3}}"#] {
+            let checked = toolgate::testing::check_arguments_gate_by_gate(
+                &toolbox,
+                "tally_stock",
+                refused.as_bytes(),
+            );
+            assert!(checked.unwrap().is_err(), "{refused}");
+        }
+    }
+}

@@ -108,7 +108,7 @@ pub(crate) struct Unenforced {
 
 /// The bounds [`unenforced`] tries; `not` where it names a value (see
 /// [`crate::schema::names_value`]), which the tool must refuse.
-const BOUNDS: [&str; 13] = [
+const BOUNDS: [&str; 14] = [
     "not",
     "maxLength",
     "minLength",
@@ -122,6 +122,7 @@ const BOUNDS: [&str; 13] = [
     "minItems",
     "maxProperties",
     "minProperties",
+    "unevaluatedProperties",
 ];
 
 /// What registration made of the bounds a schema states, none of them
@@ -252,6 +253,11 @@ fn stated_in(
             // `not` is a bound where it names a value; of nothing (or of
             // `false`), the gates read it as it is.
             .filter(|keyword| **keyword != "not" || crate::schema::excluded(map).is_some())
+            // `unevaluatedProperties` is a bound where it is `false`.
+            .filter(|keyword| {
+                **keyword != "unevaluatedProperties"
+                    || map.get(**keyword) == Some(&Value::Bool(false))
+            })
             .map(|keyword| (place.clone(), *keyword)),
     );
     above.push(site);
@@ -876,6 +882,19 @@ impl<'s> Builder<'s> {
                 .map(String::as_str)
                 .collect();
             self.member_counts(map, (&required, &listed), &mut out, path);
+        }
+        // `unevaluatedProperties: false`: a member no subschema in its
+        // place lists.
+        if map.get("unevaluatedProperties") == Some(&Value::Bool(false)) {
+            let unlisted = crate::schema::evaluated(self.root, map).map(|names| {
+                let mut more = out.clone();
+                let key = (0..)
+                    .map(|i| format!("k{i}"))
+                    .find(|k| !names.contains(&k.as_str()) && !more.contains_key(k));
+                more.extend(key.map(|key| (key, Value::Null)));
+                Value::Object(more)
+            });
+            self.bound(path, "unevaluatedProperties", unlisted.map(Past::Value));
         }
         Some(Value::Object(out))
     }

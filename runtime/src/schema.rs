@@ -275,8 +275,9 @@ pub(crate) fn trusted_name(schema: &Value, business: &[&str]) -> Option<(String,
 /// `#[schemars(extend(…))]` or a hand-written schema can. `not` is read
 /// where it names a value (see [`names_value`]), which registration tries
 /// as it tries bounds (see `crate::lengths`).
-const UNREAD: [&str; 10] = [
+const UNREAD: [&str; 11] = [
     "if",
+    "unevaluatedProperties",
     "not",
     "dependentRequired",
     "dependentSchemas",
@@ -432,6 +433,12 @@ impl<'s> Unread<'s> {
                     !value.as_object().is_some_and(serde_json::Map::is_empty)
                 }
                 "propertyNames" | "unevaluatedItems" => !says_nothing(value),
+                // `false` is read where the names it lets through can be
+                // listed (see [`evaluated`]).
+                "unevaluatedProperties" => {
+                    !says_nothing(value)
+                        && (*value != Value::Bool(false) || evaluated(self.root, map).is_none())
+                }
                 _ => true,
             };
             if says_something {
@@ -474,6 +481,68 @@ pub(crate) fn says_nothing(schema: &Value) -> bool {
         Value::Object(map) => map.keys().all(|k| crate::shape::is_annotation(k)),
         _ => false,
     }
+}
+
+/// The names of the members an object of subschema `map` may have where
+/// it states `unevaluatedProperties: false`: those listed in `properties`
+/// by it and by every subschema that applies in its place (`allOf`,
+/// `anyOf`, `oneOf`, `$ref`, `if`, `then`, `else`), whether or not that
+/// subschema holds for the object, so a name another branch lists passes
+/// (each branch then judges it). `None` where the names cannot be listed:
+/// a `patternProperties`, or an `additionalProperties` or
+/// `unevaluatedProperties` that is not `false`, below it, or a `$ref` the
+/// gates cannot follow.
+pub(crate) fn evaluated<'s>(
+    root: &'s Value,
+    map: &'s serde_json::Map<String, Value>,
+) -> Option<Vec<&'s str>> {
+    fn add<'s>(
+        root: &'s Value,
+        map: &'s serde_json::Map<String, Value>,
+        top: bool,
+        seen: &mut Vec<*const serde_json::Map<String, Value>>,
+        names: &mut Vec<&'s str>,
+    ) -> Option<()> {
+        if seen.contains(&core::ptr::from_ref(map)) {
+            return Some(());
+        }
+        if seen.len() > 64 {
+            return None;
+        }
+        seen.push(map);
+        let closed = |keyword: &str| map.get(keyword).is_none_or(|v| *v == Value::Bool(false));
+        let patterns = map
+            .get("patternProperties")
+            .is_some_and(|p| p.as_object().is_none_or(|p| !p.is_empty()));
+        if patterns || !closed("additionalProperties") || (!top && !closed("unevaluatedProperties"))
+        {
+            return None;
+        }
+        if let Some(properties) = map.get("properties") {
+            names.extend(properties.as_object()?.keys().map(String::as_str));
+        }
+        // `true` and `false` list no names.
+        let lists = ["allOf", "anyOf", "oneOf"]
+            .into_iter()
+            .filter_map(|keyword| map.get(keyword).and_then(Value::as_array))
+            .flatten();
+        let ones = ["if", "then", "else"]
+            .into_iter()
+            .filter_map(|k| map.get(k));
+        for part in lists.chain(ones).filter_map(Value::as_object) {
+            add(root, part, false, seen, names)?;
+        }
+        if let Some(target) = map.get("$ref") {
+            let target = crate::pointer::target(root, target.as_str()?)?;
+            if let Some(target) = target.as_object() {
+                add(root, target, false, seen, names)?;
+            }
+        }
+        Some(())
+    }
+    let mut names = Vec::new();
+    add(root, map, true, &mut Vec::new(), &mut names)?;
+    Some(names)
 }
 
 /// The value the `not` of subschema `map` names (see [`names_value`]).

@@ -13,8 +13,9 @@
 //! `anyOf`, `oneOf`, `allOf` and `$ref`, and the bounds `minimum`,
 //! `maximum`, `exclusiveMinimum`, `exclusiveMaximum`, `multipleOf`,
 //! `minLength`, `maxLength`, `pattern`, `minItems`, `maxItems`,
-//! `minProperties`, `maxProperties`, and `not` where it names one value
-//! (see `crate::schema::names_value`).
+//! `minProperties`, `maxProperties`, `unevaluatedProperties: false` (see
+//! `crate::schema::evaluated`), and `not` where it names one value (see
+//! `crate::schema::names_value`).
 //!
 //! The walk never refuses what the schema accepts: it reads `oneOf` as
 //! `anyOf` and ignores every other keyword, so it can only be more lenient
@@ -135,6 +136,9 @@ struct Node {
     /// `minProperties` and `maxProperties`: how many members an object
     /// has, whatever their names.
     entries: (Option<u64>, Option<u64>),
+    /// Where it states `unevaluatedProperties: false`, the names of the
+    /// members an object may have (see [`crate::schema::evaluated`]).
+    unevaluated: Option<Vec<Box<str>>>,
     /// `uniqueItems`: an array's items must all be different.
     unique: bool,
     /// The value a `not` names (see [`crate::schema::names_value`]),
@@ -376,6 +380,7 @@ impl Default for Node {
             pattern: None,
             count: (None, None),
             entries: (None, None),
+            unevaluated: None,
             unique: false,
             excluded: None,
             tagged: None,
@@ -928,6 +933,10 @@ impl<'s> Builder<'s> {
             map.get("minProperties").and_then(Value::as_u64),
             map.get("maxProperties").and_then(Value::as_u64),
         );
+        if map.get("unevaluatedProperties") == Some(&Value::Bool(false)) {
+            let names = crate::schema::evaluated(self.root, map).unwrap_or_default();
+            node.unevaluated = Some(names.into_iter().map(Box::from).collect());
+        }
         node.unique = map.get("uniqueItems") == Some(&Value::Bool(true));
         node.excluded = crate::schema::excluded(map).cloned();
         // `not` of a subschema that says nothing accepts nothing: schemars
@@ -1070,6 +1079,8 @@ impl Node {
             && self.length == (None, None)
             && self.pattern.is_none()
             && self.count == (None, None)
+            && self.entries == (None, None)
+            && self.unevaluated.is_none()
             && !self.unique
             && self.excluded.is_none()
     }
@@ -1117,6 +1128,14 @@ impl Node {
         let members = members as u64;
         self.entries.0.is_some_and(|min| members < min)
             || self.entries.1.is_some_and(|max| members > max)
+    }
+
+    /// Whether `key` is a member no subschema in its place lists, where
+    /// `unevaluatedProperties` is `false`.
+    fn unevaluated(&self, key: &[u8]) -> bool {
+        self.unevaluated
+            .as_ref()
+            .is_some_and(|names| !names.iter().any(|name| name.as_bytes() == key))
     }
 
     /// What describes element `index` of an array.
@@ -1423,6 +1442,8 @@ impl<'a> Walk<'a> {
                 let node = self.node(*id);
                 let child = if alive & (1 << i) == 0 {
                     Child::Any
+                } else if self.bounds && node.unevaluated(&key) {
+                    Child::Never
                 } else {
                     let (child, required) = node.member(&key);
                     *found += usize::from(required);
@@ -1578,6 +1599,8 @@ impl<'a> Walk<'a> {
                 let node = self.node(*id);
                 let child = if !self.reads(verdict, node, OBJECT) {
                     Child::Any
+                } else if self.bounds && node.unevaluated(&key) {
+                    Child::Never
                 } else {
                     let (child, required) = node.member(&key);
                     *found += usize::from(required);

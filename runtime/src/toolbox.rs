@@ -193,8 +193,8 @@ pub enum RegisterError {
     },
     /// The schema states a bound (`maxLength`, `minLength`, `pattern`,
     /// `maximum`, `minimum`, their exclusive forms, `multipleOf`,
-    /// `maxItems`, `minItems`, `maxProperties`, `minProperties`, or `not`
-    /// naming a value)
+    /// `maxItems`, `minItems`, `maxProperties`, `minProperties`,
+    /// `unevaluatedProperties: false`, or `not` naming a value)
     /// that nothing enforces: the tool accepts a value past it, so the
     /// server would accept calls the published schema refuses. A keyword
     /// that `#[schemars(…)]` or a hand-written `JsonSchema` adds without a
@@ -267,6 +267,14 @@ impl fmt::Display for RegisterError {
                 f,
                 "tool `{tool}`: a 128-bit integer inside the value at `{at}` is read from serde's buffer (an internally tagged or untagged enum, or a `#[serde(flatten)]` struct), which cannot hold one, so serde refuses every value the schema accepts there; use `i64` or `u64`, a string parsed in the body, or an externally tagged enum"
             ),
+            RegisterError::UnenforcedBound { tool, keyword, at }
+                if *keyword == "unevaluatedProperties" =>
+            {
+                write!(
+                    f,
+                    "tool `{tool}`: the schema states `unevaluatedProperties: false` for the object at `{at}`, but the tool accepts a member no subschema there lists: nothing enforces it; close the type with `#[serde(deny_unknown_fields)]`, or leave it out of the schema"
+                )
+            }
             RegisterError::UnenforcedBound { tool, keyword, at } => write!(
                 f,
                 "tool `{tool}`: the schema states `{keyword}` for the value at `{at}`, but the tool accepts {past}: nothing enforces it; state it as a garde rule in its type (`{rule}`), or leave it out of the schema",

@@ -1608,3 +1608,195 @@ mod member_counts {
         }
     }
 }
+
+/// `unevaluatedProperties: false`: an object holds only members some
+/// subschema in its place lists. Registration puts an unlisted member in
+/// where the schema states it; where it cannot, each call is checked.
+mod unevaluated {
+    use super::*;
+    use toolgate::testing::{check_arguments, checked_before_serde};
+
+    /// A sender whose schema says no other member, which the type does
+    /// not hold: it ignores members it does not know.
+    #[derive(Debug, Deserialize, JsonSchema, garde::Validate)]
+    #[schemars(extend("unevaluatedProperties" = false))]
+    pub struct Sender {
+        #[garde(skip)]
+        pub name: String,
+    }
+
+    /// Send from a sender.
+    #[tool(effect = read)]
+    pub fn send_from(#[garde(dive)] sender: Sender) -> Result<usize, ToolError> {
+        Ok(sender.name.len())
+    }
+
+    /// The same, closed by its type.
+    #[derive(Debug, Deserialize, JsonSchema, garde::Validate)]
+    #[serde(deny_unknown_fields)]
+    #[schemars(extend("unevaluatedProperties" = false))]
+    pub struct Closed {
+        #[garde(skip)]
+        pub name: String,
+    }
+
+    /// Send from a closed sender.
+    #[tool(effect = read)]
+    pub fn send_closed(#[garde(dive)] sender: Closed) -> Result<usize, ToolError> {
+        Ok(sender.name.len())
+    }
+
+    /// `true` says nothing: any member.
+    #[derive(Debug, Deserialize, JsonSchema, garde::Validate)]
+    #[schemars(extend("unevaluatedProperties" = true))]
+    pub struct Open {
+        #[garde(skip)]
+        pub name: String,
+    }
+
+    /// Send from an open sender.
+    #[tool(effect = read)]
+    pub fn send_open(#[garde(dive)] sender: Open) -> Result<usize, ToolError> {
+        Ok(sender.name.len())
+    }
+
+    #[test]
+    fn a_member_no_subschema_lists_is_tried() {
+        let mut toolbox = Toolbox::new(());
+        toolbox.register(SendOpen).unwrap();
+        assert_eq!(checked_before_serde(&toolbox, "send_open"), Some(false));
+        assert_eq!(
+            unenforced(SendFrom),
+            Some(("unevaluatedProperties", "/sender".to_owned()))
+        );
+        toolbox.register(SendClosed).unwrap();
+        assert_eq!(checked_before_serde(&toolbox, "send_closed"), Some(false));
+    }
+
+    fn known_desk(desk: &str, _: &()) -> garde::Result {
+        match desk {
+            "front" | "back" => Ok(()),
+            _ => Err(garde::Error::new("is not a desk")),
+        }
+    }
+
+    /// A visitor: a name, and a badge or an escort named in one of two
+    /// branches. The type reads any member it does not know, as the
+    /// schema does not.
+    #[derive(Debug, Deserialize, garde::Validate)]
+    pub struct Visitor {
+        #[garde(skip)]
+        pub name: String,
+        #[garde(skip)]
+        pub badge: Option<u32>,
+        #[garde(skip)]
+        pub escort: Option<String>,
+    }
+
+    impl JsonSchema for Visitor {
+        fn schema_name() -> std::borrow::Cow<'static, str> {
+            "Visitor".into()
+        }
+        fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+            schemars::json_schema!({
+                "type": "object",
+                "properties": {"name": {"type": "string"}},
+                "required": ["name"],
+                "anyOf": [
+                    {"properties": {"badge": {"type": "integer"}}, "required": ["badge"]},
+                    {"properties": {"escort": {"type": "string"}}, "required": ["escort"]}
+                ],
+                "unevaluatedProperties": false
+            })
+        }
+    }
+
+    /// Sign a visitor in: a custom rule refuses the simplest call, so
+    /// registration tries nothing.
+    #[tool(effect = read)]
+    pub fn sign_in(
+        #[garde(custom(known_desk))] desk: String,
+        #[garde(dive)] visitor: Visitor,
+    ) -> Result<usize, ToolError> {
+        let by = visitor.badge.map_or(0, |b| b as usize) + visitor.escort.map_or(0, |e| e.len());
+        Ok(desk.len() + visitor.name.len() + by)
+    }
+
+    #[test]
+    fn a_member_no_subschema_lists_is_refused_as_each_call_is_read() {
+        let mut toolbox = Toolbox::new(());
+        toolbox.register(SignIn).unwrap();
+        assert_eq!(checked_before_serde(&toolbox, "sign_in"), Some(true));
+        let check = |args: &str| check_arguments(&toolbox, "sign_in", args.as_bytes()).unwrap();
+        for ok in [
+            r#"{"desk":"front","visitor":{"name":"Ada","badge":7}}"#,
+            r#"{"desk":"front","visitor":{"name":"Ada","escort":"Bo"}}"#,
+        ] {
+            assert!(check(ok).is_ok(), "{ok}: {:?}", check(ok));
+        }
+        let refused = check(r#"{"desk":"front","visitor":{"name":"Ada","badge":7,"vip":true}}"#)
+            .expect_err("a member no branch lists");
+        assert_eq!(
+            (refused.code(), refused.path()),
+            (toolgate::Code::UnknownField, "/visitor/vip")
+        );
+    }
+
+    /// Send from a sender at a desk: a custom rule refuses the simplest
+    /// call, so registration tries nothing, and nothing else is a bound.
+    #[tool(effect = read)]
+    pub fn send_at_desk(
+        #[garde(custom(known_desk))] desk: String,
+        #[garde(dive)] sender: Sender,
+    ) -> Result<usize, ToolError> {
+        Ok(desk.len() + sender.name.len())
+    }
+
+    #[test]
+    fn an_untried_unevaluated_properties_is_checked_on_each_call() {
+        let mut toolbox = Toolbox::new(());
+        toolbox.register(SendAtDesk).unwrap();
+        assert_eq!(checked_before_serde(&toolbox, "send_at_desk"), Some(true));
+        let check = |args: &str| check_arguments(&toolbox, "send_at_desk", args.as_bytes());
+        let ok = check(r#"{"desk":"back","sender":{"name":"Ada"}}"#).unwrap();
+        assert!(ok.is_ok(), "{ok:?}");
+        let refused = check(r#"{"desk":"back","sender":{"name":"Ada","cc":"Bo"}}"#).unwrap();
+        let refused = refused.expect_err("a member the schema does not list");
+        assert_eq!(
+            (refused.code(), refused.path()),
+            (toolgate::Code::UnknownField, "/sender/cc")
+        );
+    }
+
+    /// Names a `patternProperties` lets through cannot be listed: the
+    /// keyword is refused as one the gates do not read.
+    #[derive(Debug, Deserialize, JsonSchema, garde::Validate)]
+    #[serde(deny_unknown_fields)]
+    #[schemars(extend(
+        "patternProperties" = {"^x_": {"type": "string"}},
+        "unevaluatedProperties" = false
+    ))]
+    pub struct Tagged {
+        #[garde(skip)]
+        pub name: String,
+    }
+
+    /// Keep a tagged thing.
+    #[tool(effect = read)]
+    pub fn keep_tagged(#[garde(dive)] tagged: Tagged) -> Result<usize, ToolError> {
+        Ok(tagged.name.len())
+    }
+
+    #[test]
+    fn unevaluated_members_beside_patterns_are_refused_as_unread() {
+        match Toolbox::new(()).register(KeepTagged).unwrap_err() {
+            RegisterError::UnreadKeyword { keyword, at, .. } => {
+                assert_eq!(
+                    (keyword, at.as_str()),
+                    ("unevaluatedProperties", "/$defs/Tagged")
+                );
+            }
+            other => panic!("refused for another reason: {other}"),
+        }
+    }
+}

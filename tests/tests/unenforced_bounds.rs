@@ -1565,7 +1565,8 @@ mod member_counts {
                     "type": "object",
                     "additionalProperties": {"type": "integer", "minimum": 0},
                     "minProperties": 1,
-                    "maxProperties": 2
+                    // A subschema that says nothing but a count.
+                    "allOf": [{"maxProperties": 2}]
                 },
                 {"type": "integer", "minimum": 0}
             ]})

@@ -246,19 +246,19 @@ fn stated_in(
         true => format!("{route}/$ref"),
         false => route.clone(),
     };
+    // The subschema's keys, each looked at once (most are no bound).
     out.extend(
-        BOUNDS
-            .iter()
-            .filter(|keyword| map.contains_key(**keyword) && !zero(keyword))
+        map.iter()
+            .filter_map(|(key, value)| Some((*BOUNDS.iter().find(|b| **b == key)?, value)))
+            .filter(|(keyword, _)| !zero(keyword))
             // `not` is a bound where it names a value; of nothing (or of
             // `false`), the gates read it as it is.
-            .filter(|keyword| **keyword != "not" || crate::schema::excluded(map).is_some())
+            .filter(|(keyword, _)| *keyword != "not" || crate::schema::excluded(map).is_some())
             // `unevaluatedProperties` is a bound where it is `false`.
-            .filter(|keyword| {
-                **keyword != "unevaluatedProperties"
-                    || map.get(**keyword) == Some(&Value::Bool(false))
+            .filter(|(keyword, value)| {
+                *keyword != "unevaluatedProperties" || **value == Value::Bool(false)
             })
-            .map(|keyword| (place.clone(), *keyword)),
+            .map(|(keyword, _)| (place.clone(), keyword)),
     );
     above.push(site);
     for (key, value) in map {

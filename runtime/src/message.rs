@@ -34,6 +34,8 @@ pub(crate) fn label(exact: &str) -> String {
 /// `code`.
 pub(crate) fn for_value(code: Code, path: &str, schema: &Value) -> String {
     let node = node_at(schema, path).map(|n| non_null(schema, n));
+    let merged = node.and_then(|n| with_beside(schema, path, n));
+    let node = merged.as_ref().or(node);
     let who = label(path);
     let rule = node.and_then(|n| match code {
         Code::OutOfRange => range(n),
@@ -306,6 +308,47 @@ fn range(node: &Value) -> Option<String> {
     })
 }
 
+/// The subschema `node` at `path` with the keywords written beside the
+/// `$ref` that names it: both hold, so of two bounds on one side the
+/// tighter is kept, and a keyword only one states is kept. `None` where
+/// no keyword stands beside a `$ref` there.
+fn with_beside(schema: &Value, path: &str, node: &Value) -> Option<Value> {
+    let beside = crate::schema::beside_ref_at(schema, path)?;
+    let mut merged = node.as_object()?.clone();
+    for (key, value) in beside {
+        if key == "$ref" || crate::shape::is_annotation(key) {
+            continue;
+        }
+        let lower = key.starts_with("min") || key == "exclusiveMinimum";
+        let upper = key.starts_with("max") || key == "exclusiveMaximum";
+        let tighter = match (merged.get(key).and_then(Value::as_f64), value.as_f64()) {
+            (Some(old), Some(new)) if lower => new > old,
+            (Some(old), Some(new)) if upper => new < old,
+            (Some(_), _) => false,
+            (None, _) => true,
+        };
+        if tighter {
+            merged.insert(key.clone(), value.clone());
+        }
+    }
+    // Of an inclusive and an exclusive bound on one side, the tighter.
+    for (inclusive, exclusive, upper) in [
+        ("maximum", "exclusiveMaximum", true),
+        ("minimum", "exclusiveMinimum", false),
+    ] {
+        let both = merged.get(inclusive).and_then(Value::as_f64);
+        if let (Some(incl), Some(excl)) = (both, merged.get(exclusive).and_then(Value::as_f64)) {
+            let exclusive_tighter = if upper { excl <= incl } else { excl >= incl };
+            merged.remove(if exclusive_tighter {
+                inclusive
+            } else {
+                exclusive
+            });
+        }
+    }
+    Some(Value::Object(merged))
+}
+
 /// How many members an object must have, in words: `minProperties` and
 /// `maxProperties`.
 fn entries(node: &Value) -> Option<String> {
@@ -527,6 +570,26 @@ mod tests {
             "kind must be one of: a, b, c"
         );
         assert_eq!(missing("/kind", &more), "kind is required: one of: a, b, c");
+    }
+
+    #[test]
+    fn a_bound_beside_a_ref_is_worded_with_the_targets() {
+        let schema = json!({
+            "properties": {
+                "r": {"$ref": "#/$defs/R", "exclusiveMaximum": 5},
+                "s": {"$ref": "#/$defs/R", "minimum": 2, "maximum": 900},
+                "t": {"$ref": "#/$defs/R"}
+            },
+            "$defs": {"R": {"type": "integer", "minimum": 0, "maximum": 255}}
+        });
+        for (path, said) in [
+            ("/r", "must be at least 0 and less than 5"),
+            ("/s", "must be between 2 and 255"),
+            ("/t", "must be between 0 and 255"),
+        ] {
+            let message = for_value(Code::OutOfRange, path, &schema);
+            assert!(message.ends_with(said), "{path}: {message}");
+        }
     }
 
     #[test]

@@ -713,6 +713,31 @@ pub(crate) fn node_at<'s>(root: &'s Value, pointer: &str) -> Option<&'s Value> {
     Some(node)
 }
 
+/// The subschema at `pointer` as its parent writes it, where that is a
+/// `$ref` with keywords beside it: [`node_at`] gives the `$ref`'s target
+/// alone. `None` elsewhere, and inside unions.
+pub(crate) fn beside_ref_at<'s>(
+    root: &'s Value,
+    pointer: &str,
+) -> Option<&'s serde_json::Map<String, Value>> {
+    let (parent, last) = pointer.rsplit_once('/')?;
+    let parent = node_at(root, parent)?;
+    let last = pointer::segments(&format!("/{last}")).next()?;
+    let child = match parent.get("properties").and_then(|p| p.get(&last)) {
+        Some(child) => child,
+        None => match last.parse::<usize>() {
+            Ok(i) => parent
+                .get("prefixItems")
+                .and_then(|p| p.get(i))
+                .or_else(|| parent.get("items"))?,
+            Err(_) => parent.get("additionalProperties")?,
+        },
+    };
+    let map = child.as_object()?;
+    let beside = |k: &String| k != "$ref" && !crate::shape::is_annotation(k);
+    (map.contains_key("$ref") && map.keys().any(beside)).then_some(map)
+}
+
 /// Every subschema that may describe the value at `pointer`: inside a
 /// union, each branch that has it (the tag of a tagged enum is in all).
 pub(crate) fn nodes_at<'s>(root: &'s Value, pointer: &str) -> Vec<&'s Value> {

@@ -423,6 +423,22 @@ fn bounds_beside_a_ref_are_not_taken_for_the_targets() {
             toolgate::testing::check_arguments(&toolbox, "sit_beside", arguments.as_bytes());
         assert_eq!(checked.map(|r| r.is_ok()), Some(valid), "{arguments}");
     }
+    // The refusal states the bound crossed, the one beside the `$ref`,
+    // with the target's own below it.
+    let refused = toolgate::testing::check_arguments(
+        &toolbox,
+        "sit_beside",
+        br#"{"at":{"row":12,"rank":9}}"#,
+    );
+    let refused = refused.unwrap().unwrap_err();
+    assert_eq!(
+        (refused.code(), refused.path()),
+        (toolgate::Code::OutOfRange, "/at/rank")
+    );
+    assert!(
+        refused.safe_message().ends_with("must be between 0 and 5"),
+        "{refused:?}"
+    );
 }
 
 /// A type renamed with a space: schemars percent-encodes the name in the

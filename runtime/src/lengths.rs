@@ -30,6 +30,7 @@ use serde_json::{Map, Value};
 
 use crate::pattern::Compiled;
 use crate::pointer::{self, Step};
+use crate::schema::Evaluated;
 use crate::{Code, Limits, Tool, bounded};
 
 /// Levels below which optional fields are left out and lists left empty,
@@ -173,14 +174,21 @@ pub(crate) fn unenforced<S: 'static>(
                 bound.past.value(compiled),
             ) {
                 *slot = past;
-                if passes(tool, &instance).is_ok() {
-                    let at = pointer::of_steps(&bound.path);
-                    return Err(Unenforced {
-                        keyword: bound.keyword,
-                        at,
-                    });
+                match probe(tool, &instance) {
+                    Probe::Accepted => {
+                        let at = pointer::of_steps(&bound.path);
+                        return Err(Unenforced {
+                            keyword: bound.keyword,
+                            at,
+                        });
+                    }
+                    Probe::Refused if bound.proves => {
+                        refused.push((bound.place.clone(), bound.keyword));
+                    }
+                    // Past the probe's own limits, or refused for what
+                    // else the value holds: untried, checked on each call.
+                    Probe::Refused | Probe::TooLarge => {}
                 }
-                refused.push((bound.place.clone(), bound.keyword));
             }
             tried.push(key);
         }
@@ -254,9 +262,14 @@ fn stated_in(
             // `not` is a bound where it names a value; of nothing (or of
             // `false`), the gates read it as it is.
             .filter(|(keyword, _)| *keyword != "not" || crate::schema::excluded(map).is_some())
-            // `unevaluatedProperties` is a bound where it is `false`.
-            .filter(|(keyword, value)| {
-                *keyword != "unevaluatedProperties" || **value == Value::Bool(false)
+            // `unevaluatedProperties` is a bound where it is `false` and
+            // some member may be left unevaluated.
+            .filter(|(keyword, _)| {
+                *keyword != "unevaluatedProperties"
+                    || matches!(
+                        crate::schema::unevaluated(root, map),
+                        Some(Evaluated::Names(_))
+                    )
             })
             .map(|(keyword, _)| (place.clone(), keyword)),
     );
@@ -314,6 +327,12 @@ struct Bound {
     /// tried on its own, and one place in the arguments may be described
     /// by different subschemas in different variants.
     place: String,
+    /// Whether the tool's refusal of the value proves that it enforces
+    /// the bound. Not where the value adds members with `null` to an
+    /// object that may hold other members: the tool may refuse the
+    /// `null`, not the count (an object flattened into a map of numbers).
+    /// There only an acceptance says something.
+    proves: bool,
 }
 
 /// A value past a bound, made only when tried.
@@ -466,6 +485,25 @@ pub(crate) const PROBE_LIMITS: Limits = Limits::DEFAULT
     .max_nodes(1 << 20)
     .max_string_bytes(1 << 20);
 
+/// What gates 1–3 of a tool made of an instance.
+enum Probe {
+    Accepted,
+    Refused,
+    /// Past [`PROBE_LIMITS`]: the tool's own gates never saw it.
+    TooLarge,
+}
+
+fn probe<S: 'static>(tool: &dyn Tool<S>, instance: &Value) -> Probe {
+    let text = instance.to_string();
+    match bounded::scan(text.as_bytes(), &PROBE_LIMITS) {
+        Err(_) => Probe::TooLarge,
+        Ok(raw) => match tool.__check(raw, tool.definition()) {
+            Ok(()) => Probe::Accepted,
+            Err(_) => Probe::Refused,
+        },
+    }
+}
+
 /// Gates 1–3 of `tool` on `instance`.
 fn passes<S: 'static>(tool: &dyn Tool<S>, instance: &Value) -> Result<(), crate::Rejection> {
     let text = instance.to_string();
@@ -490,33 +528,39 @@ fn more_members(
     out: &Map<String, Value>,
     left_out: Vec<(String, Value)>,
     n: usize,
-) -> Option<Value> {
+) -> Option<(Value, bool)> {
     let mut more = out.clone();
     more.extend(left_out);
     let listed_all = listed.iter().all(|name| more.contains_key(*name));
     let listed = |key: &str| listed.contains(&key);
+    // What a key of the object's own takes, and whether a refusal of the
+    // object proves the count enforced (see `Bound::proves`).
     let entry = match map.get("additionalProperties") {
+        // A key a pattern matches may need another value.
+        _ if map.contains_key("patternProperties") => None,
         Some(Value::Object(_)) => more
             .iter()
             .find(|(k, _)| !listed(k))
-            .map(|(_, v)| v.clone()),
-        None | Some(Value::Bool(true)) if !map.contains_key("patternProperties") => {
-            Some(Value::Null)
-        }
+            .map(|(_, v)| (v.clone(), true)),
+        None | Some(Value::Bool(true)) => Some((Value::Null, false)),
         // `false`: past every listed member, no object of the schema's
-        // has more, and an unlisted key shows that the tool refuses one.
-        Some(Value::Bool(false)) if listed_all => Some(Value::Null),
+        // has more, and the gates refuse an unlisted key whatever the
+        // tool's type.
+        Some(Value::Bool(false)) if listed_all => Some((Value::Null, true)),
         _ => None,
     };
+    let mut proves = true;
     let mut i = 0;
     while more.len() < n {
         let key = format!("k{i}");
         i += 1;
         if !more.contains_key(&key) && !listed(&key) {
-            more.insert(key, entry.clone()?);
+            let (value, its_refusal_proves) = entry.clone()?;
+            proves &= its_refusal_proves;
+            more.insert(key, value);
         }
     }
-    Some(Value::Object(more))
+    Some((Value::Object(more), proves))
 }
 
 fn at_mut<'v>(value: &'v mut Value, path: &[Step]) -> Option<&'v mut Value> {
@@ -680,12 +724,19 @@ impl<'s> Builder<'s> {
     /// Notes `past`, a value put past the bound `keyword` states for the
     /// value at `path`, unless inside a union.
     fn bound(&mut self, path: &[Step], keyword: &'static str, past: Option<Past>) {
-        if let (0, Some(past)) = (self.unions, past) {
+        self.bound_proving(path, keyword, past.map(|past| (past, true)));
+    }
+
+    /// [`Self::bound`], saying whether a refusal of the value proves the
+    /// bound enforced (see [`Bound::proves`]).
+    fn bound_proving(&mut self, path: &[Step], keyword: &'static str, past: Option<(Past, bool)>) {
+        if let (0, Some((past, proves))) = (self.unions, past) {
             self.bounds.push(Bound {
                 path: path.to_vec(),
                 keyword,
                 past,
                 place: self.route.clone(),
+                proves,
             });
         }
     }
@@ -837,6 +888,9 @@ impl<'s> Builder<'s> {
             .get("minProperties")
             .and_then(Value::as_u64)
             .unwrap_or(u64::from(depth <= FULL_DEPTH));
+        if entries > MAX_PAST {
+            return None;
+        }
         let entry_schema = map
             .get("patternProperties")
             .and_then(Value::as_object)
@@ -885,16 +939,17 @@ impl<'s> Builder<'s> {
         }
         // `unevaluatedProperties: false`: a member no subschema in its
         // place lists.
-        if map.get("unevaluatedProperties") == Some(&Value::Bool(false)) {
-            let unlisted = crate::schema::evaluated(self.root, map).map(|names| {
-                let mut more = out.clone();
-                let key = (0..)
-                    .map(|i| format!("k{i}"))
-                    .find(|k| !names.contains(&k.as_str()) && !more.contains_key(k));
-                more.extend(key.map(|key| (key, Value::Null)));
-                Value::Object(more)
-            });
-            self.bound(path, "unevaluatedProperties", unlisted.map(Past::Value));
+        if let Some(Evaluated::Names(names)) = crate::schema::unevaluated(self.root, map) {
+            let mut more = out.clone();
+            let key = (0..)
+                .map(|i| format!("k{i}"))
+                .find(|k| !names.contains(&k.as_str()) && !more.contains_key(k));
+            more.extend(key.map(|key| (key, Value::Null)));
+            // A refusal of the `null` proves the member refused only where
+            // the gates refuse any unlisted member.
+            let proves = map.get("additionalProperties") == Some(&Value::Bool(false));
+            let past = (Past::Value(Value::Object(more)), proves);
+            self.bound_proving(path, "unevaluatedProperties", Some(past));
         }
         Some(Value::Object(out))
     }
@@ -933,9 +988,11 @@ impl<'s> Builder<'s> {
             }
             let more = max
                 .checked_add(1)
+                .filter(|n| *n <= MAX_PAST)
                 .and_then(|n| usize::try_from(n).ok())
                 .and_then(|n| more_members(map, listed, out, left_out, n));
-            self.bound(path, "maxProperties", more.map(Past::Value));
+            let more = more.map(|(more, proves)| (Past::Value(more), proves));
+            self.bound_proving(path, "maxProperties", more);
         }
         if let Some(min) = count("minProperties").filter(|min| *min > 0) {
             let fewer = usize::try_from(min - 1).ok().and_then(|n| {

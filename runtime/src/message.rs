@@ -352,12 +352,19 @@ fn with_beside(schema: &Value, path: &str, node: &Value) -> Option<Value> {
 /// How many members an object must have, in words: `minProperties` and
 /// `maxProperties`.
 fn entries(node: &Value) -> Option<String> {
+    let unit = |n: &Value| {
+        if n.as_u64() == Some(1) {
+            "entry"
+        } else {
+            "entries"
+        }
+    };
     Some(
         match (node.get("minProperties"), node.get("maxProperties")) {
-            (Some(lo), Some(hi)) if lo == hi => format!("must have exactly {lo} entries"),
+            (Some(lo), Some(hi)) if lo == hi => format!("must have exactly {lo} {}", unit(lo)),
             (Some(lo), Some(hi)) => format!("must have {lo} to {hi} entries"),
-            (Some(lo), None) => format!("must have at least {lo} entries"),
-            (None, Some(hi)) => format!("must have at most {hi} entries"),
+            (Some(lo), None) => format!("must have at least {lo} {}", unit(lo)),
+            (None, Some(hi)) => format!("must have at most {hi} {}", unit(hi)),
             (None, None) => return None,
         },
     )

@@ -289,6 +289,17 @@ const UNREAD: [&str; 11] = [
     "$recursiveRef",
 ];
 
+/// Keywords whose value is a count, which the gates read as a whole
+/// number.
+pub(crate) const COUNTS: [&str; 6] = [
+    "minLength",
+    "maxLength",
+    "minItems",
+    "maxItems",
+    "minProperties",
+    "maxProperties",
+];
+
 /// The first keyword in `schema` that validates, that the gates do not
 /// read and that says something where it stands: its name and the JSON
 /// Pointer of the subschema that states it. The places where a schema
@@ -415,6 +426,13 @@ impl<'s> Unread<'s> {
                 }
                 continue;
             }
+            // A count written as other than a whole number (`1.0`): the
+            // gates read counts as whole numbers only.
+            if let Some(count) = COUNTS.iter().find(|k| **k == key)
+                && value.as_u64().is_none()
+            {
+                return Some((count, pointer::exact(at.iter().cloned())));
+            }
             let Some(keyword) = UNREAD.iter().find(|k| **k == key) else {
                 continue;
             };
@@ -435,10 +453,7 @@ impl<'s> Unread<'s> {
                 "propertyNames" | "unevaluatedItems" => !says_nothing(value),
                 // `false` is read where the names it lets through can be
                 // listed (see [`evaluated`]).
-                "unevaluatedProperties" => {
-                    !says_nothing(value)
-                        && (*value != Value::Bool(false) || evaluated(self.root, map).is_none())
-                }
+                "unevaluatedProperties" => unevaluated(self.root, map).is_none(),
                 _ => true,
             };
             if says_something {
@@ -483,19 +498,29 @@ pub(crate) fn says_nothing(schema: &Value) -> bool {
     }
 }
 
-/// The names of the members an object of subschema `map` may have where
-/// it states `unevaluatedProperties: false`: those listed in `properties`
-/// by it and by every subschema that applies in its place (`allOf`,
-/// `anyOf`, `oneOf`, `$ref`, `if`, `then`, `else`), whether or not that
-/// subschema holds for the object, so a name another branch lists passes
-/// (each branch then judges it). `None` where the names cannot be listed:
-/// a `patternProperties`, or an `additionalProperties` or
-/// `unevaluatedProperties` that is not `false`, below it, or a `$ref` the
-/// gates cannot follow.
-pub(crate) fn evaluated<'s>(
+/// What `unevaluatedProperties` lets through in an object of subschema
+/// `map` (see [`unevaluated`]).
+pub(crate) enum Evaluated<'s> {
+    /// Every member: it is absent, says nothing, or stands beside an
+    /// `additionalProperties` that judges every member left.
+    All,
+    /// Members of these names: where it is `false`, those listed in
+    /// `properties` by `map` and by every subschema that applies in its
+    /// place (`allOf`, `anyOf`, `oneOf`, `$ref`, `if`, `then`, `else`),
+    /// whether or not that subschema holds for the object, so a name
+    /// another branch lists passes (each branch then judges it).
+    Names(Vec<&'s str>),
+}
+
+/// What `unevaluatedProperties` lets through in an object of subschema
+/// `map`. `None` where that cannot be listed: a schema other than `true`
+/// or `false`, or where it is `false`, a `patternProperties`, or an
+/// `additionalProperties` or `unevaluatedProperties` that is not `false`
+/// in a subschema in its place, or a `$ref` the gates cannot follow.
+pub(crate) fn unevaluated<'s>(
     root: &'s Value,
     map: &'s serde_json::Map<String, Value>,
-) -> Option<Vec<&'s str>> {
+) -> Option<Evaluated<'s>> {
     fn add<'s>(
         root: &'s Value,
         map: &'s serde_json::Map<String, Value>,
@@ -506,7 +531,7 @@ pub(crate) fn evaluated<'s>(
         if seen.contains(&core::ptr::from_ref(map)) {
             return Some(());
         }
-        if seen.len() > 64 {
+        if seen.len() > MAX_IN_PLACE {
             return None;
         }
         seen.push(map);
@@ -540,10 +565,24 @@ pub(crate) fn evaluated<'s>(
         }
         Some(())
     }
+    match map.get("unevaluatedProperties") {
+        Some(Value::Bool(false)) => {}
+        Some(value) if !says_nothing(value) => return None,
+        _ => return Some(Evaluated::All),
+    }
+    if map
+        .get("additionalProperties")
+        .is_some_and(|a| *a != Value::Bool(false))
+    {
+        return Some(Evaluated::All);
+    }
     let mut names = Vec::new();
     add(root, map, true, &mut Vec::new(), &mut names)?;
-    Some(names)
+    Some(Evaluated::Names(names))
 }
+
+/// The most subschemas [`unevaluated`] reads in one place.
+const MAX_IN_PLACE: usize = 1024;
 
 /// The value the `not` of subschema `map` names (see [`names_value`]).
 pub(crate) fn excluded(map: &serde_json::Map<String, Value>) -> Option<&Value> {

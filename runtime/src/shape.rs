@@ -14,7 +14,7 @@
 //! `maximum`, `exclusiveMinimum`, `exclusiveMaximum`, `multipleOf`,
 //! `minLength`, `maxLength`, `pattern`, `minItems`, `maxItems`,
 //! `minProperties`, `maxProperties`, `unevaluatedProperties: false` (see
-//! `crate::schema::evaluated`), and `not` where it names one value (see
+//! `crate::schema::unevaluated`), and `not` where it names one value (see
 //! `crate::schema::names_value`).
 //!
 //! The walk never refuses what the schema accepts: it reads `oneOf` as
@@ -137,7 +137,7 @@ struct Node {
     /// has, whatever their names.
     entries: (Option<u64>, Option<u64>),
     /// Where it states `unevaluatedProperties: false`, the names of the
-    /// members an object may have (see [`crate::schema::evaluated`]).
+    /// members an object may have (see [`crate::schema::unevaluated`]).
     unevaluated: Option<Vec<Box<str>>>,
     /// `uniqueItems`: an array's items must all be different.
     unique: bool,
@@ -933,8 +933,9 @@ impl<'s> Builder<'s> {
             map.get("minProperties").and_then(Value::as_u64),
             map.get("maxProperties").and_then(Value::as_u64),
         );
-        if map.get("unevaluatedProperties") == Some(&Value::Bool(false)) {
-            let names = crate::schema::evaluated(self.root, map).unwrap_or_default();
+        if let Some(crate::schema::Evaluated::Names(names)) =
+            crate::schema::unevaluated(self.root, map)
+        {
             node.unevaluated = Some(names.into_iter().map(Box::from).collect());
         }
         node.unique = map.get("uniqueItems") == Some(&Value::Bool(true));

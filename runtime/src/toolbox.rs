@@ -275,6 +275,14 @@ impl fmt::Display for RegisterError {
                     "tool `{tool}`: the schema states `unevaluatedProperties: false` for the object at `{at}`, but the tool accepts a member no subschema there lists: nothing enforces it; close the type with `#[serde(deny_unknown_fields)]`, or leave it out of the schema"
                 )
             }
+            RegisterError::UnenforcedBound { tool, keyword, at }
+                if matches!(*keyword, "maxProperties" | "minProperties") =>
+            {
+                write!(
+                    f,
+                    "tool `{tool}`: the schema states `{keyword}` for the object at `{at}`, but the tool accepts an object with a member too many or too few: nothing enforces it; on a map, state it as a garde rule (`length(…)`); on a struct, close it with `#[serde(deny_unknown_fields)]` or state it as a `custom(…)` rule; or leave it out of the schema"
+                )
+            }
             RegisterError::UnenforcedBound { tool, keyword, at } => write!(
                 f,
                 "tool `{tool}`: the schema states `{keyword}` for the value at `{at}`, but the tool accepts {past}: nothing enforces it; state it as a garde rule in its type (`{rule}`), or leave it out of the schema",
@@ -285,7 +293,6 @@ impl fmt::Display for RegisterError {
                 rule = match *keyword {
                     "maxLength" | "minLength" => "length(chars, …)",
                     "maxItems" | "minItems" => "length(…)",
-                    "maxProperties" | "minProperties" => "length(…) on the map",
                     "pattern" => "pattern(…)",
                     "multipleOf" | "not" => "custom(…)",
                     _ => "range(…)",
@@ -295,6 +302,14 @@ impl fmt::Display for RegisterError {
                 f,
                 "tool `{tool}`: the `$ref` at `{at}` (in the tool's schema) names a place toolgate's gates cannot follow (they follow `#/…` pointers into the tool's own schema), so the server may accept calls the published schema refuses; point it into the schema's `$defs`"
             ),
+            RegisterError::UnreadKeyword { tool, keyword, at }
+                if crate::schema::COUNTS.contains(keyword) =>
+            {
+                write!(
+                    f,
+                    "tool `{tool}`: the schema states `{keyword}` at `{at}` (in the tool's schema) as other than a whole number, which toolgate's gates do not read, so the server may accept calls the published schema refuses; write it as a whole number (`3`, not `3.0`)"
+                )
+            }
             RegisterError::UnreadKeyword { tool, keyword, at } => write!(
                 f,
                 "tool `{tool}`: the schema states `{keyword}` at `{at}` (in the tool's schema), which toolgate's gates do not read, so the server may accept calls the published schema refuses; state the rule as a garde rule in the type (`custom(…)`) and leave the keyword out of the schema"

@@ -1801,3 +1801,193 @@ mod unevaluated {
         }
     }
 }
+
+/// Where a refusal of the value put past a member count proves nothing
+/// (the tool refused something else in it), or where no such value is
+/// made, the bound is left untried and each call is checked against it.
+mod counts_a_refusal_does_not_prove {
+    use super::*;
+    use std::collections::HashMap;
+    use toolgate::testing::{check_arguments, checked_before_serde};
+
+    fn verdict<S: Send + Sync + 'static>(toolbox: &Toolbox<S>, tool: &str, args: &str) -> bool {
+        check_arguments(toolbox, tool, args.as_bytes())
+            .unwrap()
+            .is_ok()
+    }
+
+    /// Seats by row number: schemars writes `patternProperties` for the
+    /// integer keys; a key of the map's own is not easy to write.
+    #[derive(Debug, Deserialize, JsonSchema, garde::Validate)]
+    #[serde(deny_unknown_fields)]
+    pub struct Seats {
+        #[schemars(extend("maxProperties" = 1))]
+        #[garde(skip)]
+        pub by_row: HashMap<u32, String>,
+    }
+
+    /// Book seats.
+    #[tool(effect = read)]
+    pub fn book_seats(#[garde(dive)] seats: Seats) -> Result<usize, ToolError> {
+        Ok(seats.by_row.len())
+    }
+
+    /// Labels and counts flattened beside them: the type takes other
+    /// members, if numbers; the schema says nothing of their values.
+    #[derive(Debug, Deserialize, garde::Validate)]
+    pub struct Labels {
+        #[garde(skip)]
+        pub name: String,
+        #[serde(flatten)]
+        #[garde(skip)]
+        pub extra: HashMap<String, u32>,
+    }
+
+    impl JsonSchema for Labels {
+        fn schema_name() -> std::borrow::Cow<'static, str> {
+            "Labels".into()
+        }
+        fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+            schemars::json_schema!({
+                "type": "object",
+                "properties": {"name": {"type": "string"}},
+                "required": ["name"],
+                "maxProperties": 2
+            })
+        }
+    }
+
+    /// Keep labels.
+    #[tool(effect = read)]
+    pub fn keep_counted_labels(#[garde(dive)] labels: Labels) -> Result<usize, ToolError> {
+        Ok(labels.name.len() + labels.extra.len())
+    }
+
+    /// The same type, the schema saying no other member.
+    #[derive(Debug, Deserialize, garde::Validate)]
+    pub struct Sealed {
+        #[garde(skip)]
+        pub name: String,
+        #[serde(flatten)]
+        #[garde(skip)]
+        pub extra: HashMap<String, u32>,
+    }
+
+    impl JsonSchema for Sealed {
+        fn schema_name() -> std::borrow::Cow<'static, str> {
+            "Sealed".into()
+        }
+        fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+            schemars::json_schema!({
+                "type": "object",
+                "properties": {"name": {"type": "string"}},
+                "required": ["name"],
+                "unevaluatedProperties": false
+            })
+        }
+    }
+
+    /// Keep a sealed label.
+    #[tool(effect = read)]
+    pub fn keep_sealed(#[garde(dive)] sealed: Sealed) -> Result<usize, ToolError> {
+        Ok(sealed.name.len() + sealed.extra.len())
+    }
+
+    /// A count larger than registration writes values past.
+    #[derive(Debug, Deserialize, JsonSchema, garde::Validate)]
+    pub struct Wide {
+        #[schemars(extend("maxProperties" = 100000))]
+        #[garde(skip)]
+        pub counts: HashMap<String, u32>,
+    }
+
+    /// Keep wide counts.
+    #[tool(effect = read)]
+    pub fn keep_wide(#[garde(dive)] wide: Wide) -> Result<usize, ToolError> {
+        Ok(wide.counts.len())
+    }
+
+    #[test]
+    fn a_count_past_which_no_refusal_proves_anything_is_checked_on_each_call() {
+        let mut toolbox = Toolbox::new(());
+        toolbox.register(BookSeats).unwrap();
+        toolbox.register(KeepCountedLabels).unwrap();
+        toolbox.register(KeepSealed).unwrap();
+        toolbox.register(KeepWide).unwrap();
+        for tool in [
+            "book_seats",
+            "keep_counted_labels",
+            "keep_sealed",
+            "keep_wide",
+        ] {
+            assert_eq!(checked_before_serde(&toolbox, tool), Some(true), "{tool}");
+        }
+        let cases = [
+            ("book_seats", r#"{"seats":{"by_row":{"1":"a"}}}"#, true),
+            (
+                "book_seats",
+                r#"{"seats":{"by_row":{"1":"a","2":"b"}}}"#,
+                false,
+            ),
+            (
+                "keep_counted_labels",
+                r#"{"labels":{"name":"a","x":1}}"#,
+                true,
+            ),
+            (
+                "keep_counted_labels",
+                r#"{"labels":{"name":"a","x":1,"y":2}}"#,
+                false,
+            ),
+            ("keep_sealed", r#"{"sealed":{"name":"a"}}"#, true),
+            ("keep_sealed", r#"{"sealed":{"name":"a","x":1}}"#, false),
+            ("keep_wide", r#"{"wide":{"counts":{"a":1}}}"#, true),
+        ];
+        for (tool, args, valid) in cases {
+            assert_eq!(verdict(&toolbox, tool, args), valid, "{args}");
+        }
+    }
+
+    /// A count written as a float: the gates read whole numbers.
+    #[derive(Debug, Deserialize, JsonSchema, garde::Validate)]
+    pub struct Floated {
+        #[schemars(extend("maxProperties" = 1.0))]
+        #[garde(skip)]
+        pub counts: HashMap<String, u32>,
+    }
+
+    /// Keep floated counts.
+    #[tool(effect = read)]
+    pub fn keep_floated(#[garde(dive)] floated: Floated) -> Result<usize, ToolError> {
+        Ok(floated.counts.len())
+    }
+
+    /// `unevaluatedProperties` beside a map's own `additionalProperties`:
+    /// every member is evaluated, so it says nothing.
+    #[derive(Debug, Deserialize, JsonSchema, garde::Validate)]
+    pub struct Tallied {
+        #[schemars(extend("unevaluatedProperties" = false))]
+        #[garde(skip)]
+        pub counts: HashMap<String, String>,
+    }
+
+    /// Keep tallied counts.
+    #[tool(effect = read)]
+    pub fn keep_tallied(#[garde(dive)] tallied: Tallied) -> Result<usize, ToolError> {
+        Ok(tallied.counts.len())
+    }
+
+    #[test]
+    fn a_float_count_is_refused_and_a_keyword_that_says_nothing_registers() {
+        match Toolbox::new(()).register(KeepFloated).unwrap_err() {
+            RegisterError::UnreadKeyword { keyword, at, .. } => {
+                assert_eq!(keyword, "maxProperties");
+                assert!(at.ends_with("/counts"), "{at}");
+            }
+            other => panic!("refused for another reason: {other}"),
+        }
+        let mut toolbox = Toolbox::new(());
+        toolbox.register(KeepTallied).unwrap();
+        assert_eq!(checked_before_serde(&toolbox, "keep_tallied"), Some(false));
+    }
+}

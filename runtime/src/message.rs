@@ -33,8 +33,12 @@ pub(crate) fn label(exact: &str) -> String {
 /// The message for a value at `path` (exact) that broke a rule of kind
 /// `code`.
 pub(crate) fn for_value(code: Code, path: &str, schema: &Value) -> String {
-    let node = node_at(schema, path).map(|n| non_null(schema, n));
-    let merged = node.and_then(|n| with_beside(schema, path, n));
+    let found = crate::schema::node_beside_ref_at(schema, path);
+    let node = found.map(|(n, _)| non_null(schema, n));
+    let merged = found
+        .and_then(|(_, beside)| beside)
+        .zip(node)
+        .and_then(|(beside, n)| with_beside(beside, n));
     let node = merged.as_ref().or(node);
     let who = label(path);
     let rule = node.and_then(|n| match code {
@@ -308,12 +312,10 @@ fn range(node: &Value) -> Option<String> {
     })
 }
 
-/// The subschema `node` at `path` with the keywords written beside the
-/// `$ref` that names it: both hold, so of two bounds on one side the
-/// tighter is kept, and a keyword only one states is kept. `None` where
-/// no keyword stands beside a `$ref` there.
-fn with_beside(schema: &Value, path: &str, node: &Value) -> Option<Value> {
-    let beside = crate::schema::beside_ref_at(schema, path)?;
+/// The subschema `node` with the keywords written `beside` the `$ref`
+/// that names it: both hold, so of two bounds on one side the tighter is
+/// kept, and a keyword only one states is kept.
+fn with_beside(beside: &serde_json::Map<String, Value>, node: &Value) -> Option<Value> {
     let mut merged = node.as_object()?.clone();
     for (key, value) in beside {
         if key == "$ref" || crate::shape::is_annotation(key) {

@@ -428,8 +428,8 @@ impl<'s> Unread<'s> {
             }
             // A count written as other than a whole number (`1.0`): the
             // gates read counts as whole numbers only.
-            if let Some(count) = COUNTS.iter().find(|k| **k == key)
-                && value.as_u64().is_none()
+            if !value.is_u64()
+                && let Some(count) = COUNTS.iter().find(|k| **k == key)
             {
                 return Some((count, pointer::exact(at.iter().cloned())));
             }
@@ -742,29 +742,40 @@ fn write_scalar(value: &Value, out: &mut Vec<u8>) {
 /// the rest (an adjacently tagged enum's `c` under another variant), the
 /// first subschema along any branch that has the whole pointer.
 pub(crate) fn node_at<'s>(root: &'s Value, pointer: &str) -> Option<&'s Value> {
-    let mut node = resolve(root, root)?;
-    for segment in pointer::segments(pointer) {
-        match step(root, node, &segment) {
-            Some(next) => node = next,
-            None => return nodes_at(root, pointer).into_iter().next(),
-        }
-    }
-    Some(node)
+    node_beside_ref_at(root, pointer).map(|(node, _)| node)
 }
 
-/// The subschema at `pointer` as its parent writes it, where that is a
-/// `$ref` with keywords beside it: [`node_at`] gives the `$ref`'s target
-/// alone. `None` elsewhere, and inside unions.
-pub(crate) fn beside_ref_at<'s>(
+/// [`node_at`], with the keywords written beside the `$ref` that names
+/// it, if its parent names it so (`{"$ref": …, "maximum": 5}`): `node_at`
+/// gives the target alone. None inside unions.
+pub(crate) fn node_beside_ref_at<'s>(
     root: &'s Value,
     pointer: &str,
-) -> Option<&'s serde_json::Map<String, Value>> {
-    let (parent, last) = pointer.rsplit_once('/')?;
-    let parent = node_at(root, parent)?;
-    let last = pointer::segments(&format!("/{last}")).next()?;
-    let child = match parent.get("properties").and_then(|p| p.get(&last)) {
+) -> Option<(&'s Value, Option<&'s serde_json::Map<String, Value>>)> {
+    let mut node = resolve(root, root)?;
+    let mut written = None;
+    let mut segments = pointer::segments(pointer).peekable();
+    while let Some(segment) = segments.next() {
+        let Some(next) = step(root, node, &segment) else {
+            return nodes_at(root, pointer)
+                .into_iter()
+                .next()
+                .map(|n| (n, None));
+        };
+        if segments.peek().is_none() {
+            written = beside_ref(node, &segment);
+        }
+        node = next;
+    }
+    Some((node, written))
+}
+
+/// The member or item `segment` of `parent` as `parent` writes it, where
+/// that is a `$ref` with keywords beside it.
+fn beside_ref<'s>(parent: &'s Value, segment: &str) -> Option<&'s serde_json::Map<String, Value>> {
+    let child = match parent.get("properties").and_then(|p| p.get(segment)) {
         Some(child) => child,
-        None => match last.parse::<usize>() {
+        None => match segment.parse::<usize>() {
             Ok(i) => parent
                 .get("prefixItems")
                 .and_then(|p| p.get(i))

@@ -334,14 +334,8 @@ fn schema_node_states(code: Code, node: &Value) -> bool {
     };
     match code {
         Code::OutOfRange => has(&["minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"]),
-        Code::InvalidLength => has(&[
-            "minLength",
-            "maxLength",
-            "minItems",
-            "maxItems",
-            "minProperties",
-            "maxProperties",
-        ]),
+        // Every count states a length.
+        Code::InvalidLength => has(&crate::schema::COUNTS),
         Code::PatternMismatch => has(&["pattern"]),
         Code::InvalidFormat => has(&["format"]),
         _ => false,

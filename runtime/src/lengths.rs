@@ -530,6 +530,9 @@ fn more_members(
     n: usize,
 ) -> Option<(Value, bool)> {
     let mut more = out.clone();
+    // A member put back may be one a rule refuses (where it must be
+    // left out): a refusal then proves nothing.
+    let mut proves = left_out.is_empty();
     more.extend(left_out);
     let listed_all = listed.iter().all(|name| more.contains_key(*name));
     let listed = |key: &str| listed.contains(&key);
@@ -549,7 +552,6 @@ fn more_members(
         Some(Value::Bool(false)) if listed_all => Some((Value::Null, true)),
         _ => None,
     };
-    let mut proves = true;
     let mut i = 0;
     while more.len() < n {
         let key = format!("k{i}");
@@ -1000,15 +1002,21 @@ impl<'s> Builder<'s> {
                 let mut names = optional(out);
                 names.reverse();
                 names.extend(out.keys().rev().cloned());
+                // A listed member left out may be one a rule requires
+                // (`#[garde(required)]`): a refusal then proves nothing.
+                // Entries of a map are alike.
+                let mut proves = true;
                 for name in names {
                     if fewer.len() <= n {
                         break;
                     }
-                    fewer.remove(&name);
+                    if fewer.remove(&name).is_some() {
+                        proves &= !listed.contains(&name.as_str());
+                    }
                 }
-                (fewer.len() == n).then_some(Value::Object(fewer))
+                (fewer.len() == n).then_some((Past::Value(Value::Object(fewer)), proves))
             });
-            self.bound(path, "minProperties", fewer.map(Past::Value));
+            self.bound_proving(path, "minProperties", fewer);
         }
     }
 

@@ -1948,6 +1948,114 @@ mod counts_a_refusal_does_not_prove {
         }
     }
 
+    fn set(value: &Option<String>, _: &()) -> garde::Result {
+        match value {
+            Some(_) => Ok(()),
+            None => Err(garde::Error::new("must be sent")),
+        }
+    }
+
+    /// A pair that must have both members, by the schema alone; a rule
+    /// the schema does not state requires the one whose name comes last,
+    /// which registration leaves out first.
+    #[derive(Debug, Deserialize, JsonSchema, garde::Validate)]
+    #[serde(deny_unknown_fields)]
+    #[schemars(extend("minProperties" = 2))]
+    pub struct Pair {
+        #[garde(skip)]
+        pub a: Option<String>,
+        #[garde(custom(set))]
+        pub z: Option<String>,
+    }
+
+    /// Keep a pair.
+    #[tool(effect = read)]
+    pub fn keep_pair(#[garde(dive)] pair: Pair) -> Result<usize, ToolError> {
+        Ok(pair.a.map_or(0, |a| a.len()) + pair.z.map_or(0, |z| z.len()))
+    }
+
+    #[test]
+    fn too_few_members_refused_for_a_rule_leave_the_count_untried() {
+        let mut toolbox = Toolbox::new(());
+        toolbox.register(KeepPair).unwrap();
+        assert_eq!(checked_before_serde(&toolbox, "keep_pair"), Some(true));
+        assert!(verdict(
+            &toolbox,
+            "keep_pair",
+            r#"{"pair":{"a":"x","z":"y"}}"#
+        ));
+        assert!(!verdict(&toolbox, "keep_pair", r#"{"pair":{"z":"y"}}"#));
+    }
+
+    /// A time zone's name, of two letters or more: its type refuses a
+    /// shorter one, which its schema does not say.
+    #[derive(Debug, Deserialize)]
+    #[serde(try_from = "String")]
+    pub struct Zone(pub String);
+
+    impl TryFrom<String> for Zone {
+        type Error = &'static str;
+        fn try_from(name: String) -> Result<Self, Self::Error> {
+            if name.chars().count() < 2 {
+                return Err("a zone's name has two letters or more");
+            }
+            Ok(Zone(name))
+        }
+    }
+
+    impl Default for Zone {
+        fn default() -> Self {
+            Zone("UTC".to_owned())
+        }
+    }
+
+    impl JsonSchema for Zone {
+        fn schema_name() -> std::borrow::Cow<'static, str> {
+            "Zone".into()
+        }
+        fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+            schemars::json_schema!({"type": "string"})
+        }
+    }
+
+    /// A window with at most two members, by the schema alone. The
+    /// simplest value of the member registration leaves out for the
+    /// count, and puts back past it, is one its type refuses.
+    #[derive(Debug, Deserialize, JsonSchema, garde::Validate)]
+    #[serde(deny_unknown_fields)]
+    #[schemars(extend("maxProperties" = 2))]
+    pub struct Span {
+        #[serde(default)]
+        #[garde(skip)]
+        pub from: String,
+        #[serde(default)]
+        #[garde(skip)]
+        pub to: String,
+        #[serde(default)]
+        #[garde(skip)]
+        pub zone: Zone,
+    }
+
+    /// Keep a span.
+    #[tool(effect = read)]
+    pub fn keep_span(#[garde(dive)] span: Span) -> Result<usize, ToolError> {
+        Ok(span.from.len() + span.to.len() + span.zone.0.len())
+    }
+
+    #[test]
+    fn too_many_members_refused_for_a_member_leave_the_count_untried() {
+        let mut toolbox = Toolbox::new(());
+        toolbox.register(KeepSpan).unwrap();
+        assert_eq!(checked_before_serde(&toolbox, "keep_span"), Some(true));
+        assert!(verdict(
+            &toolbox,
+            "keep_span",
+            r#"{"span":{"from":"a","zone":"CET"}}"#
+        ));
+        let three = r#"{"span":{"from":"a","to":"b","zone":"CET"}}"#;
+        assert!(!verdict(&toolbox, "keep_span", three));
+    }
+
     /// A count written as a float: the gates read whole numbers.
     #[derive(Debug, Deserialize, JsonSchema, garde::Validate)]
     pub struct Floated {

@@ -122,8 +122,11 @@ pub(crate) fn fragment(reference: &str) -> Option<std::borrow::Cow<'_, str>> {
 /// percent-encoding and pointer escapes undone.
 pub(crate) fn definition_name(reference: &str) -> Option<String> {
     let fragment = decoded(reference.strip_prefix('#')?)?;
-    let name = fragment.strip_prefix("/$defs/")?;
-    (!name.contains('/')).then(|| name.replace("~1", "/").replace("~0", "~"))
+    let mut steps = segments(&fragment);
+    match (steps.next(), steps.next(), steps.next()) {
+        (Some(defs), Some(name), None) if defs == "$defs" => Some(name),
+        _ => None,
+    }
 }
 
 /// A URI fragment, percent-decoded; `None` where that is not UTF-8 or a

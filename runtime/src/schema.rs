@@ -339,10 +339,7 @@ pub(crate) fn unread_keyword(schema: &Value) -> Option<(&'static str, String)> {
 /// those.
 fn stands_at(root: &Value, fragment: &str) -> bool {
     let mut node = root;
-    let mut steps = fragment
-        .split('/')
-        .skip(1)
-        .map(|step| step.replace("~1", "/").replace("~0", "~"));
+    let mut steps = pointer::segments(fragment);
     while let Some(key) = steps.next() {
         let Some(child) = node.as_object().and_then(|map| map.get(&key)) else {
             return false;
@@ -773,17 +770,7 @@ pub(crate) fn node_beside_ref_at<'s>(
 /// The member or item `segment` of `parent` as `parent` writes it, where
 /// that is a `$ref` with keywords beside it.
 fn beside_ref<'s>(parent: &'s Value, segment: &str) -> Option<&'s serde_json::Map<String, Value>> {
-    let child = match parent.get("properties").and_then(|p| p.get(segment)) {
-        Some(child) => child,
-        None => match segment.parse::<usize>() {
-            Ok(i) => parent
-                .get("prefixItems")
-                .and_then(|p| p.get(i))
-                .or_else(|| parent.get("items"))?,
-            Err(_) => parent.get("additionalProperties")?,
-        },
-    };
-    let map = child.as_object()?;
+    let map = written_child(parent, segment)?.as_object()?;
     let beside = |k: &String| k != "$ref" && !crate::shape::is_annotation(k);
     (map.contains_key("$ref") && map.keys().any(beside)).then_some(map)
 }
@@ -831,6 +818,24 @@ fn steps_within<'s>(root: &'s Value, node: &'s Value, segment: &str, depth: u8) 
         .collect()
 }
 
+/// The subschema `node` writes for its member or item `segment`, before
+/// any `$ref` in it is followed: from `properties`, `prefixItems`, `items`
+/// or `additionalProperties`, not through a union.
+fn written_child<'s>(node: &'s Value, segment: &str) -> Option<&'s Value> {
+    if let Some(child) = node.get("properties").and_then(|p| p.get(segment)) {
+        return Some(child);
+    }
+    if let Ok(index) = segment.parse::<usize>() {
+        if let Some(child) = node.get("prefixItems").and_then(|p| p.get(index)) {
+            return Some(child);
+        }
+        if let Some(child) = node.get("items").filter(|i| i.is_object()) {
+            return Some(child);
+        }
+    }
+    node.get("additionalProperties").filter(|a| a.is_object())
+}
+
 fn step<'s>(root: &'s Value, node: &'s Value, segment: &str) -> Option<&'s Value> {
     step_within(root, node, segment, 8)
 }
@@ -843,18 +848,7 @@ fn step_within<'s>(
     segment: &str,
     depth: u8,
 ) -> Option<&'s Value> {
-    if let Some(child) = node.get("properties").and_then(|p| p.get(segment)) {
-        return resolve(root, child);
-    }
-    if let Ok(index) = segment.parse::<usize>() {
-        if let Some(child) = node.get("prefixItems").and_then(|p| p.get(index)) {
-            return resolve(root, child);
-        }
-        if let Some(child) = node.get("items").filter(|i| i.is_object()) {
-            return resolve(root, child);
-        }
-    }
-    if let Some(child) = node.get("additionalProperties").filter(|a| a.is_object()) {
+    if let Some(child) = written_child(node, segment) {
         return resolve(root, child);
     }
     ["anyOf", "oneOf", "allOf"]

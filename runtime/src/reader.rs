@@ -482,9 +482,16 @@ enum Guide {
         child: Child,
         /// The listed properties seen so far, by index (the first 64).
         seen: u64,
+        /// A tagged union's branch, found ahead by its tag: where the tag's
+        /// key was read ahead (its opening quote) and its bit in `seen`.
+        /// [`NO_TAG`] for any other subschema.
+        tag: (usize, u64),
     },
     Many(Many),
 }
+
+/// No tag read ahead (see [`Reader::branch_ahead`]): at no place, of no bit.
+const NO_TAG: (usize, u64) = (usize::MAX, 0);
 
 /// Whether a key is one of the properties a [`Guide`] lists, which it
 /// then checks for repeats itself: two keys that are the same property
@@ -500,15 +507,46 @@ enum Listed {
 impl Guide {
     /// The check of an object or array (`kind`) against subschema `id`,
     /// which has no union, before its first member.
+    /// `tag`: see [`Reader::branch_ahead`].
     #[inline]
-    fn one(shape: &Shape, id: Id, kind: u8) -> Guide {
+    fn one(shape: &Shape, id: Id, kind: u8, tag: (usize, u64)) -> Guide {
         Guide::One {
             id,
             alive: shape.takes_one(id, kind),
             found: 0,
             child: Child::Any,
             seen: 0,
+            tag,
         }
+    }
+
+    /// Whether the key whose opening quote is at `quote` is the tag read
+    /// ahead to find the branch this guide checks (see
+    /// `Reader::branch_ahead`).
+    #[inline]
+    fn is_tag_at(&self, quote: usize) -> bool {
+        matches!(self, Guide::One { tag: (at, _), .. } if *at == quote)
+    }
+
+    /// [`key`](Self::key) for the tag read ahead: a required member the
+    /// branch lists, whose value was read ahead too and is the branch's
+    /// constant (so it needs no judging again), seen for the first time:
+    /// the tag was the first key of its name the reading ahead met.
+    fn tag_read(&mut self) -> Listed {
+        if let Guide::One {
+            alive,
+            found,
+            child,
+            seen,
+            tag: (_, bit),
+            ..
+        } = self
+        {
+            *child = Child::Any;
+            *found += usize::from(*alive);
+            *seen |= *bit;
+        }
+        Listed::New
     }
 
     fn key(&mut self, shape: &Shape, key: &[u8]) -> Listed {
@@ -519,6 +557,7 @@ impl Guide {
                 found,
                 child,
                 seen,
+                ..
             } => {
                 // Looked up even once the subschema refused the object: its
                 // listed keys are compared here, alive or not.
@@ -1093,6 +1132,7 @@ impl<'de> Reader<'de> {
     /// The text between `start` and `end`, which lie next to ASCII bytes
     /// (quotes, backslashes): a slice of the text known to be UTF-8, or
     /// else checked now.
+    #[cfg_attr(not(debug_assertions), inline)]
     fn slice(&self, start: usize, end: usize) -> Option<&'de str> {
         match self.text {
             Some(text) => text.get(start..end),
@@ -1168,16 +1208,16 @@ impl<'de> Reader<'de> {
         let set = match core::mem::take(&mut self.expect) {
             Expect::Any => return Ok(()),
             Expect::One(id) if shape.simple(id) => {
-                *guide = Some(Guide::one(shape, id, kind));
+                *guide = Some(Guide::one(shape, id, kind, NO_TAG));
                 return Ok(());
             }
             // A tagged union's object is the branch its tag names, found
             // ahead; where it is not found, every branch is followed.
             Expect::One(id) => {
                 if kind == shape::OBJECT
-                    && let Some(branch) = shape.tagged(id).and_then(|t| self.branch_ahead(t))
+                    && let Some((branch, tag)) = shape.tagged(id).and_then(|t| self.branch_ahead(t))
                 {
-                    *guide = Some(Guide::one(shape, branch, kind));
+                    *guide = Some(Guide::one(shape, branch, kind, tag));
                     return Ok(());
                 }
                 SmallVec::from_elem(id, 1)
@@ -1205,7 +1245,11 @@ impl<'de> Reader<'de> {
     /// and where the tag names no branch: the reader then follows every
     /// branch. Reading ahead never enters a container, so no byte is read
     /// ahead more than once, however deep the unions nest.
-    fn branch_ahead(&self, tagged: &Tagged) -> Option<Id> {
+    ///
+    /// With the branch, where the tag's key starts and the tag's bit among
+    /// the members the branch lists (see [`Guide::tag_read`]), where the
+    /// tag was matched in place and has such a bit; else [`NO_TAG`].
+    fn branch_ahead(&self, tagged: &Tagged) -> Option<(Id, (usize, u64))> {
         let bytes = self.bytes;
         let mut pos = self.pos + 1;
         loop {
@@ -1213,11 +1257,14 @@ impl<'de> Reader<'de> {
             // The tag's key and value, each written as it is, are matched
             // in place, without a scan for where each string ends.
             if tagged.plain() && shape::quoted_at(bytes, pos, tagged.key()) {
+                let quote = pos;
                 pos = skip_ws(bytes, pos + tagged.key().len() + 2);
                 if bytes.get(pos) != Some(&b':') {
                     return None;
                 }
-                return tagged.branch_at(bytes, skip_ws(bytes, pos + 1));
+                let (branch, bit) = tagged.branch_at(bytes, skip_ws(bytes, pos + 1))?;
+                let tag = if bit == 0 { NO_TAG } else { (quote, bit) };
+                return Some((branch, tag));
             }
             let (key, next) = plain_string(bytes, pos)?;
             pos = skip_ws(bytes, next);
@@ -1227,7 +1274,7 @@ impl<'de> Reader<'de> {
             pos = skip_ws(bytes, pos + 1);
             if key == tagged.key() {
                 let (tag, _) = plain_string(bytes, pos)?;
-                return tagged.branch(tag);
+                return Some((tagged.branch(tag)?, NO_TAG));
             }
             pos = match bytes.get(pos)? {
                 b'"' => string_end(bytes, pos)?,
@@ -1491,6 +1538,7 @@ impl<'de> Reader<'de> {
     }
 
     /// Reads an object key whose quote is at `pos`.
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn key(&mut self) -> Result<Key> {
         let (start, end, escaped) = self.string()?;
         let key = if escaped {
@@ -1565,7 +1613,8 @@ impl<'de> Reader<'de> {
     /// Stops on what the separate gates read otherwise: a number that
     /// equals an integer without being written as one (`2.0`, `-0`; gate 2
     /// reads it as that integer) and an integer past 64 bits.
-    #[inline]
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    #[cfg_attr(debug_assertions, inline)]
     fn number(&mut self) -> Result<Number> {
         // Inline for a short unsigned integer, the usual number: a run of
         // digits without a leading zero, short enough not to overflow,
@@ -1754,6 +1803,7 @@ impl<'de> Reader<'de> {
 
     /// Steps into the object at `pos`, its check started in `guide`: where
     /// its keys start in `keys`.
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn open_map(&mut self, guide: &mut Option<Guide>) -> Result<usize> {
         self.guide(shape::OBJECT, guide)?;
         self.open()?;
@@ -1762,6 +1812,7 @@ impl<'de> Reader<'de> {
 
     /// Steps out of the object whose keys start at `first`, and ends its
     /// check.
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn close_map(&mut self, first: usize, guide: &Option<Guide>) -> Result<()> {
         self.close_object(first)?;
         self.conclude(guide);
@@ -2270,6 +2321,7 @@ impl<'r, 'de> Entries<'r, 'de> {
         }
         reader.pos += 1;
         let listed = match self.guide.as_mut() {
+            Some(guide) if guide.is_tag_at(quote) => guide.tag_read(),
             Some(guide) => guide.key(reader.shape, text_of(reader.bytes, &reader.arena, key)),
             None => Listed::No,
         };
@@ -2374,6 +2426,7 @@ impl Items<'_, '_> {
     /// Steps to the next element, checked against the guide; `false` at
     /// the array's end. Not generic, so compiled once, not once for each
     /// element type.
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn next(&mut self) -> Result<bool> {
         let reader = &mut *self.reader;
         reader.skip_ws();
@@ -2615,7 +2668,8 @@ impl<'de, V: Visitor<'de>> DeserializeSeed<'de> for Object<V> {
 
 /// Reads the variant name whose quote is at `pos` into `seed`; says
 /// where its text is (decoded in `scratch` if it had escapes).
-#[inline]
+#[cfg_attr(not(debug_assertions), inline(always))]
+#[cfg_attr(debug_assertions, inline)]
 fn name<'de, T: DeserializeSeed<'de>>(
     reader: &mut Reader<'de>,
     seed: T,
@@ -4572,6 +4626,42 @@ mod tests {
     /// then followed). A tag that must be escaped is matched as decoded
     /// text, and only where written without an escape.
     #[test]
+    fn the_tag_read_ahead_counts_as_read_once_and_only_once() {
+        // The tag found ahead is not looked up or judged again as it is
+        // read: it still counts as a required member the branch lists, and
+        // a second key of its name is a repeat. `Value` takes a repeated
+        // key as the last one, so the reader alone refuses it.
+        let branch = |tag: &str| {
+            serde_json::json!({
+                "type": "object",
+                "properties": {"kind": {"const": tag}, "n": {"type": "integer"}},
+                "required": ["kind", "n"],
+                "additionalProperties": false,
+            })
+        };
+        let shape = Shape::new(&serde_json::json!({"oneOf": [branch("a"), branch("b")]}));
+        for (doc, read_whole) in [
+            (r#"{"kind":"a","n":1}"#, true),
+            (r#"{ "kind" : "b" , "n" : 2 }"#, true),
+            (r#"{"n":1,"kind":"a"}"#, true),
+            // Required: the tag and `n`.
+            (r#"{"kind":"a"}"#, false),
+            (r#"{"n":1}"#, false),
+            // Repeated, whatever the second value.
+            (r#"{"kind":"a","kind":"a","n":1}"#, false),
+            (r#"{"kind":"a","n":1,"kind":"b"}"#, false),
+            (r#"{"n":1,"kind":"a","kind":"a"}"#, false),
+            // The rest of the branch is still checked.
+            (r#"{"kind":"a","n":"1"}"#, false),
+            (r#"{"kind":"a","n":1,"m":2}"#, false),
+            (r#"{"kind":"c","n":1}"#, false),
+        ] {
+            let read = read::<Value>(doc, &limits(), &shape);
+            assert_eq!(read.is_some(), read_whole, "{doc}");
+        }
+    }
+
+    #[test]
     fn the_tag_read_ahead_names_its_branch() {
         let union = |tags: [&str; 2]| {
             let branch = |tag: &str| {
@@ -4583,11 +4673,12 @@ mod tests {
             };
             Shape::new(&serde_json::json!({"oneOf": [branch(tags[0]), branch(tags[1])]}))
         };
-        let ahead = |shape: &Shape, doc: &str| {
+        let ahead_at = |shape: &Shape, doc: &str| {
             let tagged = shape.root().and_then(|root| shape.tagged(root));
             let reader = Reader::new(doc.as_bytes(), Some(doc), &limits(), shape);
             tagged.and_then(|tagged| reader.branch_ahead(tagged))
         };
+        let ahead = |shape: &Shape, doc: &str| ahead_at(shape, doc).map(|(branch, _)| branch);
         let shape = union(["error", "errors"]);
         let tagged = shape.root().and_then(|root| shape.tagged(root));
         assert!(tagged.is_some_and(Tagged::plain));
@@ -4611,12 +4702,29 @@ mod tests {
         ] {
             assert_eq!(ahead(&shape, doc), branch, "{doc}");
         }
+        // Where the tag's key starts, and its bit: `kind` is the branch's
+        // first property.
+        for (doc, quote) in [
+            (r#"{"kind":"error"}"#, 1),
+            (r#"{ "kind" : "errors" }"#, 2),
+            (r#"{"n":1,"kind":"error"}"#, 7),
+            (r#"{"n":"kind","kind":"errors"}"#, 12),
+        ] {
+            assert_eq!(
+                ahead_at(&shape, doc).map(|(_, tag)| tag),
+                Some((quote, 1)),
+                "{doc}"
+            );
+        }
         let shape = union(["a\"b", "c"]);
         let tagged = shape.root().and_then(|root| shape.tagged(root));
         assert!(tagged.is_some_and(|t| !t.plain()));
         let c = tagged.and_then(|t| t.branch(b"c"));
         assert!(c.is_some());
         assert_eq!(ahead(&shape, r#"{"kind":"c"}"#), c);
+        // Not matched in place: each key is read, and read again.
+        let not_in_place = ahead_at(&shape, r#"{"kind":"c"}"#).map(|(_, tag)| tag);
+        assert_eq!(not_in_place, Some(NO_TAG));
         assert_eq!(ahead(&shape, r#"{"kind":"a\"b"}"#), None);
         assert_eq!(ahead(&shape, r#"{"kind":"a"b"}"#), None);
     }

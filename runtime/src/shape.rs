@@ -185,8 +185,9 @@ impl Pattern {
 #[derive(Clone, Debug)]
 pub(crate) struct Tagged {
     key: Box<str>,
-    /// Each branch, by its tag.
-    branches: Vec<(Box<str>, Id)>,
+    /// Each branch, by its tag, with the bit of the tag among the
+    /// properties the branch lists (see [`Self::branch_at`]).
+    branches: Vec<(Box<str>, Id, u64)>,
     /// Whether the key and every tag are written as they are: no quote,
     /// backslash or control character that a document must escape.
     plain: bool,
@@ -200,10 +201,10 @@ impl Tagged {
 
     /// The branch whose tag is `tag`, written without escapes.
     pub(crate) fn branch(&self, tag: &[u8]) -> Option<Id> {
-        let (_, id) = self
+        let (_, id, _) = self
             .branches
             .iter()
-            .find(|(t, _)| crate::text::same_text(t.as_bytes(), tag))?;
+            .find(|(t, ..)| crate::text::same_text(t.as_bytes(), tag))?;
         Some(*id)
     }
 
@@ -217,12 +218,16 @@ impl Tagged {
     /// The branch whose tag is written at `pos`, quotes and all: for a
     /// [`plain`](Self::plain) union, [`branch`](Self::branch) of the
     /// string there, without reading ahead for where it ends.
-    pub(crate) fn branch_at(&self, bytes: &[u8], pos: usize) -> Option<Id> {
-        let (_, id) = self
+    ///
+    /// With it, the bit of the tag's index among the properties the branch
+    /// lists, as `Guide` keeps track of the members seen (`0` past the
+    /// 64th, where it does not).
+    pub(crate) fn branch_at(&self, bytes: &[u8], pos: usize) -> Option<(Id, u64)> {
+        let (_, id, bit) = self
             .branches
             .iter()
-            .find(|(t, _)| quoted_at(bytes, pos, t.as_bytes()))?;
-        Some(*id)
+            .find(|(t, ..)| quoted_at(bytes, pos, t.as_bytes()))?;
+        Some((*id, *bit))
     }
 }
 
@@ -491,7 +496,9 @@ impl Shape {
                     return None;
                 }
                 tagged.plain &= unescaped(tag);
-                tagged.branches.push((tag.into(), *branch));
+                let (index, ..) = self.node(*branch).member_at(key.as_bytes());
+                let bit = index.filter(|i| *i < 64).map_or(0, |i| 1 << i);
+                tagged.branches.push((tag.into(), *branch, bit));
             }
             Some(tagged)
         })

@@ -246,6 +246,7 @@ pub(crate) fn quoted_at(bytes: &[u8], pos: usize, text: &[u8]) -> bool {
 }
 
 /// The bit of a name `len` bytes long in [`Shape::guided`]'s lengths.
+#[inline]
 fn length_bit(len: usize) -> u64 {
     1 << len.min(63)
 }
@@ -2061,6 +2062,7 @@ impl Shape {
 
     /// [`Self::takes`], where `id` alone decides: the reader then compares
     /// the items of an array whose items must differ itself.
+    #[inline]
     pub(crate) fn takes_one(&self, id: Id, kind: u8) -> bool {
         let node = self.node(id);
         node.kinds & kind != 0 && node.choices.is_empty()
@@ -2115,6 +2117,7 @@ impl Shape {
     }
 
     /// How many members subschema `id` requires.
+    #[inline]
     pub(crate) fn required(&self, id: Id) -> usize {
         self.node(id).required.len()
     }

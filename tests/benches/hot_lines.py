@@ -1,0 +1,86 @@
+#!/usr/bin/env python3
+"""How much code a call runs: the 64-byte lines of machine code that run at
+least once a call on average, from a callgrind profile with instruction
+detail, and the functions they lie in. A call whose lines outgrow the
+first-level instruction cache (32 KiB here) pays for it in time that
+instruction counts do not show.
+
+    cargo bench -p toolgate-tests --bench probe --no-run
+    valgrind --tool=callgrind --dump-instr=yes --callgrind-out-file=cg.out \\
+        target/release/deps/probe-<hash> 40000 toolgate refund_invoice
+    python3 tests/benches/hot_lines.py cg.out target/release/deps/probe-<hash> 40000
+
+The last argument is the number of calls the profile made.
+"""
+
+import bisect
+import collections
+import subprocess
+import sys
+
+
+def executed(profile):
+    """Instructions executed at each address, calls' inclusive costs left out."""
+    cost = collections.Counter()
+    last = [0, 0]
+    inclusive_next = False
+
+    def position(token, index):
+        if token == "*":
+            return last[index]
+        if token[0] == "+":
+            return last[index] + int(token[1:], 0)
+        if token[0] == "-":
+            return last[index] - int(token[1:], 0)
+        return int(token, 0)
+
+    for line in open(profile):
+        first = line[:1]
+        if first.isdigit() or first in "+-*":
+            fields = line.split()
+            address, source = position(fields[0], 0), position(fields[1], 1)
+            last[:] = [address, source]
+            if inclusive_next:
+                inclusive_next = False
+            elif len(fields) > 2:
+                cost[address] += int(fields[2])
+        elif line.startswith("calls="):
+            inclusive_next = True
+    return cost
+
+
+def functions(binary):
+    """(start, size, name) of each function in `binary`, by start."""
+    listed = subprocess.run(
+        ["nm", "-C", "-S", "--defined-only", binary], capture_output=True, text=True
+    ).stdout
+    found = []
+    for line in listed.splitlines():
+        fields = line.split(None, 3)
+        if len(fields) == 4 and fields[2] in "tTwW":
+            found.append((int(fields[0], 16), int(fields[1], 16), fields[3]))
+    return sorted(found)
+
+
+def main():
+    profile, binary, calls = sys.argv[1], sys.argv[2], int(sys.argv[3])
+    funcs = functions(binary)
+    starts = [f[0] for f in funcs]
+    lines = collections.defaultdict(set)
+    hot = set()
+    for address, count in executed(profile).items():
+        if count < calls:
+            continue
+        at = bisect.bisect_right(starts, address) - 1
+        name = "?"
+        if at >= 0 and address < funcs[at][0] + funcs[at][1]:
+            name = funcs[at][2]
+        lines[name].add(address // 64)
+        hot.add(address // 64)
+    print(f"{len(hot)} lines of 64 bytes run at least once a call ({len(hot) * 64} bytes)")
+    for name, held in sorted(lines.items(), key=lambda item: -len(item[1]))[:20]:
+        print(f"{len(held):5d}  {name[:120]}")
+
+
+if __name__ == "__main__":
+    main()

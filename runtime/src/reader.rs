@@ -568,7 +568,7 @@ impl Guide {
                     *alive = member != Child::Never;
                     *child = member;
                 }
-                match index.filter(|i| *i < 64).map(|i| 1u64 << i) {
+                match index.and_then(shape::property_bit) {
                     Some(bit) if *seen & bit != 0 => Listed::Repeated,
                     Some(bit) => {
                         *seen |= bit;
@@ -1263,8 +1263,7 @@ impl<'de> Reader<'de> {
                     return None;
                 }
                 let (branch, bit) = tagged.branch_at(bytes, skip_ws(bytes, pos + 1))?;
-                let tag = if bit == 0 { NO_TAG } else { (quote, bit) };
-                return Some((branch, tag));
+                return Some((branch, bit.map_or(NO_TAG, |bit| (quote, bit))));
             }
             let (key, next) = plain_string(bytes, pos)?;
             pos = skip_ws(bytes, next);
@@ -4619,18 +4618,12 @@ mod tests {
         }
     }
 
-    /// Reading ahead names the branch whose tag is written in the object:
-    /// matched in place where the key and every tag are written as they
-    /// are, and never where the text there is another tag, one of which
-    /// it is a prefix, or the tag written with an escape (every branch is
-    /// then followed). A tag that must be escaped is matched as decoded
-    /// text, and only where written without an escape.
+    /// The tag found ahead is not looked up or judged again as it is
+    /// read: it still counts as a required member the branch lists, and a
+    /// second key of its name is a repeat. `Value` takes a repeated key as
+    /// the last one, so the reader alone refuses it.
     #[test]
     fn the_tag_read_ahead_counts_as_read_once_and_only_once() {
-        // The tag found ahead is not looked up or judged again as it is
-        // read: it still counts as a required member the branch lists, and
-        // a second key of its name is a repeat. `Value` takes a repeated
-        // key as the last one, so the reader alone refuses it.
         let branch = |tag: &str| {
             serde_json::json!({
                 "type": "object",
@@ -4661,6 +4654,12 @@ mod tests {
         }
     }
 
+    /// Reading ahead names the branch whose tag is written in the object:
+    /// matched in place where the key and every tag are written as they
+    /// are, and never where the text there is another tag, one of which
+    /// it is a prefix, or the tag written with an escape (every branch is
+    /// then followed). A tag that must be escaped is matched as decoded
+    /// text, and only where written without an escape.
     #[test]
     fn the_tag_read_ahead_names_its_branch() {
         let union = |tags: [&str; 2]| {

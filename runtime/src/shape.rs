@@ -185,9 +185,9 @@ impl Pattern {
 #[derive(Clone, Debug)]
 pub(crate) struct Tagged {
     key: Box<str>,
-    /// Each branch, by its tag, with the bit of the tag among the
-    /// properties the branch lists (see [`Self::branch_at`]).
-    branches: Vec<(Box<str>, Id, u64)>,
+    /// Each branch, by its tag, with the tag's [`property_bit`] in the
+    /// branch (see [`Self::branch_at`]).
+    branches: Vec<(Box<str>, Id, Option<u64>)>,
     /// Whether the key and every tag are written as they are: no quote,
     /// backslash or control character that a document must escape.
     plain: bool,
@@ -219,10 +219,8 @@ impl Tagged {
     /// [`plain`](Self::plain) union, [`branch`](Self::branch) of the
     /// string there, without reading ahead for where it ends.
     ///
-    /// With it, the bit of the tag's index among the properties the branch
-    /// lists, as `Guide` keeps track of the members seen (`0` past the
-    /// 64th, where it does not).
-    pub(crate) fn branch_at(&self, bytes: &[u8], pos: usize) -> Option<(Id, u64)> {
+    /// With it, the tag's [`property_bit`] in the branch.
+    pub(crate) fn branch_at(&self, bytes: &[u8], pos: usize) -> Option<(Id, Option<u64>)> {
         let (_, id, bit) = self
             .branches
             .iter()
@@ -243,6 +241,13 @@ pub(crate) fn quoted_at(bytes: &[u8], pos: usize, text: &[u8]) -> bool {
         && bytes
             .get(start..end)
             .is_some_and(|written| crate::text::same_text(written, text))
+}
+
+/// The bit of the property at `index` among those a subschema lists, by
+/// which the reader notes the members it has seen: `None` past the 64th,
+/// which it does not note.
+pub(crate) fn property_bit(index: usize) -> Option<u64> {
+    (index < 64).then(|| 1 << index)
 }
 
 /// The bit of a name `len` bytes long in [`Shape::guided`]'s lengths.
@@ -498,8 +503,9 @@ impl Shape {
                 }
                 tagged.plain &= unescaped(tag);
                 let (index, ..) = self.node(*branch).member_at(key.as_bytes());
-                let bit = index.filter(|i| *i < 64).map_or(0, |i| 1 << i);
-                tagged.branches.push((tag.into(), *branch, bit));
+                tagged
+                    .branches
+                    .push((tag.into(), *branch, index.and_then(property_bit)));
             }
             Some(tagged)
         })

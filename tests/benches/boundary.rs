@@ -8,6 +8,13 @@
 //! 3. `jsonschema`: what many users write instead, the jsonschema crate's
 //!    compiled validator on the same schema, then serde into the struct.
 //!
+//! Each time is measured in samples of its own, so a machine shared with
+//! other work can slow one side and not the other: the ratio of two
+//! times then moves from run to run by more than the difference it is
+//! there to show. So the ratio is also measured directly, by the same
+//! criterion statistics over samples that each time both sides in turns
+//! (group `relative to the floor`, in units of the floor's time).
+//!
 //! Then hostile payloads, each at two sizes. Allocations are counted by a
 //! global allocator and printed once per case before timing. The last
 //! group hides each attack inside an otherwise valid `schedule_export`
@@ -25,7 +32,10 @@ use std::pin::pin;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::task::{Context, Poll, Waker};
 
-use criterion::{BatchSize, BenchmarkId, Criterion, criterion_group, criterion_main};
+use std::time::{Duration, Instant};
+
+use criterion::measurement::{Measurement, ValueFormatter};
+use criterion::{BatchSize, BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use serde::de::DeserializeOwned;
 use toolgate::__private::Arguments;
 use toolgate::testing::{check_arguments, check_arguments_gate_by_gate};
@@ -153,6 +163,151 @@ fn shape<S, A>(
     group.finish();
 }
 
+/// A call's time as a multiple of the floor's, both timed in the same
+/// sample: `iter_custom` gives, for `iters` calls of each, `iters` times
+/// the ratio of their times, so criterion's per-call estimate is the
+/// ratio. Criterion still schedules samples by wall time.
+struct RelativeToFloor;
+
+impl Measurement for RelativeToFloor {
+    type Intermediate = ();
+    type Value = f64;
+
+    fn start(&self) {}
+
+    fn end(&self, (): ()) -> f64 {
+        unreachable!("a ratio is measured with `iter_custom` only")
+    }
+
+    fn add(&self, a: &f64, b: &f64) -> f64 {
+        a + b
+    }
+
+    fn zero(&self) -> f64 {
+        0.0
+    }
+
+    fn to_f64(&self, value: &f64) -> f64 {
+        *value
+    }
+
+    fn formatter(&self) -> &dyn ValueFormatter {
+        &Floors
+    }
+}
+
+/// A ratio to the floor's time, printed as it is.
+struct Floors;
+
+impl ValueFormatter for Floors {
+    fn scale_values(&self, _: f64, _: &mut [f64]) -> &'static str {
+        "x floor"
+    }
+
+    fn scale_throughputs(&self, _: f64, _: &Throughput, _: &mut [f64]) -> &'static str {
+        "x floor"
+    }
+
+    fn scale_for_machines(&self, _: &mut [f64]) -> &'static str {
+        "ratio"
+    }
+}
+
+/// Calls of each side timed in one turn: long enough that reading the
+/// clock is lost in it, short enough that a sample holds many turns.
+const TURN: u64 = 1024;
+
+/// `iters` calls of `ours` and of `floor` in turns of [`TURN`], which of
+/// them goes first alternating: `iters` times the ratio of their times.
+fn relative(iters: u64, ours: &dyn Fn(), floor: &dyn Fn()) -> f64 {
+    let timed = |f: &dyn Fn(), n: u64| {
+        let start = Instant::now();
+        for _ in 0..n {
+            f();
+        }
+        start.elapsed()
+    };
+    let (mut ours_time, mut floor_time) = (Duration::ZERO, Duration::ZERO);
+    let mut left = iters;
+    let mut floor_first = true;
+    while left > 0 {
+        let n = left.min(TURN);
+        if floor_first {
+            floor_time += timed(floor, n);
+            ours_time += timed(ours, n);
+        } else {
+            ours_time += timed(ours, n);
+            floor_time += timed(floor, n);
+        }
+        left -= n;
+        floor_first = !floor_first;
+    }
+    iters as f64 * ours_time.as_secs_f64() / floor_time.as_secs_f64()
+}
+
+/// Gates 1–3 on each example tool's valid call, relative to the floor.
+fn relative_to_floor(c: &mut Criterion<RelativeToFloor>) {
+    let mut hotels = Toolbox::new(hotel::Hotels::demo());
+    hotels.register(hotel::BookHotel).unwrap();
+    let mut accounts = Toolbox::new(export::Accounts::demo());
+    accounts.register(export::ScheduleExport).unwrap();
+    let mut billing = Toolbox::new(invoice::Billing::demo());
+    billing.register(invoice::RefundInvoice).unwrap();
+    let mut group = c.benchmark_group("relative to the floor");
+    group.bench_function("book_hotel", |b| {
+        b.iter_custom(|iters| {
+            relative_of::<_, hotel::BookHotelArgs>(iters, &hotels, "book_hotel", BOOK_HOTEL)
+        })
+    });
+    group.bench_function("schedule_export", |b| {
+        b.iter_custom(|iters| {
+            relative_of::<_, export::ScheduleExportArgs>(
+                iters,
+                &accounts,
+                "schedule_export",
+                SCHEDULE_EXPORT,
+            )
+        })
+    });
+    group.bench_function("refund_invoice", |b| {
+        b.iter_custom(|iters| {
+            relative_of::<_, invoice::RefundInvoiceArgs>(
+                iters,
+                &billing,
+                "refund_invoice",
+                REFUND_INVOICE,
+            )
+        })
+    });
+    group.finish();
+}
+
+/// [`relative`] for gates 1–3 of `tool` on `args`, against the floor.
+fn relative_of<S, A>(iters: u64, toolbox: &Toolbox<S>, tool: &str, args: &str) -> f64
+where
+    S: Send + Sync + 'static,
+    A: Arguments,
+{
+    let bytes = args.as_bytes();
+    relative(
+        iters,
+        &|| {
+            assert!(
+                check_arguments(toolbox, tool, black_box(bytes))
+                    .unwrap()
+                    .is_ok()
+            )
+        },
+        &|| assert!(floor::<A>(black_box(bytes))),
+    )
+}
+
+/// The example tools' valid calls, as the benchmarks send them.
+const BOOK_HOTEL: &str = r#"{"hotel_id":"h_seaview1","nights":3}"#;
+const SCHEDULE_EXPORT: &str =
+    r#"{"account_ref":"acct_42","format":"jsonl","columns":["id","status","created_at"]}"#;
+const REFUND_INVOICE: &str = r#"{"invoice_id":"inv_88","amount_cents":4500,"reason":{"kind":"goodwill","approver_id":"usr_lena"}}"#;
+
 /// Gate 6 as the whole-call benchmarks need it: idempotency records kept
 /// briefly (each iteration is a new action, and millions of them would
 /// otherwise stay in memory for a day), and no approval for the irreversible
@@ -173,33 +328,15 @@ fn valid_calls(c: &mut Criterion) {
     let ctx = ToolContext::new("analyst_1", "tenant_a", "req_bench")
         .with_scopes(["bookings:write", "exports:write", "billing:refund"])
         .allow_all_tools();
-    shape::<_, hotel::BookHotelArgs>(
-        c,
-        &hotels,
-        &ctx,
-        "book_hotel",
-        r#"{"hotel_id":"h_seaview1","nights":3}"#,
-    );
+    shape::<_, hotel::BookHotelArgs>(c, &hotels, &ctx, "book_hotel", BOOK_HOTEL);
 
     let mut accounts = Toolbox::new(export::Accounts::demo()).with_effect_policy(bench_policy());
     accounts.register(export::ScheduleExport).unwrap();
-    shape::<_, export::ScheduleExportArgs>(
-        c,
-        &accounts,
-        &ctx,
-        "schedule_export",
-        r#"{"account_ref":"acct_42","format":"jsonl","columns":["id","status","created_at"]}"#,
-    );
+    shape::<_, export::ScheduleExportArgs>(c, &accounts, &ctx, "schedule_export", SCHEDULE_EXPORT);
 
     let mut billing = Toolbox::new(invoice::Billing::demo()).with_effect_policy(bench_policy());
     billing.register(invoice::RefundInvoice).unwrap();
-    shape::<_, invoice::RefundInvoiceArgs>(
-        c,
-        &billing,
-        &ctx,
-        "refund_invoice",
-        r#"{"invoice_id":"inv_88","amount_cents":4500,"reason":{"kind":"goodwill","approver_id":"usr_lena"}}"#,
-    );
+    shape::<_, invoice::RefundInvoiceArgs>(c, &billing, &ctx, "refund_invoice", REFUND_INVOICE);
 }
 
 const MIB: usize = 1024 * 1024;
@@ -374,4 +511,9 @@ fn hostile_inside_valid(c: &mut Criterion) {
 type Check = fn(&Toolbox<export::Accounts>, &str, &[u8]) -> Option<Result<(), toolgate::Rejection>>;
 
 criterion_group!(benches, valid_calls, hostile, hostile_inside_valid);
-criterion_main!(benches);
+criterion_group! {
+    name = ratios;
+    config = Criterion::default().with_measurement(RelativeToFloor);
+    targets = relative_to_floor
+}
+criterion_main!(benches, ratios);

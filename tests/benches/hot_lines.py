@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """How much code a call runs: the 64-byte lines of machine code that run at
 least once a call on average, from a callgrind profile with instruction
-detail, and the functions they lie in. A call whose lines outgrow the
+detail, how many of their bytes run on every call, on some calls or on
+none, and the functions they lie in. A call whose lines outgrow the
 first-level instruction cache (32 KiB here) pays for it in time that
 instruction counts do not show.
 
@@ -15,6 +16,7 @@ The last argument is the number of calls the profile made.
 
 import bisect
 import collections
+import re
 import subprocess
 import sys
 
@@ -62,13 +64,26 @@ def functions(binary):
     return sorted(found)
 
 
+def sizes(binary, lines):
+    """The size of each instruction in `lines` (64-byte line numbers)."""
+    first, last = min(lines) * 64, max(lines) * 64 + 64
+    listing = subprocess.run(
+        ["objdump", "-d", "--no-show-raw-insn",
+         f"--start-address={first}", f"--stop-address={last}", binary],
+        capture_output=True, text=True,
+    ).stdout
+    starts = [int(m.group(1), 16) for m in re.finditer(r"^\s*([0-9a-f]+):", listing, re.M)]
+    return {a: b - a for a, b in zip(starts, starts[1:]) if a // 64 in lines}
+
+
 def main():
     profile, binary, calls = sys.argv[1], sys.argv[2], int(sys.argv[3])
     funcs = functions(binary)
     starts = [f[0] for f in funcs]
     lines = collections.defaultdict(set)
     hot = set()
-    for address, count in executed(profile).items():
+    cost = executed(profile)
+    for address, count in cost.items():
         if count < calls:
             continue
         at = bisect.bisect_right(starts, address) - 1
@@ -78,6 +93,13 @@ def main():
         lines[name].add(address // 64)
         hot.add(address // 64)
     print(f"{len(hot)} lines of 64 bytes run at least once a call ({len(hot) * 64} bytes)")
+    # What those lines hold: code run on every call, code run on some
+    # calls, and code never run (the rest is padding between functions).
+    held = [0, 0, 0]
+    for address, size in sizes(binary, hot).items():
+        count = cost.get(address, 0)
+        held[0 if count >= calls else 1 if count else 2] += size
+    print(f"  of which run every call {held[0]} bytes, some calls {held[1]}, never {held[2]}")
     for name, held in sorted(lines.items(), key=lambda item: -len(item[1]))[:20]:
         print(f"{len(held):5d}  {name[:120]}")
 

@@ -35,7 +35,9 @@ use std::task::{Context, Poll, Waker};
 use std::time::{Duration, Instant};
 
 use criterion::measurement::{Measurement, ValueFormatter};
-use criterion::{BatchSize, BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
+use criterion::{
+    BatchSize, BenchmarkGroup, BenchmarkId, Criterion, Throughput, criterion_group, criterion_main,
+};
 use serde::de::DeserializeOwned;
 use toolgate::__private::Arguments;
 use toolgate::testing::{check_arguments, check_arguments_gate_by_gate};
@@ -254,52 +256,44 @@ fn relative_to_floor(c: &mut Criterion<RelativeToFloor>) {
     let mut billing = Toolbox::new(invoice::Billing::demo());
     billing.register(invoice::RefundInvoice).unwrap();
     let mut group = c.benchmark_group("relative to the floor");
-    group.bench_function("book_hotel", |b| {
-        b.iter_custom(|iters| {
-            relative_of::<_, hotel::BookHotelArgs>(iters, &hotels, "book_hotel", BOOK_HOTEL)
-        })
-    });
-    group.bench_function("schedule_export", |b| {
-        b.iter_custom(|iters| {
-            relative_of::<_, export::ScheduleExportArgs>(
-                iters,
-                &accounts,
-                "schedule_export",
-                SCHEDULE_EXPORT,
-            )
-        })
-    });
-    group.bench_function("refund_invoice", |b| {
-        b.iter_custom(|iters| {
-            relative_of::<_, invoice::RefundInvoiceArgs>(
-                iters,
-                &billing,
-                "refund_invoice",
-                REFUND_INVOICE,
-            )
-        })
-    });
+    relative_of::<_, hotel::BookHotelArgs>(&mut group, &hotels, "book_hotel", BOOK_HOTEL);
+    relative_of::<_, export::ScheduleExportArgs>(
+        &mut group,
+        &accounts,
+        "schedule_export",
+        SCHEDULE_EXPORT,
+    );
+    relative_of::<_, invoice::RefundInvoiceArgs>(
+        &mut group,
+        &billing,
+        "refund_invoice",
+        REFUND_INVOICE,
+    );
     group.finish();
 }
 
-/// [`relative`] for gates 1–3 of `tool` on `args`, against the floor.
-fn relative_of<S, A>(iters: u64, toolbox: &Toolbox<S>, tool: &str, args: &str) -> f64
-where
+/// Gates 1–3 of `tool` on `args` against the floor, by [`relative`].
+fn relative_of<S, A>(
+    group: &mut BenchmarkGroup<'_, RelativeToFloor>,
+    toolbox: &Toolbox<S>,
+    tool: &'static str,
+    args: &str,
+) where
     S: Send + Sync + 'static,
     A: Arguments,
 {
     let bytes = args.as_bytes();
-    relative(
-        iters,
-        &|| {
-            assert!(
-                check_arguments(toolbox, tool, black_box(bytes))
-                    .unwrap()
-                    .is_ok()
-            )
-        },
-        &|| assert!(floor::<A>(black_box(bytes))),
-    )
+    let ours = || {
+        assert!(
+            check_arguments(toolbox, tool, black_box(bytes))
+                .unwrap()
+                .is_ok()
+        )
+    };
+    let floor = || assert!(floor::<A>(black_box(bytes)));
+    group.bench_function(tool, |b| {
+        b.iter_custom(|iters| relative(iters, &ours, &floor))
+    });
 }
 
 /// The example tools' valid calls, as the benchmarks send them.

@@ -94,7 +94,8 @@ def main():
         hot.add(address // 64)
     print(f"{len(hot)} lines of 64 bytes run at least once a call ({len(hot) * 64} bytes)")
     # What those lines hold: code run on every call, code run on some
-    # calls, and code never run (the rest is padding between functions).
+    # calls, and code never run (padding between functions, where it is
+    # written as instructions, among it).
     held = [0, 0, 0]
     for address, size in sizes(binary, hot).items():
         count = cost.get(address, 0)

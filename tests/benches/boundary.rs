@@ -293,9 +293,9 @@ fn relative_of<S, A>(
                 .is_ok()
         )
     };
-    let floor = || assert!(floor::<A>(black_box(bytes)));
+    let bare = || assert!(floor::<A>(black_box(bytes)));
     group.bench_function(tool, |b| {
-        b.iter_custom(|iters| relative(iters, &ours, &floor))
+        b.iter_custom(|iters| relative(iters, &ours, &bare))
     });
 }
 

@@ -18,7 +18,9 @@
 //! never failed.
 //!
 //! The same instances, one for each variant of each enum, show where serde
-//! cannot read a 128-bit integer the schema accepts ([`buffered_wide`]).
+//! cannot read a 128-bit integer the schema accepts ([`buffered_wide`]),
+//! and where the type refuses as unknown a member the schema accepts
+//! ([`refused_member`]).
 //!
 //! And the instance, with one value put past one bound the schema states,
 //! shows a bound nothing enforces ([`unenforced`]): a keyword such as
@@ -462,6 +464,46 @@ pub(crate) fn buffered_wide<S: 'static>(tool: &dyn Tool<S>) -> Option<String> {
     })
 }
 
+/// The first member that the tool's type refuses as unknown, in an
+/// instance the schema accepts whole: every call that sends it would be
+/// refused. serde does this to an internally tagged or untagged enum
+/// flattened into a `#[serde(deny_unknown_fields)]` struct: the enum reads
+/// its members without taking them from the struct, which then finds them
+/// unknown.
+///
+/// Looked for only where the schema has such a place: a union beside an
+/// object's own members.
+pub(crate) fn refused_member<S: 'static>(tool: &dyn Tool<S>) -> Option<String> {
+    let def = tool.definition();
+    let schema = def.schema();
+    if !union_beside_members(schema) {
+        return None;
+    }
+    instances(schema).iter().find_map(|instance| {
+        let refused = passes(tool, instance).err()?;
+        if refused.code() != Code::UnknownField {
+            return None;
+        }
+        def.shape.explain(&instance.to_string(), schema).ok()?;
+        Some(refused.path().to_owned())
+    })
+}
+
+/// Whether a subschema has a union (`anyOf`, `oneOf`) beside members of
+/// its own (`properties`, `required`): a struct with an enum flattened into
+/// it.
+fn union_beside_members(schema: &Value) -> bool {
+    match schema {
+        Value::Object(map) => {
+            let union = map.contains_key("anyOf") || map.contains_key("oneOf");
+            let members = map.contains_key("properties") || map.contains_key("required");
+            (union && members) || map.values().any(union_beside_members)
+        }
+        Value::Array(items) => items.iter().any(union_beside_members),
+        _ => false,
+    }
+}
+
 /// Whether a subschema states a 128-bit integer (schemars' `int128` and
 /// `uint128` formats).
 fn states_wide(schema: &Value) -> bool {
@@ -810,7 +852,16 @@ impl<'s> Builder<'s> {
                 .unwrap_or(0);
             let value = self.stepping(&format!("{key}/{at}"), |b| b.value(chosen, depth, path));
             self.unions -= union;
-            return value;
+            // An object with members of its own beside the union (a struct
+            // with a flattened enum): its members and the branch's, in one.
+            return match value {
+                Some(Value::Object(members))
+                    if map.contains_key("properties") || map.contains_key("required") =>
+                {
+                    self.object(map, beside, depth, path, members)
+                }
+                value => value,
+            };
         }
         let types: Vec<&str> = match map.get("type") {
             Some(Value::String(t)) => vec![t.as_str()],
@@ -831,7 +882,7 @@ impl<'s> Builder<'s> {
             self.bound(path, "not", Some(Past::Value(named.clone())));
         }
         match kind {
-            "object" => self.object(map, beside, depth, path),
+            "object" => self.object(map, beside, depth, path, Map::new()),
             "array" => self.array(map, depth, path),
             "string" => self.string(map, path),
             "integer" | "number" => {
@@ -859,15 +910,16 @@ impl<'s> Builder<'s> {
 
     /// An object of `map`, with the members `beside` lists too: the
     /// keywords beside a `$ref` to `map` (an internally tagged enum's
-    /// tag, beside its newtype variant's struct).
+    /// tag, beside its newtype variant's struct). `out`: the members of the
+    /// branch of a union beside `map`'s own, already built.
     fn object(
         &mut self,
         map: &'s Map<String, Value>,
         beside: Option<&'s Map<String, Value>>,
         depth: usize,
         path: &mut Vec<Step>,
+        mut out: Map<String, Value>,
     ) -> Option<Value> {
-        let mut out = Map::new();
         let both = || core::iter::once(map).chain(beside);
         let required: Vec<&str> = both()
             .filter_map(|m| m.get("required").and_then(Value::as_array))

@@ -191,6 +191,17 @@ pub enum RegisterError {
         /// buffered enum or struct.
         at: String,
     },
+    /// The tool's type refuses as an unknown field a member that the schema
+    /// accepts, in an instance the schema accepts whole: every call that
+    /// sends it would be refused. serde does this to an internally tagged
+    /// or untagged enum flattened (`#[serde(flatten)]`) into a
+    /// `#[serde(deny_unknown_fields)]` struct.
+    MemberRefused {
+        /// The tool.
+        tool: &'static str,
+        /// The member refused, as a JSON Pointer into the arguments.
+        at: String,
+    },
     /// The schema states a bound (`maxLength`, `minLength`, `pattern`,
     /// `maximum`, `minimum`, their exclusive forms, `multipleOf`,
     /// `maxItems`, `minItems`, `maxProperties`, `minProperties`,
@@ -266,6 +277,10 @@ impl fmt::Display for RegisterError {
             RegisterError::WideIntegerBuffered { tool, at } => write!(
                 f,
                 "tool `{tool}`: a 128-bit integer inside the value at `{at}` is read from serde's buffer (an internally tagged or untagged enum, or a `#[serde(flatten)]` struct), which cannot hold one, so serde refuses every value the schema accepts there; use `i64` or `u64`, a string parsed in the body, or an externally tagged enum"
+            ),
+            RegisterError::MemberRefused { tool, at } => write!(
+                f,
+                "tool `{tool}`: the schema accepts the member at `{at}`, but the tool's type refuses it as an unknown field, so every call that sends it would be refused; serde does this to an internally tagged or untagged enum flattened into a `#[serde(deny_unknown_fields)]` struct: make the enum a field of its own rather than flattened"
             ),
             RegisterError::UnenforcedBound { tool, keyword, at }
                 if *keyword == "unevaluatedProperties" =>
@@ -466,6 +481,9 @@ impl<S: Send + Sync + 'static> Toolbox<S> {
         }
         if let Some(at) = crate::lengths::buffered_wide(&*tool) {
             return Err(RegisterError::WideIntegerBuffered { tool: name, at });
+        }
+        if let Some(at) = crate::lengths::refused_member(&*tool) {
+            return Err(RegisterError::MemberRefused { tool: name, at });
         }
         match crate::lengths::unstated(&*tool) {
             Some(crate::lengths::Unstated::Bytes(at)) => {

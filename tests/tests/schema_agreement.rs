@@ -1318,6 +1318,123 @@ fn count_odd(#[garde(custom(odd))] total: i128) -> Result<usize, ToolError> {
     Ok(usize::from(total > 0))
 }
 
+/// How an order is paid: internally tagged.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(tag = "method", rename_all = "snake_case")]
+pub enum Payment {
+    Card { last4: String },
+    Cash {},
+}
+
+/// How an order is paid: untagged, told apart by its members.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(untagged)]
+pub enum Tender {
+    Card { last4: String },
+    Coins { count: u32 },
+}
+
+/// How an order is paid: externally tagged, each variant its own member.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Settlement {
+    Card { last4: String },
+    Cash(u32),
+}
+
+/// Where an order ships: a struct of its own.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Shipping {
+    pub city: String,
+}
+
+/// An order, closed, with one of the above flattened into it.
+#[derive(Debug, Deserialize, JsonSchema, garde::Validate)]
+#[serde(deny_unknown_fields)]
+pub struct Order<P> {
+    #[garde(range(max = 10))]
+    pub qty: u32,
+    #[serde(flatten)]
+    #[garde(skip)]
+    pub pay: P,
+}
+
+/// Place an order paid by card or cash.
+#[tool(effect = write)]
+pub fn place_order(#[garde(dive)] order: Order<Payment>) -> Result<u32, ToolError> {
+    Ok(order.qty)
+}
+
+/// Place an order paid by card or coins.
+#[tool(effect = write)]
+pub fn place_tendered_order(#[garde(dive)] order: Order<Tender>) -> Result<u32, ToolError> {
+    Ok(order.qty)
+}
+
+/// Place an order settled by card or cash.
+#[tool(effect = write)]
+pub fn place_settled_order(#[garde(dive)] order: Order<Settlement>) -> Result<u32, ToolError> {
+    Ok(order.qty)
+}
+
+/// Place an order shipped to a city.
+#[tool(effect = write)]
+pub fn place_shipped_order(#[garde(dive)] order: Order<Shipping>) -> Result<u32, ToolError> {
+    Ok(order.qty)
+}
+
+/// serde does not take the members an internally tagged or untagged enum
+/// flattened into a `deny_unknown_fields` struct reads: the struct then
+/// refuses each of them as unknown, while the schema lists them. Every call
+/// would be refused, so registration refuses the tool, naming the first
+/// member refused. An externally tagged enum and a struct, which serde does
+/// take their members from, register and read what the schema accepts.
+#[test]
+fn a_member_the_schema_lists_and_the_type_refuses_is_refused_at_registration() {
+    let mut toolbox = Toolbox::new(());
+    for (error, at) in [
+        (toolbox.register(PlaceOrder).unwrap_err(), "/order/method"),
+        (
+            toolbox.register(PlaceTenderedOrder).unwrap_err(),
+            "/order/last4",
+        ),
+    ] {
+        let RegisterError::MemberRefused { tool, at: found } = &error else {
+            panic!("{error:?}");
+        };
+        assert_eq!(found, at, "{tool}");
+        let message = error.to_string();
+        assert!(message.contains("rather than flattened"), "{message}");
+    }
+    toolbox
+        .register(PlaceSettledOrder)
+        .unwrap()
+        .register(PlaceShippedOrder)
+        .unwrap();
+    let order = "place_settled_order";
+    agrees(&toolbox, order, r#"{"order":{"qty":1,"cash":5}}"#, None);
+    agrees(
+        &toolbox,
+        order,
+        r#"{"order":{"qty":1,"card":{"last4":"1234"}}}"#,
+        None,
+    );
+    let order = "place_shipped_order";
+    agrees(
+        &toolbox,
+        order,
+        r#"{"order":{"qty":1,"city":"Lyon"}}"#,
+        None,
+    );
+    agrees(
+        &toolbox,
+        order,
+        r#"{"order":{"qty":1,"city":"Lyon","zip":"69001"}}"#,
+        Some((Code::UnknownField, "/order/zip")),
+    );
+}
+
 /// serde reads a 128-bit integer from text, but not from the buffer it
 /// reads an internally tagged or untagged enum or a flattened struct from
 /// (which holds integers of 64 bits at most): there it refuses every

@@ -106,51 +106,81 @@ pub(crate) fn missing(path: &str, schema: &Value) -> String {
 
 /// The message for a field the tool does not have, in the object at
 /// `parent` (exact). The field's name is shown only if it is short and
-/// plain; the allowed names come from the schema.
+/// plain; the allowed names come from the schema: the object's own and
+/// those of the branches of its unions (an enum's variants, or one
+/// flattened into a struct). A name the schema lists there that the tool
+/// refused is one that some other member sent rules out (another variant's
+/// member), and the message says so rather than list it as allowed
+/// without a word.
 pub(crate) fn unknown(parent: &str, field: Option<&str>, schema: &Value) -> String {
+    let names = allowed_names(parent, schema);
+    let listed = field.is_some_and(|f| names.contains(&f));
     let shown = pointer::shown(parent);
     let mut out = match (field, shown.len() == parent.len()) {
+        (Some(f), true) if pointer::is_echoable(f) && listed => {
+            format!("\"{f}\" is not a field here with the fields sent beside it")
+        }
         (Some(f), true) if pointer::is_echoable(f) => format!("\"{f}\" is not a field here"),
         (_, true) => "a field that does not exist here was sent".to_owned(),
+        (Some(f), false) if pointer::is_echoable(f) && listed => format!(
+            "\"{f}\" is not a field of {} with the fields sent beside it",
+            label(parent)
+        ),
         (Some(f), false) if pointer::is_echoable(f) => {
             format!("\"{f}\" is not a field of {}", label(parent))
         }
         (_, false) => format!("{} has a field that does not exist", label(parent)),
     };
-    let properties = |node| properties_of(schema, node);
-    // Where the first subschema found has no properties (an adjacently
-    // tagged enum's content, under another variant), the one that has.
-    let props = node_at(schema, parent).and_then(properties).or_else(|| {
-        let mut objects = nodes_at(schema, parent).into_iter().filter_map(properties);
-        match (objects.next(), objects.next()) {
-            (Some(only), None) => Some(only),
-            _ => None,
-        }
-    });
-    if let Some(props) = props {
+    if !names.is_empty() {
         out.push_str("; allowed: ");
-        // Sorted: a `serde_json` built with `preserve_order` (which other
-        // crates of a program may ask for) keeps the schema's order.
-        let mut names: Vec<&String> = props.keys().collect();
-        names.sort_unstable();
-        for (i, name) in names.into_iter().enumerate() {
-            if i > 0 {
-                out.push_str(", ");
-            }
-            out.push_str(name);
-        }
+        out.push_str(&names.join(", "));
     }
     out
 }
 
-/// The properties of the object `node` describes, optional or not.
-fn properties_of<'s>(
-    schema: &'s Value,
-    node: &'s Value,
-) -> Option<&'s serde_json::Map<String, Value>> {
-    non_null(schema, node)
-        .get("properties")
-        .and_then(Value::as_object)
+/// The names of the members the object at `parent` may have, sorted: those
+/// its subschema lists, with those of the branches of its unions. Where
+/// the first subschema found lists none (an adjacently tagged enum's
+/// content, under another variant), those of the one that does.
+fn allowed_names<'s>(parent: &str, schema: &'s Value) -> Vec<&'s str> {
+    let names_of = |node| member_names(schema, non_null(schema, node));
+    let mut names = node_at(schema, parent).map(names_of).unwrap_or_default();
+    if names.is_empty() {
+        let mut objects = (nodes_at(schema, parent).into_iter())
+            .map(names_of)
+            .filter(|n| !n.is_empty());
+        if let (Some(only), None) = (objects.next(), objects.next()) {
+            names = only;
+        }
+    }
+    // Sorted: a `serde_json` built with `preserve_order` (which other
+    // crates of a program may ask for) keeps the schema's order.
+    names.sort_unstable();
+    names.dedup();
+    names
+}
+
+/// The names `node` lists in `properties`, and those the branches of its
+/// unions (`allOf`, `anyOf`, `oneOf`) list, a few levels down.
+fn member_names<'s>(root: &'s Value, node: &'s Value) -> Vec<&'s str> {
+    fn add<'s>(root: &'s Value, node: &'s Value, depth: u8, names: &mut Vec<&'s str>) {
+        if let Some(properties) = node.get("properties").and_then(Value::as_object) {
+            names.extend(properties.keys().map(String::as_str));
+        }
+        let Some(depth) = depth.checked_sub(1) else {
+            return;
+        };
+        let branches = ["allOf", "anyOf", "oneOf"]
+            .into_iter()
+            .filter_map(|key| node.get(key).and_then(Value::as_array))
+            .flatten();
+        for branch in branches.filter_map(|b| resolve(root, b)) {
+            add(root, branch, depth, names);
+        }
+    }
+    let mut names = Vec::new();
+    add(root, node, 4, &mut names);
+    names
 }
 
 /// The rules a set of validation keywords states, in words: what a

@@ -1435,6 +1435,63 @@ fn a_member_the_schema_lists_and_the_type_refuses_is_refused_at_registration() {
     );
 }
 
+/// A member the tool does not have is refused with the names the object
+/// may have: its own and those of each variant of an enum, flattened into
+/// it or not. A name some variant lists, refused because a member sent
+/// beside it rules it out (another variant's), is said to be so rather
+/// than refused as if it did not exist.
+#[test]
+fn an_unknown_member_lists_every_variant_s_members() {
+    let mut toolbox = Toolbox::new(());
+    toolbox.register(PlaceSettledOrder).unwrap();
+    let mut billing = Toolbox::new(Billing::demo());
+    billing.register(RefundInvoice).unwrap();
+    for (rejection, at, message) in [
+        (
+            refused(
+                &toolbox,
+                "place_settled_order",
+                r#"{"order":{"qty":1,"zip":1}}"#,
+            ),
+            "/order/zip",
+            "\"zip\" is not a field here; allowed: card, cash, qty",
+        ),
+        (
+            refused(
+                &toolbox,
+                "place_settled_order",
+                r#"{"order":{"qty":1,"cash":1,"card":{"last4":"1234"}}}"#,
+            ),
+            "/order/card",
+            "\"card\" is not a field here with the fields sent beside it; allowed: card, cash, qty",
+        ),
+        (
+            refused(
+                &billing,
+                "refund_invoice",
+                r#"{"invoice_id":"inv_88","amount_cents":100,"reason":{"kind":"error","note":"x"}}"#,
+            ),
+            "/reason/note",
+            "\"note\" is not a field here; allowed: approver_id, kind",
+        ),
+        (
+            refused(
+                &billing,
+                "refund_invoice",
+                r#"{"invoice_id":"inv_88","amount_cents":100,"reason":{"kind":"error","approver_id":"usr_a"}}"#,
+            ),
+            "/reason/approver_id",
+            "\"approver_id\" is not a field here with the fields sent beside it; allowed: approver_id, kind",
+        ),
+    ] {
+        assert_eq!(
+            (rejection.code(), rejection.path(), rejection.safe_message()),
+            (Code::UnknownField, at, message),
+            "{rejection:?}"
+        );
+    }
+}
+
 /// serde reads a 128-bit integer from text, but not from the buffer it
 /// reads an internally tagged or untagged enum or a flattened struct from
 /// (which holds integers of 64 bits at most): there it refuses every

@@ -161,9 +161,21 @@ fn allowed_names<'s>(parent: &str, schema: &'s Value) -> Vec<&'s str> {
 }
 
 /// The names `node` lists in `properties`, and those the branches of its
-/// unions (`allOf`, `anyOf`, `oneOf`) list, a few levels down.
+/// unions (`allOf`, `anyOf`, `oneOf`) list, a few levels down. Each
+/// subschema is read once, and at most [`MEMBER_SUBSCHEMAS`] of them: a
+/// refusal costs what the schema's size allows, however its unions nest.
 fn member_names<'s>(root: &'s Value, node: &'s Value) -> Vec<&'s str> {
-    fn add<'s>(root: &'s Value, node: &'s Value, depth: u8, names: &mut Vec<&'s str>) {
+    fn add<'s>(
+        root: &'s Value,
+        node: &'s Value,
+        depth: u8,
+        seen: &mut Vec<*const Value>,
+        names: &mut Vec<&'s str>,
+    ) {
+        if seen.len() >= MEMBER_SUBSCHEMAS || seen.contains(&core::ptr::from_ref(node)) {
+            return;
+        }
+        seen.push(node);
         if let Some(properties) = node.get("properties").and_then(Value::as_object) {
             names.extend(properties.keys().map(String::as_str));
         }
@@ -175,13 +187,16 @@ fn member_names<'s>(root: &'s Value, node: &'s Value) -> Vec<&'s str> {
             .filter_map(|key| node.get(key).and_then(Value::as_array))
             .flatten();
         for branch in branches.filter_map(|b| resolve(root, b)) {
-            add(root, branch, depth, names);
+            add(root, branch, depth, seen, names);
         }
     }
     let mut names = Vec::new();
-    add(root, node, 4, &mut names);
+    add(root, node, 4, &mut Vec::new(), &mut names);
     names
 }
+
+/// The most subschemas [`member_names`] reads for one refusal.
+const MEMBER_SUBSCHEMAS: usize = 64;
 
 /// The rules a set of validation keywords states, in words: what a
 /// provider's description says for keywords its dialect cannot carry.
@@ -427,6 +442,35 @@ fn length(node: &Value) -> Option<String> {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    /// The names of an object's unions are gathered from each subschema
+    /// once, and from at most `MEMBER_SUBSCHEMAS`: a union that refers to
+    /// itself ends, and one of very many branches costs no more than that.
+    #[test]
+    fn an_unknown_field_s_names_are_gathered_from_each_subschema_once() {
+        let looped = json!({
+            "$defs": {"U": {"properties": {"a": {}}, "oneOf": [
+                {"$ref": "#/$defs/U"},
+                {"properties": {"b": {}}, "anyOf": [{"$ref": "#/$defs/U"}]},
+            ]}},
+            "properties": {"u": {"$ref": "#/$defs/U"}},
+        });
+        assert_eq!(
+            unknown("/u", Some("z"), &looped),
+            "\"z\" is not a field here; allowed: a, b"
+        );
+        let branches: Vec<Value> = (0..200)
+            .map(|i| json!({"properties": {format!("p{i}"): {}}}))
+            .collect();
+        let wide = json!({"properties": {"w": {"oneOf": branches}}});
+        let message = unknown("/w", Some("z"), &wide);
+        let listed = message.split("allowed: ").nth(1).unwrap_or_default();
+        assert_eq!(
+            listed.split(", ").count(),
+            MEMBER_SUBSCHEMAS - 1,
+            "{message}"
+        );
+    }
 
     #[test]
     fn an_unknown_field_lists_the_one_object_that_may_hold_it() {

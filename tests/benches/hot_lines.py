@@ -2,8 +2,9 @@
 """How much code a call runs: the 64-byte lines of machine code that run at
 least once a call on average, from a callgrind profile with instruction
 detail, how many of their bytes run on every call, on some calls or on
-none, and the functions they lie in. A call whose lines outgrow the
-first-level instruction cache (32 KiB here) pays for it in time that
+none, which of the first-level instruction cache's sets they fall in, and
+the functions they lie in. A set that more lines fall in than it holds (8
+here, in 64 sets: 32 KiB) loses them on every call, which costs time that
 instruction counts do not show.
 
     cargo bench -p toolgate-tests --bench probe --no-run

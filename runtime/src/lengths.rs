@@ -489,13 +489,15 @@ pub(crate) fn refused_member<S: 'static>(tool: &dyn Tool<S>) -> Option<String> {
     })
 }
 
-/// Whether a subschema has a union (`anyOf`, `oneOf`) beside members of
-/// its own (`properties`, `required`): a struct with an enum flattened into
-/// it.
+/// Whether a subschema has a union (`anyOf`, `oneOf`, or several under
+/// `allOf`) beside members of its own (`properties`, `required`): a struct
+/// with an enum flattened into it.
 fn union_beside_members(schema: &Value) -> bool {
     match schema {
         Value::Object(map) => {
-            let union = map.contains_key("anyOf") || map.contains_key("oneOf");
+            let union = ["anyOf", "oneOf", "allOf"]
+                .iter()
+                .any(|k| map.contains_key(*k));
             let members = map.contains_key("properties") || map.contains_key("required");
             (union && members) || map.values().any(union_beside_members)
         }
@@ -920,6 +922,20 @@ impl<'s> Builder<'s> {
         path: &mut Vec<Step>,
         mut out: Map<String, Value>,
     ) -> Option<Value> {
+        // Each subschema `allOf` lists holds the object too: its members
+        // (the branch of an enum flattened into a struct beside another).
+        let all_of = map.get("allOf").and_then(Value::as_array);
+        for (i, part) in all_of.into_iter().flatten().enumerate() {
+            let built = self.stepping(&format!("allOf/{i}"), |b| b.value(part, depth, path));
+            if let Some(Value::Object(members)) = built {
+                for (name, value) in members {
+                    out.entry(name).or_insert(value);
+                }
+            }
+        }
+        // Members of a union's branch, which lists and requires members of
+        // its own: the counts below would take them for optional ones.
+        let branched = !out.is_empty();
         let both = || core::iter::once(map).chain(beside);
         let required: Vec<&str> = both()
             .filter_map(|m| m.get("required").and_then(Value::as_array))
@@ -983,7 +999,8 @@ impl<'s> Builder<'s> {
                 self.maps.push((path.clone(), entry.clone()));
             }
         }
-        if map.contains_key("maxProperties") || map.contains_key("minProperties") {
+        // Beside a union, the counts go untried, checked on each call.
+        if (map.contains_key("maxProperties") || map.contains_key("minProperties")) && !branched {
             let listed: Vec<&str> = both()
                 .filter_map(|m| m.get("properties").and_then(Value::as_object))
                 .flat_map(Map::keys)

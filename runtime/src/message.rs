@@ -121,6 +121,9 @@ pub(crate) fn unknown(parent: &str, field: Option<&str>, schema: &Value) -> Stri
             format!("\"{f}\" is not a field here with the fields sent beside it")
         }
         (Some(f), true) if pointer::is_echoable(f) => format!("\"{f}\" is not a field here"),
+        (_, true) if listed => {
+            "a field was sent here that the fields sent beside it rule out".to_owned()
+        }
         (_, true) => "a field that does not exist here was sent".to_owned(),
         (Some(f), false) if pointer::is_echoable(f) && listed => format!(
             "\"{f}\" is not a field of {} with the fields sent beside it",
@@ -129,6 +132,10 @@ pub(crate) fn unknown(parent: &str, field: Option<&str>, schema: &Value) -> Stri
         (Some(f), false) if pointer::is_echoable(f) => {
             format!("\"{f}\" is not a field of {}", label(parent))
         }
+        (_, false) if listed => format!(
+            "{} has a field that the fields sent beside it rule out",
+            label(parent)
+        ),
         (_, false) => format!("{} has a field that does not exist", label(parent)),
     };
     if !names.is_empty() {
@@ -162,9 +169,12 @@ fn allowed_names<'s>(parent: &str, schema: &'s Value) -> Vec<&'s str> {
 
 /// The names `node` lists in `properties`, and those the branches of its
 /// unions (`allOf`, `anyOf`, `oneOf`) list, a few levels down. Each
-/// subschema is read once, and at most [`MEMBER_SUBSCHEMAS`] of them: a
-/// refusal costs what the schema's size allows, however its unions nest.
+/// subschema is read once, and at most [`MEMBER_SUBSCHEMAS`] of them from
+/// one `node`: however its unions nest, what a refusal reads is bounded by
+/// the schema, never by the call.
 fn member_names<'s>(root: &'s Value, node: &'s Value) -> Vec<&'s str> {
+    /// Adds the names of `node` and, `depth` levels further down, of the
+    /// branches of its unions, to `names`; `seen`: the subschemas read.
     fn add<'s>(
         root: &'s Value,
         node: &'s Value,
@@ -195,7 +205,7 @@ fn member_names<'s>(root: &'s Value, node: &'s Value) -> Vec<&'s str> {
     names
 }
 
-/// The most subschemas [`member_names`] reads for one refusal.
+/// The most subschemas [`member_names`] reads from one place.
 const MEMBER_SUBSCHEMAS: usize = 64;
 
 /// The rules a set of validation keywords states, in words: what a
@@ -470,6 +480,60 @@ mod tests {
             MEMBER_SUBSCHEMAS - 1,
             "{message}"
         );
+        // The same subschema named by many branches is read once: a name
+        // listed after them is still reached.
+        let mut repeated = vec![json!({"$ref": "#/$defs/A"}); 200];
+        repeated.push(json!({"properties": {"last": {}}}));
+        let shared = json!({
+            "$defs": {"A": {"properties": {"a": {}}}},
+            "properties": {"s": {"anyOf": repeated}},
+        });
+        assert_eq!(
+            unknown("/s", Some("z"), &shared),
+            "\"z\" is not a field here; allowed: a, last"
+        );
+    }
+
+    /// A name the schema lists there, refused, is said to be ruled out by
+    /// the members sent beside it, whether or not the name may be shown.
+    #[test]
+    fn a_listed_field_refused_is_ruled_out_by_the_others() {
+        let variants = json!({"oneOf": [
+            {"properties": {"a b": {}, "k": {"const": 1}}},
+            {"properties": {"c": {}, "k": {"const": 2}}},
+        ]});
+        let schema = json!({"properties": {
+            "v": variants.clone(),
+            "m": {"additionalProperties": variants},
+        }});
+        let allowed = "; allowed: a b, c, k";
+        for (parent, field, said) in [
+            (
+                "/v",
+                "c",
+                "\"c\" is not a field here with the fields sent beside it",
+            ),
+            (
+                "/v",
+                "a b",
+                "a field was sent here that the fields sent beside it rule out",
+            ),
+            (
+                "/m/x y",
+                "c",
+                "\"c\" is not a field of a value inside m with the fields sent beside it",
+            ),
+            (
+                "/m/x y",
+                "a b",
+                "a value inside m has a field that the fields sent beside it rule out",
+            ),
+        ] {
+            assert_eq!(
+                unknown(parent, Some(field), &schema),
+                format!("{said}{allowed}")
+            );
+        }
     }
 
     #[test]

@@ -199,7 +199,8 @@ pub enum RegisterError {
     MemberRefused {
         /// The tool.
         tool: &'static str,
-        /// The member refused, as a JSON Pointer into the arguments.
+        /// The member refused, as a JSON Pointer into the arguments: its
+        /// object's, where its name is not one a refusal shows.
         at: String,
     },
     /// The schema states a bound (`maxLength`, `minLength`, `pattern`,
@@ -280,7 +281,7 @@ impl fmt::Display for RegisterError {
             ),
             RegisterError::MemberRefused { tool, at } => write!(
                 f,
-                "tool `{tool}`: the schema accepts the member at `{at}`, but the tool's type refuses it as an unknown field, so every call that sends it would be refused; serde does this to an internally tagged or untagged enum flattened into a `#[serde(deny_unknown_fields)]` struct: make the enum a field of its own rather than flattened"
+                "tool `{tool}`: the tool's type refuses as an unknown field a member the schema accepts (at `{at}`), so every call that sends it would be refused; serde does this to an internally tagged or untagged enum flattened into a `#[serde(deny_unknown_fields)]` struct: make the enum a field of its own rather than flattened"
             ),
             RegisterError::UnenforcedBound { tool, keyword, at }
                 if *keyword == "unevaluatedProperties" =>

@@ -1360,6 +1360,35 @@ pub struct Order<P> {
     pub pay: P,
 }
 
+/// How an order ships: internally tagged, by a tag of its own.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(tag = "ship", rename_all = "snake_case")]
+pub enum Shipment {
+    Post { city: String },
+    Pickup {},
+}
+
+/// An order, closed, with two enums flattened into it (which schemars
+/// writes under `allOf`).
+#[derive(Debug, Deserialize, JsonSchema, garde::Validate)]
+#[serde(deny_unknown_fields)]
+pub struct ShippedOrder {
+    #[garde(range(max = 10))]
+    pub qty: u32,
+    #[serde(flatten)]
+    #[garde(skip)]
+    pub pay: Payment,
+    #[serde(flatten)]
+    #[garde(skip)]
+    pub ship: Shipment,
+}
+
+/// Place an order paid and shipped.
+#[tool(effect = write)]
+pub fn place_paid_and_shipped_order(#[garde(dive)] order: ShippedOrder) -> Result<u32, ToolError> {
+    Ok(order.qty)
+}
+
 /// Place an order paid by card or cash.
 #[tool(effect = write)]
 pub fn place_order(#[garde(dive)] order: Order<Payment>) -> Result<u32, ToolError> {
@@ -1393,17 +1422,31 @@ pub fn place_shipped_order(#[garde(dive)] order: Order<Shipping>) -> Result<u32,
 #[test]
 fn a_member_the_schema_lists_and_the_type_refuses_is_refused_at_registration() {
     let mut toolbox = Toolbox::new(());
-    for (error, at) in [
-        (toolbox.register(PlaceOrder).unwrap_err(), "/order/method"),
+    // The first member refused is one an enum reads: which one depends on
+    // the order the instance's members are written in.
+    for (error, members) in [
+        (
+            toolbox.register(PlaceOrder).unwrap_err(),
+            &["/order/last4", "/order/method"][..],
+        ),
         (
             toolbox.register(PlaceTenderedOrder).unwrap_err(),
-            "/order/last4",
+            &["/order/last4"][..],
+        ),
+        (
+            toolbox.register(PlacePaidAndShippedOrder).unwrap_err(),
+            &[
+                "/order/city",
+                "/order/last4",
+                "/order/method",
+                "/order/ship",
+            ][..],
         ),
     ] {
         let RegisterError::MemberRefused { tool, at: found } = &error else {
             panic!("{error:?}");
         };
-        assert_eq!(found, at, "{tool}");
+        assert!(members.contains(&found.as_str()), "{tool}: {found}");
         let message = error.to_string();
         assert!(message.contains("rather than flattened"), "{message}");
     }
@@ -1432,6 +1475,48 @@ fn a_member_the_schema_lists_and_the_type_refuses_is_refused_at_registration() {
         order,
         r#"{"order":{"qty":1,"city":"Lyon","zip":"69001"}}"#,
         Some((Code::UnknownField, "/order/zip")),
+    );
+}
+
+/// An order open to other members, with a count of them the schema states
+/// beside the enum flattened into it, which only the gates enforce.
+#[derive(Debug, Deserialize, JsonSchema, garde::Validate)]
+#[schemars(extend("minProperties" = 3))]
+pub struct CountedOrder {
+    #[garde(range(max = 10))]
+    pub qty: u32,
+    #[serde(flatten)]
+    #[garde(skip)]
+    pub pay: Payment,
+}
+
+/// Place an order of at least three members.
+#[tool(effect = write)]
+pub fn place_counted_order(#[garde(dive)] order: CountedOrder) -> Result<u32, ToolError> {
+    Ok(order.qty)
+}
+
+/// Registration tries a count of members beside an enum flattened into
+/// an object only as the object's own: the members of the enum's variant,
+/// which the variant requires, would pass for optional ones, and leaving
+/// one out proves nothing of the count. The count is then checked on each
+/// call.
+#[test]
+fn a_count_of_members_beside_a_flattened_enum_is_enforced() {
+    let mut toolbox = Toolbox::new(());
+    toolbox.register(PlaceCountedOrder).unwrap();
+    let order = "place_counted_order";
+    agrees(
+        &toolbox,
+        order,
+        r#"{"order":{"qty":1,"method":"cash"}}"#,
+        Some((Code::InvalidLength, "/order")),
+    );
+    agrees(
+        &toolbox,
+        order,
+        r#"{"order":{"qty":1,"method":"card","last4":"1234"}}"#,
+        None,
     );
 }
 

@@ -453,7 +453,13 @@ fn plans(base: &Builder<'_>, bounded: bool) -> Vec<Vec<usize>> {
 /// schemas that state a 128-bit integer are probed.
 pub(crate) fn buffered_wide<S: 'static>(tool: &dyn Tool<S>) -> Option<String> {
     let schema = tool.definition().schema();
-    if !states_wide(schema) {
+    let wide = |map: &Map<String, Value>| {
+        matches!(
+            map.get("format").and_then(Value::as_str),
+            Some("int128" | "uint128")
+        )
+    };
+    if !some_subschema(schema, &wide) {
         return None;
     }
     instances(schema).iter().find_map(|instance| {
@@ -471,12 +477,19 @@ pub(crate) fn buffered_wide<S: 'static>(tool: &dyn Tool<S>) -> Option<String> {
 /// its members without taking them from the struct, which then finds them
 /// unknown.
 ///
-/// Looked for only where the schema has such a place: a union beside an
-/// object's own members.
+/// Looked for only where the schema has such a place: a union (`anyOf`,
+/// `oneOf`, or several under `allOf`) beside an object's own members
+/// (`properties`, `required`), a struct with an enum flattened into it.
 pub(crate) fn refused_member<S: 'static>(tool: &dyn Tool<S>) -> Option<String> {
     let def = tool.definition();
     let schema = def.schema();
-    if !union_beside_members(schema) {
+    let union_beside_members = |map: &Map<String, Value>| {
+        ["anyOf", "oneOf", "allOf"]
+            .iter()
+            .any(|k| map.contains_key(*k))
+            && (map.contains_key("properties") || map.contains_key("required"))
+    };
+    if !some_subschema(schema, &union_beside_members) {
         return None;
     }
     instances(schema).iter().find_map(|instance| {
@@ -489,34 +502,12 @@ pub(crate) fn refused_member<S: 'static>(tool: &dyn Tool<S>) -> Option<String> {
     })
 }
 
-/// Whether a subschema has a union (`anyOf`, `oneOf`, or several under
-/// `allOf`) beside members of its own (`properties`, `required`): a struct
-/// with an enum flattened into it.
-fn union_beside_members(schema: &Value) -> bool {
+/// Whether some object in `schema`, its root or any nested in it, is
+/// one that `this` says: a cheap look before building instances.
+fn some_subschema(schema: &Value, this: &dyn Fn(&Map<String, Value>) -> bool) -> bool {
     match schema {
-        Value::Object(map) => {
-            let union = ["anyOf", "oneOf", "allOf"]
-                .iter()
-                .any(|k| map.contains_key(*k));
-            let members = map.contains_key("properties") || map.contains_key("required");
-            (union && members) || map.values().any(union_beside_members)
-        }
-        Value::Array(items) => items.iter().any(union_beside_members),
-        _ => false,
-    }
-}
-
-/// Whether a subschema states a 128-bit integer (schemars' `int128` and
-/// `uint128` formats).
-fn states_wide(schema: &Value) -> bool {
-    match schema {
-        Value::Object(map) => {
-            matches!(
-                map.get("format").and_then(Value::as_str),
-                Some("int128" | "uint128")
-            ) || map.values().any(states_wide)
-        }
-        Value::Array(items) => items.iter().any(states_wide),
+        Value::Object(map) => this(map) || map.values().any(|v| some_subschema(v, this)),
+        Value::Array(items) => items.iter().any(|v| some_subschema(v, this)),
         _ => false,
     }
 }

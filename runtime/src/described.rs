@@ -7,79 +7,113 @@
 //! keyword, and a formatted id. The macro now reads the same attributes as
 //! the derive (the fields' docs, serde's `default` and `rename`, garde's
 //! rules and the `schemars(extend(…), inner(…))` the macro adds) and hands
-//! them here as data: one call a field. The schema is the derive's, key
+//! them here as data: one call a struct, its fields a list that is a
+//! constant where their rules are literals. The schema is the derive's, key
 //! for key and in the same order; `tests/tests/described.rs` holds the two
 //! side by side.
+
+use std::borrow::Cow;
 
 use schemars::{Schema, SchemaGenerator};
 use serde_json::{Map, Value};
 
 /// A keyword that a field's garde rules state, in the form schemars'
-/// derive reads them.
-pub enum Rule {
+/// derive reads them. Written by the macro as data: rules whose bounds
+/// and patterns are literals are a constant, which the compiler keeps in
+/// static memory, and cost the tool no code.
+pub enum Rule<'a> {
     /// `length(min, max)` (`equal` is both): `minLength` and `maxLength` on
     /// a string, `minItems` and `maxItems` on an array.
-    Length(Option<Value>, Option<Value>),
+    Length(Option<Bound>, Option<Bound>),
     /// `range(min, max)` (`equal` is both): `minimum` and `maximum` on a
     /// number or an integer.
-    Range(Option<Value>, Option<Value>),
+    Range(Option<Bound>, Option<Bound>),
     /// `pattern(…)`: the regular expression, on a string.
-    Pattern(String),
+    Pattern(Cow<'a, str>),
     /// `contains(…)`: the text, escaped into a pattern, on a string.
-    Contains(String),
+    Contains(Cow<'a, str>),
     /// `inner(…)`: the rules of the items, where the schema has `items`.
-    Inner(Vec<Rule>),
+    Inner(&'a [Rule<'a>]),
     /// `schemars(extend(key = value))`: a keyword written as given, after
     /// all the others.
-    Extend(&'static str, Value),
+    Extend(&'a str, Value),
 }
 
-/// The schema of a generated argument struct, a field at a time.
-pub struct Described(Schema);
+/// A bound of a `length` or a `range`, as the number the schema states.
+/// A literal is written as one of the first four, which are constants; any
+/// other expression as the value it converts to.
+pub enum Bound {
+    /// An integer literal.
+    Int(i64),
+    /// An integer literal above `i64::MAX`.
+    Uint(u64),
+    /// A literal of type `f32`, widened as serde_json widens it.
+    F32(f32),
+    /// Any other floating-point literal.
+    F64(f64),
+    /// Any other expression, converted as the derive converts it.
+    Value(Value),
+}
 
-impl Described {
-    /// An object that allows no other keys, with no fields yet.
-    #[allow(clippy::new_without_default)]
-    pub fn new() -> Self {
-        let mut object = Map::new();
-        object.insert("type".to_owned(), Value::from("object"));
-        object.insert("additionalProperties".to_owned(), Value::Bool(false));
-        Described(Schema::from(object))
+impl Bound {
+    fn value(&self) -> Value {
+        match self {
+            Bound::Int(n) => Value::from(*n),
+            Bound::Uint(n) => Value::from(*n),
+            Bound::F32(x) => Value::from(*x),
+            Bound::F64(x) => Value::from(*x),
+            Bound::Value(value) => value.clone(),
+        }
     }
+}
 
-    /// Adds the field `name` (as the wire spells it), whose type's schema
-    /// is `schema`, with its doc comment and its rules; `optional` says
-    /// whether it may be left out.
-    pub fn field(
-        &mut self,
-        name: &str,
-        optional: bool,
-        mut schema: Schema,
-        doc: &str,
-        rules: &[Rule],
-    ) {
-        describe(&mut schema, doc);
-        apply(&mut schema, rules);
-        schemars::_private::insert_object_property(&mut self.0, name, optional, schema);
-    }
+/// A field of a generated argument struct, as its schema states it.
+pub struct Field<'a> {
+    /// Its name, as the wire spells it.
+    pub name: &'a str,
+    /// Whether its type is read as an option.
+    pub is_option: fn() -> bool,
+    /// Its type's schema.
+    pub schema: fn(&mut SchemaGenerator) -> Schema,
+    /// serde's `default`: the field may be left out.
+    pub defaulted: bool,
+    /// garde's `required`: the field may not be left out, nor be `null`.
+    pub required: bool,
+    /// Its doc comment.
+    pub doc: &'a str,
+    /// Its rules.
+    pub rules: &'a [Rule<'a>],
+}
 
-    /// The schema, with the struct's doc comment.
-    pub fn finish(mut self, doc: &str) -> Schema {
-        describe(&mut self.0, doc);
-        self.0
+/// The schema of a generated argument struct: an object that allows no
+/// other keys, with `fields` in order and the struct's doc comment. One
+/// call for each tool, its fields handed over as data.
+pub fn described(generator: &mut SchemaGenerator, fields: &[Field<'_>], doc: &str) -> Schema {
+    let mut object = Map::new();
+    object.insert("type".to_owned(), Value::from("object"));
+    object.insert("additionalProperties".to_owned(), Value::Bool(false));
+    let mut schema = Schema::from(object);
+    for field in fields {
+        let optional = optional(
+            generator,
+            (field.is_option)(),
+            field.defaulted,
+            field.required,
+        );
+        let mut own = (field.schema)(generator);
+        describe(&mut own, field.doc);
+        apply(&mut own, field.rules);
+        schemars::_private::insert_object_property(&mut schema, field.name, optional, own);
     }
+    describe(&mut schema, doc);
+    schema
 }
 
 /// Whether a field whose type is read as an option (`is_option`) may be
 /// left out, as schemars' derive decides it: under a deserializing
 /// contract, a field with serde's `default` may, and one with garde's
 /// `required` may not.
-pub fn optional(
-    generator: &SchemaGenerator,
-    is_option: bool,
-    defaulted: bool,
-    required: bool,
-) -> bool {
+fn optional(generator: &SchemaGenerator, is_option: bool, defaulted: bool, required: bool) -> bool {
     generator.contract().is_deserialize() && (defaulted || (!required && is_option))
 }
 
@@ -94,7 +128,7 @@ fn describe(schema: &mut Schema, doc: &str) {
 /// Writes `rules` into `schema`, in the order given: the macro lists them
 /// in the derive's (lengths, ranges, the pattern, `contains`, the items'
 /// rules, then the extensions).
-fn apply(schema: &mut Schema, rules: &[Rule]) {
+fn apply(schema: &mut Schema, rules: &[Rule<'_>]) {
     let insert = |schema: &mut Schema, kind: &str, key: &str, value: Value| {
         schemars::_private::insert_validation_property(schema, kind, key, value);
     };
@@ -106,24 +140,22 @@ fn apply(schema: &mut Schema, rules: &[Rule]) {
                     ("array", "minItems", "maxItems"),
                 ] {
                     if let Some(min) = min {
-                        insert(schema, kind, lower, min.clone());
+                        insert(schema, kind, lower, min.value());
                     }
                     if let Some(max) = max {
-                        insert(schema, kind, upper, max.clone());
+                        insert(schema, kind, upper, max.value());
                     }
                 }
             }
             Rule::Range(min, max) => {
                 if let Some(min) = min {
-                    insert(schema, "number", "minimum", min.clone());
+                    insert(schema, "number", "minimum", min.value());
                 }
                 if let Some(max) = max {
-                    insert(schema, "number", "maximum", max.clone());
+                    insert(schema, "number", "maximum", max.value());
                 }
             }
-            Rule::Pattern(pattern) => {
-                insert(schema, "string", "pattern", Value::from(pattern.as_str()))
-            }
+            Rule::Pattern(pattern) => insert(schema, "string", "pattern", Value::from(&**pattern)),
             Rule::Contains(text) => schemars::_private::must_contain(schema, text),
             Rule::Inner(rules) => {
                 let items = schema

@@ -7,7 +7,7 @@ pub use serde;
 pub use serde_json;
 pub use std::sync::OnceLock;
 
-pub use crate::described::{Described, Rule, optional};
+pub use crate::described::{Bound, Field, Rule, described};
 pub use crate::tool::{
     Admission, BoxFuture, Call, Finished, IntoOutcome, Invocation, check, into_outcome,
 };

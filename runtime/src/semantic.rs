@@ -26,7 +26,7 @@ use crate::{Code, RawArgs, Rejection, ToolDef, message, pointer};
 /// let forged: toolgate::Valid<u8> = serde_json::from_str("1").unwrap();
 /// ```
 #[derive(Debug)]
-pub struct Valid<A>(A);
+pub struct Valid<A>(pub(crate) A);
 
 impl<A> Valid<A> {
     /// The valid arguments.
@@ -184,56 +184,54 @@ impl I18n for Coded<'_> {
 
 /// Gates 2 and 3, and the rest of gate 1 if it is pending: serde into the
 /// closed struct, then its rules, of which the first failing one, in
-/// field order, is reported. One copy for each tool, shared by the call
-/// and the check.
+/// field order, is reported. On `Ok`, `args` holds the arguments read.
 ///
-/// Only reading into `A` and its rules are generic ([`Gated`]): the gates
-/// are compiled once ([`checked`]), and results are matched rather than
-/// mapped or `?`, each of those being one more function compiled for each
-/// tool.
-pub(crate) fn gates<A>(raw: RawArgs<'_>, def: &ToolDef) -> Result<Valid<A>, (Gate, Rejection)>
-where
-    A: crate::__private::Arguments,
-{
-    let mut read = Read::<A>(None);
-    match checked(raw, def, &mut read) {
-        Ok(()) => match read.0 {
-            Some(Parsed(args)) => Ok(Valid(args)),
-            None => Err(structural::unread()),
+/// Not generic: only reading into the arguments' type and its rules are
+/// ([`Gated`]), so that the gates are compiled once, and each tool's
+/// callers ([`Invocation::validate`](crate::__private::Invocation::validate)
+/// and [`check`](crate::tool::check)) only make its reader and take its
+/// arguments out.
+pub(crate) fn gates(
+    raw: RawArgs<'_>,
+    def: &ToolDef,
+    args: &mut dyn Gated,
+) -> Result<(), (Gate, Rejection)> {
+    let bytes = raw.as_bytes();
+    structural::read(raw, def, args)?;
+    rules(args, def).map_err(|refused| match refused {
+        (Gate::Rules, rejection) => match structural::before_rules(bytes, def) {
+            Some(refused) => (Gate::Structure, refused),
+            None => (Gate::Rules, rejection),
         },
-        Err(refused) => Err(refused),
-    }
+        unread => unread,
+    })
 }
 
 /// Arguments as gates 2 and 3 see them: read by serde, then their rules
 /// added to a report.
-trait Gated: Serde {
-    /// Adds each rule's verdict on the arguments read, if any, to `report`.
-    fn rules(&self, report: &mut Report);
+pub(crate) trait Gated: Serde {
+    /// Adds each rule's verdict on the arguments read to `report`; `false`
+    /// if none were read.
+    fn rules(&self, report: &mut Report) -> bool;
 }
 
 impl<A: crate::__private::Arguments> Gated for Read<A> {
-    fn rules(&self, report: &mut Report) {
-        if let Some(Parsed(args)) = &self.0 {
-            garde::Validate::validate_into(args, &(), &mut garde::Path::empty, report);
-            args.validate_nested(report);
+    fn rules(&self, report: &mut Report) -> bool {
+        match &self.0 {
+            Some(Parsed(args)) => {
+                garde::Validate::validate_into(args, &(), &mut garde::Path::empty, report);
+                args.validate_nested(report);
+                true
+            }
+            None => false,
         }
     }
 }
 
-/// Gates 2 and 3 (and the rest of gate 1) on `args`.
-fn checked(raw: RawArgs<'_>, def: &ToolDef, args: &mut dyn Gated) -> Result<(), (Gate, Rejection)> {
-    let bytes = raw.as_bytes();
-    structural::read(raw, def, args)?;
-    rules(args, def).map_err(|rejection| match structural::before_rules(bytes, def) {
-        Some(refused) => (Gate::Structure, refused),
-        None => (Gate::Rules, rejection),
-    })
-}
-
 /// Gate 3 on the arguments `args`, whose rules it adds to a report: compiled
-/// once, not once for each tool.
-fn rules(args: &dyn Gated, def: &ToolDef) -> Result<(), Rejection> {
+/// once, not once for each tool. The arguments are there to judge, or
+/// [`structural::unread`] refuses them.
+fn rules(args: &dyn Gated, def: &ToolDef) -> Result<(), (Gate, Rejection)> {
     let all_rules = || {
         let mut report = Report::new();
         args.rules(&mut report);
@@ -241,7 +239,10 @@ fn rules(args: &dyn Gated, def: &ToolDef) -> Result<(), Rejection> {
     };
     // Valid arguments need no codes: the coded messages are asked for only
     // to explain a failure.
-    let report = all_rules();
+    let mut report = Report::new();
+    if !args.rules(&mut report) {
+        return Err(structural::unread());
+    }
     if report.is_empty() {
         // A report only grows as rules fail: empty, it holds no allocation,
         // and is forgotten rather than dropped, which would call a drop of
@@ -251,7 +252,7 @@ fn rules(args: &dyn Gated, def: &ToolDef) -> Result<(), Rejection> {
         return Ok(());
     }
     drop(report);
-    explain(&all_rules, def)
+    explain(&all_rules, def).map_err(|rejection| (Gate::Rules, rejection))
 }
 
 /// The rejection for the first rule `all_rules` reports as failed, run

@@ -10,8 +10,10 @@ use crate::audit::{self, Gate};
 use crate::effect::Effects;
 use crate::error::Repr;
 use crate::outcome::Failure;
+use crate::reader::Read;
 use crate::resource::{self, Authorize, Authorized, ToolInfo};
 use crate::semantic::Valid;
+use crate::structural::Parsed;
 use crate::{Approval, Outcome, RawArgs, ToolContext, ToolDef, ToolError, semantic};
 
 /// A boxed, sendable future, as tools return them.
@@ -117,8 +119,8 @@ pub fn check<A>(raw: RawArgs<'_>, def: &ToolDef) -> Result<(), crate::Rejection>
 where
     A: crate::__private::Arguments,
 {
-    match semantic::gates::<A>(raw, def) {
-        Ok(_) => Ok(()),
+    match semantic::gates(raw, def, &mut Read::<A>(None)) {
+        Ok(()) => Ok(()),
         Err((_, rejection)) => Err(rejection),
     }
 }
@@ -202,13 +204,39 @@ impl<'a, S> Invocation<'a, S> {
     where
         A: crate::__private::Arguments,
     {
-        match semantic::gates::<A>(self.raw, self.def) {
-            Ok(valid) => {
+        // Only the reader's making and the arguments' taking out are
+        // compiled for each tool: the gates are compiled once. Not `?`,
+        // which would be one more function compiled for each tool.
+        let mut read = Read::<A>(None);
+        #[allow(clippy::question_mark)]
+        if let Err(outcome) = self.read_into(&mut read) {
+            return Err(outcome);
+        }
+        match read.0 {
+            Some(Parsed(args)) => Ok(Valid(args)),
+            None => Err(self.unread()),
+        }
+    }
+
+    /// Gates 2 and 3 on the arguments `args` reads: on `Ok`, the
+    /// arguments are accepted.
+    #[inline]
+    fn read_into(&mut self, args: &mut dyn semantic::Gated) -> Result<(), Outcome> {
+        match semantic::gates(self.raw, self.def, args) {
+            Ok(()) => {
                 self.raw.accept();
-                Ok(valid)
+                Ok(())
             }
             Err((gate, r)) => Err(refused(self.ctx, self.def, gate, r)),
         }
+    }
+
+    /// The gates passed, yet serde read nothing: never, as the gates
+    /// refuse that (see [`structural::unread`](crate::structural::unread)).
+    #[cold]
+    fn unread(&self) -> Outcome {
+        let (gate, r) = crate::structural::unread();
+        refused(self.ctx, self.def, gate, r)
     }
 
     /// Gates 4 and 5 for the reference in field `field`: resolve it within

@@ -23,6 +23,10 @@ use toolgate::{ToolError, tool};
 static THREE_DIGITS: LazyLock<regex::Regex> =
     LazyLock::new(|| regex::Regex::new("^[0-9]{3}$").unwrap());
 
+/// Bounds that are constants, not literals.
+const MIN_ROOMS: i32 = 2;
+const MAX_ROOMS: i32 = 9;
+
 /// A place, with rules of its own.
 #[derive(Debug, Deserialize, Serialize, JsonSchema, garde::Validate)]
 #[serde(deny_unknown_fields)]
@@ -80,6 +84,18 @@ fn every_rule(
     #[garde(dive)]
     place: Place,
     #[garde(range(max = 9))] undocumented: u8,
+    /// A weight, its bounds `f32`s, which the schema widens.
+    #[garde(range(min = 0.1f32, max = 1e3f32))]
+    weight: f32,
+    /// A depth, between two negative bounds.
+    #[garde(range(min = -10.5, max = -0.25))]
+    depth: f64,
+    /// A count past `i64::MAX`.
+    #[garde(range(min = 10_000_000_000_000_000_000u64))]
+    huge: u64,
+    /// Rooms, bounded by a constant.
+    #[garde(range(min = -MIN_ROOMS, max = MAX_ROOMS))]
+    rooms: i32,
 ) -> Result<String, ToolError> {
     let _ = (
         name,
@@ -96,6 +112,10 @@ fn every_rule(
         nickname,
         place,
         undocumented,
+        weight,
+        depth,
+        huge,
+        rooms,
     );
     Ok(String::new())
 }
@@ -154,6 +174,18 @@ struct EveryRuleMirror {
     place: Place,
     #[garde(range(max = 9u8))]
     undocumented: u8,
+    /// A weight, its bounds `f32`s, which the schema widens.
+    #[garde(range(min = 0.1f32, max = 1e3f32))]
+    weight: f32,
+    /// A depth, between two negative bounds.
+    #[garde(range(min = -10.5f64, max = -0.25f64))]
+    depth: f64,
+    /// A count past `i64::MAX`.
+    #[garde(range(min = 10_000_000_000_000_000_000u64))]
+    huge: u64,
+    /// Rooms, bounded by a constant.
+    #[garde(range(min = -MIN_ROOMS, max = MAX_ROOMS))]
+    rooms: i32,
 }
 
 fn two() -> u8 {
@@ -247,6 +279,10 @@ fn every_rule_is_stated_as_schemars_derive_states_it() {
         "\"minProperties\"",
         "\"title\": \"A titled field Its description, after the title.\"",
         "\"$defs\"",
+        "\"minimum\": 0.10000000149011612",
+        "\"maximum\": -0.25",
+        "\"minimum\": 10000000000000000000",
+        "\"minimum\": -2",
     ] {
         assert!(ours.contains(keyword), "{keyword} missing from {ours}");
     }
@@ -295,6 +331,7 @@ fn the_tools_register_and_a_call_is_read_against_the_written_schema() {
         "name": "n", "count": 1, "offset": -3, "ratio": 1.0, "code": "ABC", "zone": "042",
         "greeting": "hello there", "tags": ["ab"], "note": "x",
         "place": {"city": "Oslo"}, "undocumented": 0,
+        "weight": 0.5, "depth": -1.0, "huge": 10_000_000_000_000_000_000u64, "rooms": -2,
         "tally": {"a": 1, "b": 2, "c": 3, "d": 4, "e": 5},
     });
     let refused = call("every_rule", args.clone());

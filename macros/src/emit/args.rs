@@ -1265,15 +1265,12 @@ impl Stated {
         }
     }
 
-    /// The runtime's rules, in the order the derive writes them.
+    /// The runtime's rules, in the order the derive writes them. Literal
+    /// bounds and patterns are written as constants (see [`bound`] and
+    /// [`text`]), so that a field whose rules are all literals hands the
+    /// runtime a list the compiler keeps in static memory.
     fn rules(&self) -> Vec<TokenStream> {
         let rule = quote!(::toolgate::__private::Rule);
-        let bound = |e: Option<&syn::Expr>| match e {
-            Some(e) => quote!(::core::option::Option::Some(
-                ::toolgate::__private::serde_json::Value::from(#e)
-            )),
-            None => quote!(::core::option::Option::None),
-        };
         let bounds = |b: &Bounds| {
             let min = bound(b.min.as_ref().or(b.equal.as_ref()));
             let max = bound(b.max.as_ref().or(b.equal.as_ref()));
@@ -1289,20 +1286,93 @@ impl Stated {
             rules.push(quote!(#rule::Range(#b)));
         }
         if let Some(pattern) = &self.pattern {
-            // A method call, as the derive writes it: a pattern may be a
-            // lazily built `Regex`, whose text is reached through `Deref`.
-            rules.push(quote!(#rule::Pattern((#pattern).to_string())));
+            let pattern = text(pattern);
+            rules.push(quote!(#rule::Pattern(#pattern)));
         }
         if let Some(contains) = &self.contains {
-            rules.push(quote!(#rule::Contains((#contains).to_string())));
+            let contains = text(contains);
+            rules.push(quote!(#rule::Contains(#contains)));
         }
         if let Some(inner) = &self.inner {
             let inner = inner.rules();
             if !inner.is_empty() {
-                rules.push(quote!(#rule::Inner(::std::vec![#(#inner),*])));
+                rules.push(quote!(#rule::Inner(&[#(#inner),*])));
             }
         }
         rules
+    }
+}
+
+/// A bound as the runtime's `Bound`: an integer or floating-point literal
+/// (negated or not) as a constant of the type `serde_json::Value::from`
+/// would read it as, any other expression converted as the derive
+/// converts it.
+fn bound(expr: Option<&syn::Expr>) -> TokenStream {
+    let bound = quote!(::toolgate::__private::Bound);
+    let Some(expr) = expr else {
+        return quote!(::core::option::Option::None);
+    };
+    let (negative, literal) = match expr {
+        syn::Expr::Unary(syn::ExprUnary {
+            op: syn::UnOp::Neg(_),
+            expr: inner,
+            ..
+        }) => (true, &**inner),
+        other => (false, other),
+    };
+    let sign = if negative { "-" } else { "" };
+    let constant = match literal {
+        syn::Expr::Lit(syn::ExprLit {
+            lit: syn::Lit::Int(int),
+            ..
+        }) if matches!(
+            int.suffix(),
+            "" | "i8" | "i16" | "i32" | "i64" | "isize" | "u8" | "u16" | "u32" | "u64" | "usize"
+        ) =>
+        {
+            let digits = format!("{sign}{}", int.base10_digits());
+            match (digits.parse::<i64>(), digits.parse::<u64>()) {
+                (Ok(n), _) => Some(quote!(#bound::Int(#n))),
+                (_, Ok(n)) => Some(quote!(#bound::Uint(#n))),
+                _ => None,
+            }
+        }
+        syn::Expr::Lit(syn::ExprLit {
+            lit: syn::Lit::Float(float),
+            ..
+        }) if matches!(float.suffix(), "" | "f32" | "f64") => {
+            let digits = format!("{sign}{}", float.base10_digits());
+            match float.suffix() {
+                "f32" => digits
+                    .parse::<f32>()
+                    .ok()
+                    .filter(|x| x.is_finite())
+                    .map(|x| quote!(#bound::F32(#x))),
+                _ => digits
+                    .parse::<f64>()
+                    .ok()
+                    .filter(|x| x.is_finite())
+                    .map(|x| quote!(#bound::F64(#x))),
+            }
+        }
+        _ => None,
+    };
+    let value = constant.unwrap_or_else(
+        || quote!(#bound::Value(::toolgate::__private::serde_json::Value::from(#expr))),
+    );
+    quote!(::core::option::Option::Some(#value))
+}
+
+/// A pattern's or a `contains`' text: a string literal as a constant, any
+/// other expression by a method call, as the derive writes it (a pattern
+/// may be a lazily built `Regex`, whose text is reached through `Deref`).
+fn text(expr: &syn::Expr) -> TokenStream {
+    match expr {
+        syn::Expr::Lit(syn::ExprLit {
+            lit: syn::Lit::Str(text),
+            ..
+        }) => quote!(::std::borrow::Cow::Borrowed(#text)),
+        other => quote!(::std::borrow::Cow::Owned((#other).to_string())),
     }
 }
 
@@ -1351,29 +1421,25 @@ struct Described {
 }
 
 impl Described {
-    /// The statement that adds the field `wire`, of type `ty`, to the
-    /// schema being written.
+    /// The field `wire`, of type `ty`, as the runtime's `Field`.
     fn field(&self, wire: &str, ty: &TokenStream, doc: &str) -> TokenStream {
         let schemars = quote!(::toolgate::__private::schemars);
         let (defaulted, required, rules) = (self.defaulted, self.required, &self.rules);
         let schema = if required {
-            quote!(<#ty as #schemars::JsonSchema>::_schemars_private_non_optional_json_schema(generator))
+            quote!(<#ty as #schemars::JsonSchema>::_schemars_private_non_optional_json_schema)
         } else {
-            quote!(generator.subschema_for::<#ty>())
+            quote!(#schemars::SchemaGenerator::subschema_for::<#ty>)
         };
         quote! {
-            __described.field(
-                #wire,
-                ::toolgate::__private::optional(
-                    generator,
-                    <#ty as #schemars::JsonSchema>::_schemars_private_is_option(),
-                    #defaulted,
-                    #required,
-                ),
-                #schema,
-                #doc,
-                &[#(#rules),*],
-            );
+            ::toolgate::__private::Field {
+                name: #wire,
+                is_option: <#ty as #schemars::JsonSchema>::_schemars_private_is_option,
+                schema: #schema,
+                defaulted: #defaulted,
+                required: #required,
+                doc: #doc,
+                rules: &[#(#rules),*],
+            }
         }
     }
 }
@@ -1389,8 +1455,8 @@ fn doc_of(text: Option<String>) -> String {
 }
 
 /// The twin's `JsonSchema`: what schemars' derive would write for it, as
-/// one call into the runtime a field (see the runtime's `described`
-/// module). Generic over the fields' types, each bound to have a schema,
+/// one call into the runtime with its fields as data (see the runtime's
+/// `described` module). Generic over the fields' types, each bound to have a schema,
 /// as the derive's is: a type without one falls back to the runtime's
 /// `NoTwin`, whose error names the argument.
 fn emit_schema(
@@ -1414,9 +1480,7 @@ fn emit_schema(
             }
 
             fn json_schema(generator: &mut #schemars::SchemaGenerator) -> #schemars::Schema {
-                let mut __described = ::toolgate::__private::Described::new();
-                #(#fields)*
-                __described.finish(#doc)
+                ::toolgate::__private::described(generator, &[#(#fields),*], #doc)
             }
         }
     }

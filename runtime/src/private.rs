@@ -309,7 +309,7 @@ impl<S: Send + Sync + 'static> Boxing<S> {
     where
         B: FnOnce() -> Outcome + Send + 'a,
     {
-        crate::tool::start(invocation, approval, approver, body)
+        crate::tool::start(invocation, approval, approver, &mut Some(body))
     }
 }
 

@@ -500,31 +500,29 @@ impl<S: Sync> Future for Plain<'_, S> {
 /// and its `body`, not yet run. Its outcome, if it ended at once, or the
 /// rest of it, boxed.
 ///
-/// A `read` call that gate 6 lets straight through runs its body here,
-/// where it may be inlined. Any other is polled once with a waker that
-/// does nothing: a call still pending (gate 6 waits on its store) is
-/// boxed, and polled again at once by the toolbox with the caller's
-/// waker, which is the one a future must wake. The steps are compiled
-/// once for each state type ([`Steps::start`]); only this, the body's
-/// call and its boxing ([`Body`]) are compiled for each tool.
-#[inline]
-pub(crate) fn start<'a, S, B>(
+/// A `read` call that gate 6 lets straight through runs its body here.
+/// Any other is polled once with a waker that does nothing: a call still
+/// pending (gate 6 waits on its store) is boxed, and polled again at once
+/// by the toolbox with the caller's waker, which is the one a future must
+/// wake. Not generic over the body, which it reaches through [`Body`]:
+/// compiled once for each state type, so that of each tool only the
+/// body's call and its boxing are compiled.
+pub(crate) fn start<'a, S>(
     invocation: Invocation<'a, S>,
     approval: Option<bool>,
     approver: Option<String>,
-    body: B,
+    body: &mut dyn Body<'a>,
 ) -> Call<'a>
 where
     S: Send + Sync + 'static,
-    B: FnOnce() -> Outcome + Send + 'a,
 {
     // Gate 6 lets a `read` call that needs no approval straight through:
     // the body runs now, with no steps around it.
     if invocation.gated(approval).is_none() {
         invocation.end();
-        return Call::Done(Some(body()));
+        return Call::Done(body.run());
     }
-    Steps::start(invocation, approval, approver, &mut Some(body))
+    Steps::start(invocation, approval, approver, body)
 }
 
 /// A [`Plain`] call, but its body.
@@ -549,8 +547,8 @@ enum At<'a, S> {
 impl<'a, S: Sync> Steps<'a, S> {
     /// The call of `body`, which gate 6 gates: polled once with a waker
     /// that does nothing, and boxed with its body if it waits. Apart from
-    /// [`start`], which is compiled for each tool, so that this is
-    /// compiled once for each state type.
+    /// [`start`], so that the steps are compiled once for each state
+    /// type.
     fn start(
         invocation: Invocation<'a, S>,
         approval: Option<bool>,

@@ -15,7 +15,8 @@ use crate::structural::{self, Parsed};
 use crate::{Code, RawArgs, Rejection, ToolDef, message, pointer};
 
 /// Arguments that passed the rules: the last state before resources and
-/// effects. Made only by gate 3: it has no public constructor, and cannot be
+/// effects. Made only by gate 3, in one place (`Invocation::validate`,
+/// once the gates passed): it has no public constructor, and cannot be
 /// defaulted, cloned or deserialized into existence.
 ///
 /// ```compile_fail

@@ -213,26 +213,27 @@ impl<'a, S> Invocation<'a, S> {
             return Err(outcome);
         }
         match read.0 {
-            Some(Parsed(args)) => Ok(Valid(args)),
+            Some(Parsed(args)) => {
+                self.raw.accept();
+                Ok(Valid(args))
+            }
             None => Err(self.unread()),
         }
     }
 
-    /// Gates 2 and 3 on the arguments `args` reads: on `Ok`, the
-    /// arguments are accepted.
+    /// Gates 2 and 3 on the arguments `args` reads. On `Ok`, the caller
+    /// takes them out, and only then are they accepted.
     #[inline]
     fn read_into(&mut self, args: &mut dyn semantic::Gated) -> Result<(), Outcome> {
         match semantic::gates(self.raw, self.def, args) {
-            Ok(()) => {
-                self.raw.accept();
-                Ok(())
-            }
+            Ok(()) => Ok(()),
             Err((gate, r)) => Err(refused(self.ctx, self.def, gate, r)),
         }
     }
 
     /// The gates passed, yet serde read nothing: never, as the gates
-    /// refuse that (see [`structural::unread`](crate::structural::unread)).
+    /// refuse that (see [`structural::unread`](crate::structural::unread));
+    /// refused, not accepted, were it ever.
     #[cold]
     fn unread(&self) -> Outcome {
         let (gate, r) = crate::structural::unread();
@@ -519,10 +520,24 @@ where
     // Gate 6 lets a `read` call that needs no approval straight through:
     // the body runs now, with no steps around it.
     if invocation.gated(approval).is_none() {
+        let (ctx, def) = (invocation.ctx, invocation.def);
         invocation.end();
-        return Call::Done(body.run());
+        return Call::Done(Some(match body.run() {
+            Some(outcome) => outcome,
+            None => ran_before(ctx, def),
+        }));
     }
     Steps::start(invocation, approval, approver, body)
+}
+
+/// A body asked to run again: never, as each call makes its body and runs
+/// it once. Were it ever, the call fails, audited, rather than never
+/// ending.
+#[cold]
+fn ran_before(ctx: &ToolContext, def: &ToolDef) -> Outcome {
+    let error: Box<dyn std::error::Error> = "the tool's body was asked to run a second time".into();
+    audit::failed(ctx, def.name(), &*error);
+    Outcome::Failed(Failure::new(ctx.request_id()))
 }
 
 /// A [`Plain`] call, but its body.
@@ -623,8 +638,10 @@ impl<'a, S: Sync> Steps<'a, S> {
     fn ran(&mut self, body: &mut dyn Body<'_>) -> Option<Outcome> {
         let held = self.invocation.as_mut().and_then(|i| i.run.take());
         let Some(outcome) = body.run() else {
-            self.invocation = None;
-            return None;
+            return self
+                .invocation
+                .take()
+                .map(|invocation| ran_before(invocation.ctx, invocation.def));
         };
         let Some(run) = held else {
             self.invocation = None;

@@ -27,6 +27,9 @@ static THREE_DIGITS: LazyLock<regex::Regex> =
 const MIN_ROOMS: i32 = 2;
 const MAX_ROOMS: i32 = 9;
 
+/// Text a field must contain, a constant.
+const SALUTE: &str = "hi";
+
 /// A place, with rules of its own.
 #[derive(Debug, Deserialize, Serialize, JsonSchema, garde::Validate)]
 #[serde(deny_unknown_fields)]
@@ -96,6 +99,18 @@ fn every_rule(
     /// Rooms, bounded by a constant.
     #[garde(range(min = -MIN_ROOMS, max = MAX_ROOMS))]
     rooms: i32,
+    /// A scale, its bounds whole numbers on a float.
+    #[garde(range(min = 0, max = 100))]
+    scale: f64,
+    /// A share, its bound a whole number on an `f32`.
+    #[garde(range(max = 1))]
+    share: f32,
+    /// An essay, its bound past `i32::MAX`, not typed.
+    #[garde(length(max = 3_000_000_000))]
+    essay: String,
+    /// A salute, containing a constant.
+    #[garde(contains(SALUTE))]
+    salute: String,
 ) -> Result<String, ToolError> {
     let _ = (
         name,
@@ -116,6 +131,10 @@ fn every_rule(
         depth,
         huge,
         rooms,
+        scale,
+        share,
+        essay,
+        salute,
     );
     Ok(String::new())
 }
@@ -186,6 +205,18 @@ struct EveryRuleMirror {
     /// Rooms, bounded by a constant.
     #[garde(range(min = -MIN_ROOMS, max = MAX_ROOMS))]
     rooms: i32,
+    /// A scale, its bounds whole numbers on a float.
+    #[garde(range(min = 0f64, max = 100f64))]
+    scale: f64,
+    /// A share, its bound a whole number on an `f32`.
+    #[garde(range(max = 1f32))]
+    share: f32,
+    /// An essay, its bound past `i32::MAX`, not typed.
+    #[garde(length(chars, max = 3_000_000_000u64))]
+    essay: String,
+    /// A salute, containing a constant.
+    #[garde(contains(SALUTE))]
+    salute: String,
 }
 
 fn two() -> u8 {
@@ -283,6 +314,10 @@ fn every_rule_is_stated_as_schemars_derive_states_it() {
         "\"maximum\": -0.25",
         "\"minimum\": 10000000000000000000",
         "\"minimum\": -2",
+        "\"minimum\": 0.0",
+        "\"maximum\": 100.0",
+        "\"maximum\": 1.0",
+        "\"maxLength\": 3000000000",
     ] {
         assert!(ours.contains(keyword), "{keyword} missing from {ours}");
     }
@@ -332,6 +367,7 @@ fn the_tools_register_and_a_call_is_read_against_the_written_schema() {
         "greeting": "hello there", "tags": ["ab"], "note": "x",
         "place": {"city": "Oslo"}, "undocumented": 0,
         "weight": 0.5, "depth": -1.0, "huge": 10_000_000_000_000_000_000u64, "rooms": -2,
+        "scale": 50.0, "share": 0.5, "essay": "words", "salute": "oh hi",
         "tally": {"a": 1, "b": 2, "c": 3, "d": 4, "e": 5},
     });
     let refused = call("every_rule", args.clone());

@@ -25,7 +25,7 @@ pub(crate) fn emit(tool: &ToolFn) -> TokenStream {
     let mut values = Vec::new();
     let mut fields = Vec::new();
     let mut twin_fields = Vec::new();
-    // The twin's schema, a field at a time (see `Described`).
+    // The twin's schema: its fields, as data (see `Field`).
     let mut schema_fields = Vec::new();
     let mut moves = Vec::new();
     // What the twin's `Deserialize` reads: each field's name, its name on
@@ -1337,23 +1337,18 @@ fn bound(expr: Option<&syn::Expr>) -> TokenStream {
                 _ => None,
             }
         }
+        // A whole number on a float field, typed by `adapt_rules`: `0f64`.
         syn::Expr::Lit(syn::ExprLit {
-            lit: syn::Lit::Float(float),
+            lit: syn::Lit::Int(int),
             ..
-        }) if matches!(float.suffix(), "" | "f32" | "f64") => {
-            let digits = format!("{sign}{}", float.base10_digits());
-            match float.suffix() {
-                "f32" => digits
-                    .parse::<f32>()
-                    .ok()
-                    .filter(|x| x.is_finite())
-                    .map(|x| quote!(#bound::F32(#x))),
-                _ => digits
-                    .parse::<f64>()
-                    .ok()
-                    .filter(|x| x.is_finite())
-                    .map(|x| quote!(#bound::F64(#x))),
-            }
+        }) if matches!(int.suffix(), "f32" | "f64") => {
+            float(&bound, sign, int.base10_digits(), int.suffix())
+        }
+        syn::Expr::Lit(syn::ExprLit {
+            lit: syn::Lit::Float(lit),
+            ..
+        }) if matches!(lit.suffix(), "" | "f32" | "f64") => {
+            float(&bound, sign, lit.base10_digits(), lit.suffix())
         }
         _ => None,
     };
@@ -1361,6 +1356,24 @@ fn bound(expr: Option<&syn::Expr>) -> TokenStream {
         || quote!(#bound::Value(::toolgate::__private::serde_json::Value::from(#expr))),
     );
     quote!(::core::option::Option::Some(#value))
+}
+
+/// A floating-point bound's constant: `F32` for a literal typed `f32`,
+/// `F64` for any other; none if it is not finite.
+fn float(bound: &TokenStream, sign: &str, digits: &str, suffix: &str) -> Option<TokenStream> {
+    let digits = format!("{sign}{digits}");
+    match suffix {
+        "f32" => digits
+            .parse::<f32>()
+            .ok()
+            .filter(|x| x.is_finite())
+            .map(|x| quote!(#bound::F32(#x))),
+        _ => digits
+            .parse::<f64>()
+            .ok()
+            .filter(|x| x.is_finite())
+            .map(|x| quote!(#bound::F64(#x))),
+    }
 }
 
 /// A pattern's or a `contains`' text: a string literal as a constant, any
@@ -1456,9 +1469,9 @@ fn doc_of(text: Option<String>) -> String {
 
 /// The twin's `JsonSchema`: what schemars' derive would write for it, as
 /// one call into the runtime with its fields as data (see the runtime's
-/// `described` module). Generic over the fields' types, each bound to have a schema,
-/// as the derive's is: a type without one falls back to the runtime's
-/// `NoTwin`, whose error names the argument.
+/// `described` module). Generic over the fields' types, each bound to
+/// have a schema, as the derive's is: a type without one falls back to
+/// the runtime's `NoTwin`, whose error names the argument.
 fn emit_schema(
     twin: &Ident,
     twin_params: &TokenStream,

@@ -213,27 +213,29 @@ impl<'a, S> Invocation<'a, S> {
             return Err(outcome);
         }
         match read.0 {
-            Some(Parsed(args)) => {
-                self.raw.accept();
-                Ok(Valid(args))
-            }
+            Some(Parsed(args)) => Ok(Valid(args)),
             None => Err(self.unread()),
         }
     }
 
-    /// Gates 2 and 3 on the arguments `args` reads. On `Ok`, the caller
-    /// takes them out, and only then are they accepted.
+    /// Gates 2 and 3 on the arguments `args` reads: on `Ok`, the
+    /// arguments are accepted. (Accepting them in `validate`, once taken
+    /// out, would compile the call into every tool.)
     #[inline]
     fn read_into(&mut self, args: &mut dyn semantic::Gated) -> Result<(), Outcome> {
         match semantic::gates(self.raw, self.def, args) {
-            Ok(()) => Ok(()),
+            Ok(()) => {
+                self.raw.accept();
+                Ok(())
+            }
             Err((gate, r)) => Err(refused(self.ctx, self.def, gate, r)),
         }
     }
 
     /// The gates passed, yet serde read nothing: never, as the gates
-    /// refuse that (see [`structural::unread`](crate::structural::unread));
-    /// refused, not accepted, were it ever.
+    /// refuse that (see [`structural::unread`](crate::structural::unread)).
+    /// Were it ever, the call is refused all the same: accepting the
+    /// text only marks it as read.
     #[cold]
     fn unread(&self) -> Outcome {
         let (gate, r) = crate::structural::unread();

@@ -522,21 +522,18 @@ where
     // Gate 6 lets a `read` call that needs no approval straight through:
     // the body runs now, with no steps around it.
     if invocation.gated(approval).is_none() {
-        let (ctx, def) = (invocation.ctx, invocation.def);
         invocation.end();
-        return Call::Done(Some(match body.run() {
-            Some(outcome) => outcome,
-            None => ran_before(ctx, def),
-        }));
+        return Call::Done(body.run());
     }
     Steps::start(invocation, approval, approver, body)
 }
 
 /// A body asked to run again: never, as each call makes its body and runs
 /// it once. Were it ever, the call fails, audited, rather than never
-/// ending.
+/// ending: here, and where the toolbox finds a call [`start`] ended with
+/// no outcome.
 #[cold]
-fn ran_before(ctx: &ToolContext, def: &ToolDef) -> Outcome {
+pub(crate) fn ran_before(ctx: &ToolContext, def: &ToolDef) -> Outcome {
     let error: Box<dyn std::error::Error> = "the tool's body was asked to run a second time".into();
     audit::failed(ctx, def.name(), &*error);
     Outcome::Failed(Failure::new(ctx.request_id()))

@@ -594,6 +594,7 @@ impl<S: Send + Sync + 'static> Toolbox<S> {
                     // A call that ends at once is not driven as a future.
                     None => match self.start(ctx, entry, bytes, arguments.as_text(), None) {
                         Call::Done(Some(outcome)) => outcome,
+                        Call::Done(None) => crate::tool::ran_before(ctx, entry.def),
                         call => Self::rest(ctx, entry, call).await,
                     },
                 }
@@ -976,6 +977,7 @@ impl<S: Send + Sync + 'static> Toolbox<S> {
     ) -> Outcome {
         match self.start(ctx, entry, bytes, text, resuming) {
             Call::Done(Some(outcome)) => outcome,
+            Call::Done(None) => crate::tool::ran_before(ctx, entry.def),
             call => Self::rest(ctx, entry, call).await,
         }
     }

@@ -47,9 +47,11 @@ pub enum Bound {
     Int(i64),
     /// An integer literal above `i64::MAX`.
     Uint(u64),
-    /// A literal of type `f32`, widened as serde_json widens it.
+    /// A literal of type `f32` (`0.5f32`, or `1f32` on an `f32` field),
+    /// widened as serde_json widens it.
     F32(f32),
-    /// Any other floating-point literal.
+    /// Any other floating-point literal (`0.5`, or `1f64` on an `f64`
+    /// field).
     F64(f64),
     /// Any other expression, converted as the derive converts it.
     Value(Value),

@@ -560,9 +560,8 @@ enum At<'a, S> {
 
 impl<'a, S: Sync> Steps<'a, S> {
     /// The call of `body`, which gate 6 gates: polled once with a waker
-    /// that does nothing, and boxed with its body if it waits. Apart from
-    /// [`start`], so that the steps are compiled once for each state
-    /// type.
+    /// that does nothing, and boxed with its body if it waits. The part of
+    /// [`start`] past its fast path.
     fn start(
         invocation: Invocation<'a, S>,
         approval: Option<bool>,

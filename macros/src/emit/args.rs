@@ -1320,60 +1320,41 @@ fn bound(expr: Option<&syn::Expr>) -> TokenStream {
         }) => (true, &**inner),
         other => (false, other),
     };
-    let sign = if negative { "-" } else { "" };
-    let constant = match literal {
+    let read = match literal {
         syn::Expr::Lit(syn::ExprLit {
             lit: syn::Lit::Int(int),
             ..
-        }) if matches!(
-            int.suffix(),
-            "" | "i8" | "i16" | "i32" | "i64" | "isize" | "u8" | "u16" | "u32" | "u64" | "usize"
-        ) =>
-        {
-            let digits = format!("{sign}{}", int.base10_digits());
-            match (digits.parse::<i64>(), digits.parse::<u64>()) {
+        }) => Some((int.base10_digits(), int.suffix(), true)),
+        syn::Expr::Lit(syn::ExprLit {
+            lit: syn::Lit::Float(float),
+            ..
+        }) => Some((float.base10_digits(), float.suffix(), false)),
+        _ => None,
+    };
+    // By the literal's type: a whole number on a float field is typed
+    // `0f64` by `adapt_rules`; a 128-bit one is converted at run time.
+    let constant = read.and_then(|(digits, suffix, whole)| {
+        let digits = format!("{}{digits}", if negative { "-" } else { "" });
+        let float = |digits: &str| digits.parse::<f64>().ok().filter(|x| x.is_finite());
+        match suffix {
+            "f32" => (digits.parse::<f32>().ok())
+                .filter(|x| x.is_finite())
+                .map(|x| quote!(#bound::F32(#x))),
+            "f64" => float(&digits).map(|x| quote!(#bound::F64(#x))),
+            "" if !whole => float(&digits).map(|x| quote!(#bound::F64(#x))),
+            "" | "i8" | "i16" | "i32" | "i64" | "isize" | "u8" | "u16" | "u32" | "u64"
+            | "usize" => match (digits.parse::<i64>(), digits.parse::<u64>()) {
                 (Ok(n), _) => Some(quote!(#bound::Int(#n))),
                 (_, Ok(n)) => Some(quote!(#bound::Uint(#n))),
                 _ => None,
-            }
+            },
+            _ => None,
         }
-        // A whole number on a float field, typed by `adapt_rules`: `0f64`.
-        syn::Expr::Lit(syn::ExprLit {
-            lit: syn::Lit::Int(int),
-            ..
-        }) if matches!(int.suffix(), "f32" | "f64") => {
-            float(&bound, sign, int.base10_digits(), int.suffix())
-        }
-        syn::Expr::Lit(syn::ExprLit {
-            lit: syn::Lit::Float(lit),
-            ..
-        }) if matches!(lit.suffix(), "" | "f32" | "f64") => {
-            float(&bound, sign, lit.base10_digits(), lit.suffix())
-        }
-        _ => None,
-    };
+    });
     let value = constant.unwrap_or_else(
         || quote!(#bound::Value(::toolgate::__private::serde_json::Value::from(#expr))),
     );
     quote!(::core::option::Option::Some(#value))
-}
-
-/// A floating-point bound's constant: `F32` for a literal typed `f32`,
-/// `F64` for any other; none if it is not finite.
-fn float(bound: &TokenStream, sign: &str, digits: &str, suffix: &str) -> Option<TokenStream> {
-    let digits = format!("{sign}{digits}");
-    match suffix {
-        "f32" => digits
-            .parse::<f32>()
-            .ok()
-            .filter(|x| x.is_finite())
-            .map(|x| quote!(#bound::F32(#x))),
-        _ => digits
-            .parse::<f64>()
-            .ok()
-            .filter(|x| x.is_finite())
-            .map(|x| quote!(#bound::F64(#x))),
-    }
 }
 
 /// A pattern's or a `contains`' text: a string literal as a constant, any

@@ -49,15 +49,16 @@ const EARLY_KEYS: usize = 16;
 
 /// Why the reader stopped or refused. Reading in one pass it is never
 /// shown: the separate gates then say what went wrong, and where. When
-/// explaining, it carries serde's message (a visitor's, or serde_json's
-/// own for what serde_json refuses).
-// Boxed so that a stop is one word: the single pass returns it from every
-// call, and a message is only made when explaining.
-#[allow(clippy::box_collection)]
+/// explaining, serde's message (a visitor's, or serde_json's own for what
+/// serde_json refuses) is kept beside it, in [`MESSAGE`].
+// Of no size, so that a result is laid out as an `Option` of what it
+// holds: a `Result<Format, Stop>` is one byte, returned in a register.
+// One that carried its message (one word) was twice the size of most
+// results, made piece by piece and copied whole, which the processor
+// cannot forward from the pieces' stores: the single pass stalled on
+// every value it returned.
 #[derive(Debug)]
-pub(crate) struct Stop(Option<Box<String>>);
-
-const STOP: Stop = Stop(None);
+pub(crate) struct Stop(());
 
 thread_local! {
     /// Whether a reader on this thread is explaining (see
@@ -65,6 +66,23 @@ thread_local! {
     /// only then is it made. A repeated field that serde refuses in one
     /// pass then costs no formatting and no allocation.
     static EXPLAINING: Cell<bool> = const { Cell::new(false) };
+
+    /// Explaining, the message of the refusal made last (`None` for one
+    /// made without a message). A refusal is passed up as soon as it is
+    /// made (serde's own, serde_json's, every type's that `derive`
+    /// writes): the one that reaches the top is the one made last, and
+    /// this is its message.
+    static MESSAGE: Cell<Option<String>> = const { Cell::new(None) };
+}
+
+/// A stop with no message: one that refuses while explaining says that
+/// the arguments could not be read ([`UNREAD`]).
+#[cold]
+fn stop() -> Stop {
+    if EXPLAINING.get() {
+        MESSAGE.set(None);
+    }
+    Stop(())
 }
 
 thread_local! {
@@ -94,27 +112,36 @@ pub(crate) fn watching_wide<T>(check: impl FnOnce() -> T) -> (T, bool) {
     (checked, refused)
 }
 
-/// Marks this thread as explaining while it lives, even if serde panics.
-struct Explaining(bool);
+/// Marks this thread as explaining while it lives, even if serde panics,
+/// and then gives back what it found: an explanation inside another's
+/// (a type that explains as it reads) leaves the outer one's message.
+struct Explaining(bool, Option<String>);
 
 impl Explaining {
     fn start() -> Self {
-        Explaining(EXPLAINING.replace(true))
+        Explaining(EXPLAINING.replace(true), MESSAGE.take())
     }
 }
 
 impl Drop for Explaining {
     fn drop(&mut self) {
         EXPLAINING.set(self.0);
+        MESSAGE.set(self.1.take());
     }
 }
 
+/// Explaining, the message of the refusal made last (a type that wraps
+/// the refusal it was given in its own message reads it here); else that
+/// the single pass stopped.
 impl fmt::Display for Stop {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match &self.0 {
-            Some(message) => f.write_str(message),
-            None => f.write_str("the single-pass reader stopped"),
-        }
+        let message = MESSAGE.take();
+        let shown = match &message {
+            Some(message) if EXPLAINING.get() => f.write_str(message),
+            _ => f.write_str("the single-pass reader stopped"),
+        };
+        MESSAGE.set(message);
+        shown
     }
 }
 
@@ -124,13 +151,14 @@ impl de::Error for Stop {
     #[cold]
     fn custom<T: fmt::Display>(message: T) -> Self {
         if !EXPLAINING.get() {
-            return STOP;
+            return Stop(());
         }
         let message = message.to_string();
         if WIDE.get() == Some(false) && WIDE_UNSUPPORTED.contains(&message.as_str()) {
             WIDE.set(Some(true));
         }
-        Stop(Some(Box::new(message)))
+        MESSAGE.set(Some(message));
+        Stop(())
     }
 
     #[cold]
@@ -363,9 +391,9 @@ pub(crate) fn explain_with(text: &str, serde: &mut dyn Serde) -> core::result::R
         }
     });
     drop(reader);
-    read.map_err(|Stop(message)| Refused {
+    read.map_err(|Stop(())| Refused {
         path: trail.failed.take().unwrap_or_default(),
-        message: message.map_or_else(|| UNREAD.to_owned(), |m| *m),
+        message: MESSAGE.take().unwrap_or_else(|| UNREAD.to_owned()),
     })
 }
 
@@ -600,17 +628,19 @@ impl Guide {
         }
     }
 
-    /// What the member being read must satisfy.
+    /// Sets what the member being read must satisfy. Written in place:
+    /// an `Expect` made apart and then moved is copied whole from the
+    /// pieces just written, which the processor cannot forward.
     #[inline]
-    fn expect(&mut self) -> Expect {
+    fn expect(&mut self, expect: &mut Expect) {
         match self {
             Guide::One {
                 alive: true,
                 child: Child::Node(id),
                 ..
-            } => Expect::One(*id),
-            Guide::One { .. } => Expect::Any,
-            Guide::Many(many) => many.expect(),
+            } => *expect = Expect::One(*id),
+            Guide::One { .. } => *expect = Expect::Any,
+            Guide::Many(many) => *expect = many.expect(),
         }
     }
 
@@ -934,7 +964,7 @@ impl<'de> Reader<'de> {
             return self.refuse(message);
         }
         self.stopped = true;
-        STOP
+        stop()
     }
 
     /// A refusal with serde_json's `message`, noted where it is seen.
@@ -1351,12 +1381,18 @@ impl<'de> Reader<'de> {
             let read = seed.deserialize(&mut *self);
             return self.watch(read);
         };
-        self.expect = guide.expect();
+        guide.expect(&mut self.expect);
         self.verdict = 0;
+        // Returned as serde gave it, not taken out and put back: each move
+        // of a large value copies it whole from the pieces its type just
+        // wrote, which the processor cannot forward, and this one is
+        // copied once, not twice.
         let read = seed.deserialize(&mut *self);
-        let read = self.watch(read)?;
-        guide.member_read(self.verdict);
-        Ok(read)
+        match &read {
+            Ok(_) => guide.member_read(self.verdict),
+            Err(_) => self.refused_below(),
+        }
+        read
     }
 
     // A loop of its own, not `skip_ws` on the bytes: on the per-call
@@ -1788,15 +1824,17 @@ impl<'de> Reader<'de> {
             first,
             started: false,
         });
-        match visited {
-            Ok(value) => match self.close_map(first, &guide) {
-                Ok(()) => Ok(value),
-                Err(stop) => Err(stop),
-            },
-            Err(stop) => {
+        // Returned as serde gave it (see `member`).
+        let closed = match &visited {
+            Ok(_) => self.close_map(first, &guide),
+            Err(_) => {
                 self.refused_below();
-                Err(stop)
+                return visited;
             }
+        };
+        match closed {
+            Ok(()) => visited,
+            Err(stop) => Err(stop),
         }
     }
 
@@ -2507,14 +2545,14 @@ struct UnitVariant<'r, 'de> {
     variants: &'static [&'static str],
 }
 
-impl<'de> de::EnumAccess<'de> for UnitVariant<'_, 'de> {
+impl<'r, 'de> de::EnumAccess<'de> for UnitVariant<'r, 'de> {
     type Error = Stop;
-    type Variant = Self;
+    type Variant = Unit<'r, 'de>;
 
-    fn variant_seed<T: DeserializeSeed<'de>>(self, seed: T) -> Result<(T::Value, Self)> {
+    fn variant_seed<T: DeserializeSeed<'de>>(self, seed: T) -> Result<(T::Value, Unit<'r, 'de>)> {
         if self.reader.explaining() {
             let read = self.reader.variant_name(seed)?;
-            return Ok((read, self));
+            return Ok((read, Unit(self.reader)));
         }
         let quote = self.reader.pos;
         let (read, key) = name(self.reader, seed)?;
@@ -2536,11 +2574,16 @@ impl<'de> de::EnumAccess<'de> for UnitVariant<'_, 'de> {
             .get(quote..self.reader.pos)
             .unwrap_or_default();
         self.reader.judge(shape::STRING, raw)?;
-        Ok((read, self))
+        Ok((read, Unit(self.reader)))
     }
 }
 
-impl<'de> de::VariantAccess<'de> for UnitVariant<'_, 'de> {
+/// What is left of an enum written as its variant's name: nothing but to
+/// say it has no content. One word, so that the name and it come back
+/// in two registers.
+struct Unit<'r, 'de>(&'r mut Reader<'de>);
+
+impl<'de> de::VariantAccess<'de> for Unit<'_, 'de> {
     type Error = Stop;
 
     fn unit_variant(self) -> Result<()> {
@@ -2548,15 +2591,15 @@ impl<'de> de::VariantAccess<'de> for UnitVariant<'_, 'de> {
     }
 
     fn newtype_variant_seed<T: DeserializeSeed<'de>>(self, _: T) -> Result<T::Value> {
-        Err(self.reader.not_unit("newtype variant"))
+        Err(self.0.not_unit("newtype variant"))
     }
 
     fn tuple_variant<V: Visitor<'de>>(self, _: usize, _: V) -> Result<V::Value> {
-        Err(self.reader.not_unit("tuple variant"))
+        Err(self.0.not_unit("tuple variant"))
     }
 
     fn struct_variant<V: Visitor<'de>>(self, _: &'static [&'static str], _: V) -> Result<V::Value> {
-        Err(self.reader.not_unit("struct variant"))
+        Err(self.0.not_unit("struct variant"))
     }
 }
 
@@ -2739,7 +2782,7 @@ type Probe<'a> = Option<(&'a Cell<Option<KeyParse>>, usize)>;
 impl<'de> KeyReader<'_, 'de> {
     fn stop(self) -> Stop {
         *self.stopped = true;
-        STOP
+        stop()
     }
 
     fn as_str(&self) -> &str {
@@ -2880,7 +2923,7 @@ macro_rules! number_keys {
             let text = self.probed()?;
             match text.parse::<$ty>() {
                 Ok(n) => visitor.$visit(n),
-                Err(_) => Err(STOP),
+                Err(_) => Err(stop()),
             }
         }
     )*};
@@ -2898,7 +2941,7 @@ macro_rules! wide_keys {
             let text = self.probed()?;
             match text.parse::<$ty>() {
                 Ok(n) => visitor.$visit(n),
-                Err(_) => Err(STOP),
+                Err(_) => Err(stop()),
             }
         }
     )*};
@@ -2941,7 +2984,7 @@ impl<'de> de::Deserializer<'de> for KeyReader<'_, 'de> {
             return match self.probed()? {
                 "true" => visitor.visit_bool(true),
                 "false" => visitor.visit_bool(false),
-                _ => Err(STOP),
+                _ => Err(stop()),
             };
         }
         let text = self.as_str().to_owned();
@@ -3662,6 +3705,89 @@ mod tests {
         ] {
             assert!(!reads(&doc), "the reader accepted {doc}");
         }
+    }
+
+    /// A limit read as a `u32`, refused with its own message around
+    /// serde's, as a type that adds context to a refusal does.
+    #[derive(Debug)]
+    struct Wrapped;
+
+    impl<'de> Deserialize<'de> for Wrapped {
+        fn deserialize<D: de::Deserializer<'de>>(d: D) -> core::result::Result<Self, D::Error> {
+            match u32::deserialize(d) {
+                Ok(_) => Ok(Wrapped),
+                Err(inner) => Err(de::Error::custom(format_args!("a limit: {inner}"))),
+            }
+        }
+    }
+
+    /// A `u32`, or one written as text: the text is first given to serde
+    /// as a `u32`, whose refusal (made, then dropped) is the reader's own
+    /// error type, and refused with a message of its own if it is not one.
+    #[derive(Debug)]
+    struct Retried;
+
+    impl<'de> Deserialize<'de> for Retried {
+        fn deserialize<D: de::Deserializer<'de>>(d: D) -> core::result::Result<Self, D::Error> {
+            let value = serde_json::Value::deserialize(d)?;
+            if value.is_u64() {
+                return Ok(Retried);
+            }
+            let text = value.as_str().unwrap_or_default();
+            let read = u32::deserialize(de::value::StrDeserializer::<D::Error>::new(text));
+            match (read, text.parse::<u32>()) {
+                (Ok(_), _) | (_, Ok(_)) => Ok(Retried),
+                _ => Err(de::Error::custom(
+                    "neither a number nor one written as text",
+                )),
+            }
+        }
+    }
+
+    #[test]
+    fn an_explanation_carries_the_message_of_the_refusal_that_reached_the_top() {
+        #[derive(Debug, Deserialize)]
+        #[allow(dead_code)]
+        struct Holder {
+            limit: Wrapped,
+            retried: Option<Retried>,
+        }
+        // Wrapped: the outer message, read with the inner one in it.
+        let refused = explained::<Holder>(r#"{"limit":"ten"}"#).unwrap_err();
+        assert_eq!(
+            refused,
+            (
+                vec!["limit".to_owned()],
+                r#"a limit: invalid type: string "ten", expected u32"#.to_owned()
+            )
+        );
+        // A refusal made and dropped, then another: the last one's.
+        let refused = explained::<Holder>(r#"{"limit":1,"retried":"seven"}"#).unwrap_err();
+        assert_eq!(
+            refused,
+            (
+                vec!["retried".to_owned()],
+                "neither a number nor one written as text".to_owned()
+            )
+        );
+        // A refusal made and dropped, then the reader's own.
+        let refused = explained::<Holder>(r#"{"limit":1,"retried":"7"} x"#).unwrap_err();
+        assert_eq!(refused, (vec![], "trailing characters".to_owned()));
+        // Each as serde_json says it (the wrapped one holds its position).
+        let json = |text: &str| match serde_json::from_str::<Holder>(text) {
+            Ok(_) => String::new(),
+            Err(e) => unplaced(&e.to_string()),
+        };
+        assert_eq!(
+            json(r#"{"limit":1,"retried":"seven"}"#),
+            "neither a number nor one written as text"
+        );
+        assert_eq!(
+            json(r#"{"limit":1,"retried":"7"} x"#),
+            "trailing characters"
+        );
+        // Outside an explanation, a stop shows no message of a past one.
+        assert_eq!(Stop(()).to_string(), "the single-pass reader stopped");
     }
 
     #[test]

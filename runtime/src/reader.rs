@@ -135,11 +135,12 @@ impl Drop for Explaining {
 /// the single pass stopped.
 impl fmt::Display for Stop {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        const STOPPED: &str = "the single-pass reader stopped";
+        if !EXPLAINING.get() {
+            return f.write_str(STOPPED);
+        }
         let message = MESSAGE.take();
-        let shown = match &message {
-            Some(message) if EXPLAINING.get() => f.write_str(message),
-            _ => f.write_str("the single-pass reader stopped"),
-        };
+        let shown = f.write_str(message.as_deref().unwrap_or(STOPPED));
         MESSAGE.set(message);
         shown
     }

@@ -108,6 +108,9 @@ fn every_rule(
     /// An essay, its bound past `i32::MAX`, not typed.
     #[garde(length(max = 3_000_000_000))]
     essay: String,
+    /// A ledger, its entries bounded past `i32::MAX`, not typed.
+    #[garde(length(max = 3_000_000_000))]
+    ledger: HashMap<String, u32>,
     /// A salute, containing a constant.
     #[garde(contains(SALUTE))]
     salute: String,
@@ -134,6 +137,7 @@ fn every_rule(
         scale,
         share,
         essay,
+        ledger,
         salute,
     );
     Ok(String::new())
@@ -214,6 +218,10 @@ struct EveryRuleMirror {
     /// An essay, its bound past `i32::MAX`, not typed.
     #[garde(length(chars, max = 3_000_000_000u64))]
     essay: String,
+    /// A ledger, its entries bounded past `i32::MAX`, not typed.
+    #[garde(length(max = 3_000_000_000usize))]
+    #[schemars(extend("maxProperties" = 3_000_000_000u64))]
+    ledger: HashMap<String, u32>,
     /// A salute, containing a constant.
     #[garde(contains(SALUTE))]
     salute: String,
@@ -367,8 +375,8 @@ fn the_tools_register_and_a_call_is_read_against_the_written_schema() {
         "greeting": "hello there", "tags": ["ab"], "note": "x",
         "place": {"city": "Oslo"}, "undocumented": 0,
         "weight": 0.5, "depth": -1.0, "huge": 10_000_000_000_000_000_000u64, "rooms": -2,
-        "scale": 50.0, "share": 0.5, "essay": "words", "salute": "oh hi",
-        "tally": {"a": 1, "b": 2, "c": 3, "d": 4, "e": 5},
+        "scale": 50.0, "share": 0.5, "essay": "words", "ledger": {"a": 1},
+        "salute": "oh hi", "tally": {"a": 1, "b": 2, "c": 3, "d": 4, "e": 5},
     });
     let refused = call("every_rule", args.clone());
     let rejection = refused

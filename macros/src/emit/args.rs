@@ -422,9 +422,14 @@ fn map_entries(garde: &[Attribute], ty: &Type) -> Vec<TokenStream> {
     keys
 }
 
-/// A keyword written as given, after the others: schemars' `extend`.
+/// An entry count's keyword, after the others: schemars' `extend`. The
+/// bound is a `usize`, as garde reads it: an untyped literal past
+/// `i32::MAX` would otherwise be read as an `i32`, which it does not fit.
 fn extend(key: &str, value: &syn::Expr) -> TokenStream {
-    quote!(::toolgate::__private::Rule::Extend(#key, ::toolgate::__private::serde_json::json!(#value)))
+    quote!(::toolgate::__private::Rule::Extend(
+        #key,
+        <::toolgate::__private::serde_json::Value as ::core::convert::From<usize>>::from(#value),
+    ))
 }
 
 /// The rules of an `inner(...)` on an optional list, for the schema: the

@@ -55,6 +55,7 @@
     clippy::indexing_slicing
 )]
 
+mod accepted;
 mod arguments;
 mod audit;
 mod bounded;
@@ -108,7 +109,9 @@ pub use error::{BodyCode, ToolError};
 pub use limits::Limits;
 pub use outcome::{Failure, Outcome};
 pub use rejection::{MAX_MESSAGE_CHARS, Rejection};
-pub use resource::{Authorize, Authorized, Denied, Fault, Resolved, Resource, ToolInfo};
+pub use resource::{
+    Authorize, Authorized, CallInfo, CallPolicy, Denied, Fault, Resolved, Resource, ToolInfo,
+};
 pub use semantic::Valid;
 pub use stored::StoredCall;
 pub use structural::Parsed;

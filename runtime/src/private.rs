@@ -101,6 +101,26 @@ pub fn default_value<T: StatedDefault>(value: T) -> Option<serde_json::Value> {
     value.stated()
 }
 
+/// `Canon(&value).canonical()`: a parameter's value as its type
+/// serializes it, for the arguments as the gates accepted them: the
+/// inherent method when the type implements `Serialize`, the trait method
+/// [`NotCanon`] (`None`: the value as sent stands in) otherwise.
+pub struct Canon<'a, T>(pub &'a T);
+
+impl<T: serde::Serialize> Canon<'_, T> {
+    pub fn canonical(&self) -> Option<serde_json::Value> {
+        serde_json::to_value(self.0).ok()
+    }
+}
+
+pub trait NotCanon {
+    fn canonical(&self) -> Option<serde_json::Value> {
+        None
+    }
+}
+
+impl<T> NotCanon for Canon<'_, T> {}
+
 /// `#[tool(approval = …)]` is a `bool`: whether this call needs approval.
 #[inline(always)]
 pub fn approval_is_a_bool(needed: bool) -> bool {

@@ -12,6 +12,7 @@ use std::sync::Arc;
 use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
 
+use crate::accepted::CallScope;
 use crate::{ToolContext, ToolDef};
 
 /// Something a model names by reference and the server looks up: an order,
@@ -179,7 +180,7 @@ pub struct Resolved<R> {
     resource: R,
     def: &'static ToolDef,
     field: &'static str,
-    arguments: Arc<str>,
+    scope: Arc<CallScope>,
 }
 
 impl<R> Resolved<R> {
@@ -193,13 +194,26 @@ impl<R> Resolved<R> {
         self.field
     }
 
-    /// The call's arguments: the JSON object gates 1–3 accepted, as the
-    /// model wrote it (keys in its order, a whole number may be spelled
-    /// `2.0`, a parameter with a default may be absent). It conforms to
-    /// [`ToolDef::schema`]. Defaults, `#[serde(rename)]` and the rules are
-    /// the schema's; the typed arguments are the body's alone.
+    /// The call's arguments as gates 1–3 accepted them and the body
+    /// receives them: a JSON object with every parameter by its wire
+    /// name, defaults applied, each value as its type serializes it
+    /// (`2.0` sent for a whole number is `2`), keys sorted, no
+    /// whitespace. Every spelling of one call reads the same here, so a
+    /// policy cannot be steered by leaving out a defaulted parameter.
     pub fn arguments(&self) -> &str {
-        &self.arguments
+        &self.scope.arguments
+    }
+
+    /// A value every policy decision of this call shares: made by `make`
+    /// the first time the call asks for a `T`, and the same `Arc` for
+    /// every object of the call after. A policy whose rules can be
+    /// replaced while calls run keeps its rules here, so that a call
+    /// naming two objects is decided by one set of rules, never half by
+    /// the old and half by the new.
+    ///
+    /// Each type is kept once per call; keep a type of the policy's own.
+    pub fn per_call<T: core::any::Any + Send + Sync>(&self, make: impl FnOnce() -> T) -> Arc<T> {
+        self.scope.per_call(make)
     }
 }
 
@@ -344,11 +358,112 @@ impl Denied {
     }
 }
 
+/// Gate 5 for a call that names no object: a tool without resources, or
+/// one whose optional resources the model left out. Set on a toolbox with
+/// [`Toolbox::with_call_policy`](crate::Toolbox::with_call_policy), it is
+/// asked about every such call, after gates 1–3 and before the tool's
+/// checks; a call that authorized an object was decided by that object's
+/// [`Authorize`] impl instead.
+///
+/// A policy language that is default deny (Cedar) stays default deny for
+/// every tool this way, with or without resources.
+///
+/// ```
+/// use toolgate::{tool, CallInfo, CallPolicy, Denied, ToolContext, ToolError, Toolbox};
+///
+/// /// Nobody lists recent calls on a weekend.
+/// struct NoListing;
+///
+/// impl CallPolicy for NoListing {
+///     fn authorize_call(&self, _ctx: &ToolContext, call: &CallInfo<'_>) -> Result<(), Denied> {
+///         match call.tool().name() {
+///             "list_recent" => Err(Denied::because("listing is closed")),
+///             _ => Ok(()),
+///         }
+///     }
+/// }
+///
+/// /// The caller's recent calls.
+/// #[tool(effect = read)]
+/// fn list_recent() -> Result<Vec<String>, ToolError> {
+///     Ok(Vec::new())
+/// }
+///
+/// # fn block_on<F: std::future::Future>(f: F) -> F::Output {
+/// #     let waker = std::task::Waker::noop();
+/// #     let mut cx = std::task::Context::from_waker(&waker);
+/// #     let mut f = std::pin::pin!(f);
+/// #     loop { if let std::task::Poll::Ready(v) = f.as_mut().poll(&mut cx) { return v; } }
+/// # }
+/// let mut toolbox = Toolbox::new(()).with_call_policy(NoListing);
+/// toolbox.register(ListRecent)?;
+/// let ctx = ToolContext::new("user_1", "tenant_a", "req_1").allow_all_tools();
+/// let outcome = block_on(toolbox.call(&ctx, "list_recent", "{}"));
+/// assert_eq!(outcome.to_json()["code"], "NOT_PERMITTED");
+/// # Ok::<(), toolgate::RegisterError>(())
+/// ```
+pub trait CallPolicy: Send + Sync + 'static {
+    /// Whether `ctx` may make `call`: `Ok(())`, a denial
+    /// ([`Denied::because`]), or allowed only with a person's approval
+    /// ([`Denied::unless_approved`]).
+    ///
+    /// # Errors
+    ///
+    /// The denial, with its reason for the audit log.
+    fn authorize_call(&self, ctx: &ToolContext, call: &CallInfo<'_>) -> Result<(), Denied>;
+}
+
+impl<P: CallPolicy + ?Sized> CallPolicy for Arc<P> {
+    fn authorize_call(&self, ctx: &ToolContext, call: &CallInfo<'_>) -> Result<(), Denied> {
+        (**self).authorize_call(ctx, call)
+    }
+}
+
+impl<P: CallPolicy + ?Sized> CallPolicy for Box<P> {
+    fn authorize_call(&self, ctx: &ToolContext, call: &CallInfo<'_>) -> Result<(), Denied> {
+        (**self).authorize_call(ctx, call)
+    }
+}
+
+/// A call that names no object, as a [`CallPolicy`] sees it.
+pub struct CallInfo<'a> {
+    pub(crate) def: &'static ToolDef,
+    pub(crate) scope: &'a CallScope,
+}
+
+impl CallInfo<'_> {
+    /// The tool being called.
+    pub fn tool(&self) -> &'static ToolDef {
+        self.def
+    }
+
+    /// The call's arguments as gates 1–3 accepted them: as
+    /// [`Resolved::arguments`].
+    pub fn arguments(&self) -> &str {
+        &self.scope.arguments
+    }
+
+    /// A value the call's policy decisions share: as
+    /// [`Resolved::per_call`].
+    pub fn per_call<T: core::any::Any + Send + Sync>(&self, make: impl FnOnce() -> T) -> Arc<T> {
+        self.scope.per_call(make)
+    }
+}
+
+impl fmt::Debug for CallInfo<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("CallInfo")
+            .field("tool", &self.def.name())
+            .field("arguments", &self.arguments())
+            .finish()
+    }
+}
+
 /// One reference to resolve and authorize, and the call it is part of.
 pub(crate) struct Named<'r, R> {
     pub(crate) def: &'static ToolDef,
     pub(crate) field: &'static str,
-    pub(crate) arguments: Arc<str>,
+    pub(crate) scope: Arc<CallScope>,
     pub(crate) reference: &'r R,
     /// Whether the call resumes an approval: a policy's
     /// [`Denied::unless_approved`] is then met, and not logged as asked.
@@ -387,7 +502,7 @@ where
             resource,
             def: named.def,
             field,
-            arguments: named.arguments,
+            scope: named.scope,
         },
         Ok(None) => return Err(refuse(Gate::Resolve, "not found in the caller's tenant")),
         Err(fault) => return Err(refuse(Gate::Resolve, &format!("resolver failed: {fault}"))),

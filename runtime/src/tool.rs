@@ -6,6 +6,9 @@ use core::task::{Context, Poll};
 
 use serde::Serialize;
 
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use crate::accepted::Accepted;
 use crate::audit::{self, Gate};
 use crate::effect::Effects;
 use crate::error::Repr;
@@ -137,11 +140,9 @@ fn refused(ctx: &ToolContext, def: &ToolDef, gate: Gate, rejection: crate::Rejec
 pub(crate) struct Objects {
     /// Each authorized object: its field (wire name), version and summary.
     pub(crate) seen: Vec<(&'static str, Option<u64>, Option<serde_json::Value>)>,
-    /// Whether a policy allowed an object only with a person's approval.
+    /// Whether a policy allowed an object (or the call) only with a
+    /// person's approval.
     pub(crate) asked: bool,
-    /// The arguments, shared by the objects a policy sees: made for the
-    /// first one.
-    pub(crate) shared: Option<std::sync::Arc<str>>,
 }
 
 /// One admitted call, handed to a tool's generated wrapper.
@@ -161,7 +162,12 @@ pub struct Invocation<'a, S> {
     /// The effect gate's hold on the call, once [`admit`](Self::admit) let
     /// a call it gates through: boxed, so that a call it lets through at
     /// once carries one word of it.
-    pub(crate) run: Option<Box<crate::effect::Run>>,
+    pub(crate) run: Option<Box<crate::effect::Run<'a>>>,
+    /// The arguments as the gates accepted them, once the call needs them
+    /// ([`accept`](Self::accept)): for policies, approvals and keys.
+    pub(crate) accepted: Option<Box<Accepted>>,
+    /// Set once the body starts: no budget may replace its outcome.
+    pub(crate) started: &'a AtomicBool,
 }
 
 impl<'a, S> Invocation<'a, S> {
@@ -195,6 +201,8 @@ impl<'a, S> Invocation<'a, S> {
             resuming: self.resuming,
             objects: self.objects,
             run: self.run,
+            accepted: self.accepted,
+            started: self.started,
         }
     }
 
@@ -270,17 +278,25 @@ impl<'a, S> Invocation<'a, S> {
                 );
                 return Err(Outcome::Rejected(crate::Rejection::not_permitted()));
             }
-            let objects = self.objects.get_or_insert_with(Box::default);
+            let Some(accepted) = &self.accepted else {
+                // Never: a tool that names a resource accepts its
+                // arguments before it authorizes one.
+                audit::denied(
+                    self.ctx,
+                    self.def.name(),
+                    Gate::Authorize,
+                    "no accepted arguments to authorize with",
+                );
+                return Err(Outcome::Rejected(crate::Rejection::not_permitted()));
+            };
             let named = resource::Named {
                 def: self.def,
                 field,
-                arguments: objects
-                    .shared
-                    .get_or_insert_with(|| self.raw.as_str().into())
-                    .clone(),
+                scope: std::sync::Arc::clone(&accepted.scope),
                 reference,
                 approved: self.resuming.is_some(),
             };
+            let objects = self.objects.get_or_insert_with(Box::default);
             let granted = resource::authorize::<T, R, S>(self.ctx, self.state, named)
                 .await
                 .map_err(Outcome::Rejected)?;
@@ -293,6 +309,75 @@ impl<'a, S> Invocation<'a, S> {
             ));
             Ok(authorized)
         })
+    }
+
+    /// Whether this call needs its arguments as the gates accepted them
+    /// ([`accept`](Self::accept)): `always` for a tool that names a
+    /// resource (its policies read them) or decides approval by an
+    /// expression; otherwise, when a policy or gate 6 may see the call.
+    /// A `read` call that none of them sees skips the work.
+    #[inline]
+    pub fn wants_arguments(&self, always: bool) -> bool {
+        always
+            || self.def.effect() != crate::Effect::Read
+            || self.resuming.is_some()
+            || self.effects.call_policy.is_some()
+            || self
+                .effects
+                .policy
+                .needs_approval(crate::Effect::Read, None)
+    }
+
+    /// Keeps the arguments as the gates accepted them: each parameter by
+    /// its wire name, with its value as its type serializes it once
+    /// defaults are applied (`None` for a type that does not serialize:
+    /// the value as sent stands in).
+    pub fn accept(&mut self, fields: &mut [(&'static str, Option<serde_json::Value>)]) {
+        self.accepted = Some(Box::new(Accepted::new(fields, self.raw.as_str())));
+    }
+
+    /// Gate 5 for a call that authorized no object: the toolbox's
+    /// [`CallPolicy`](crate::CallPolicy), if it has one, decides it.
+    pub fn authorize_call(&mut self) -> Result<(), Outcome> {
+        let Some(policy) = &self.effects.call_policy else {
+            return Ok(());
+        };
+        if self.objects.as_ref().is_some_and(|o| !o.seen.is_empty()) {
+            return Ok(());
+        }
+        let Some(accepted) = &self.accepted else {
+            audit::denied(
+                self.ctx,
+                self.def.name(),
+                Gate::Authorize,
+                "no accepted arguments to decide the call with",
+            );
+            return Err(Outcome::Rejected(crate::Rejection::not_permitted()));
+        };
+        let call = resource::CallInfo {
+            def: self.def,
+            scope: &accepted.scope,
+        };
+        match policy.authorize_call(self.ctx, &call) {
+            Ok(()) => Ok(()),
+            Err(denied) if denied.is_unless_approved() => {
+                if self.resuming.is_none() {
+                    audit::approval_asked(self.ctx, self.def.name(), "", denied.reason());
+                }
+                self.objects.get_or_insert_with(Box::default).asked = true;
+                Ok(())
+            }
+            Err(denied) => {
+                audit::denied(self.ctx, self.def.name(), Gate::Authorize, denied.reason());
+                Err(Outcome::Rejected(crate::Rejection::not_permitted()))
+            }
+        }
+    }
+
+    /// Marks the body started: its outcome, whatever it is, is the call's.
+    #[inline]
+    pub fn starting(&self) {
+        self.started.store(true, Ordering::Relaxed);
     }
 
     /// The tool's checks on its authorized resources, run before the body.
@@ -322,7 +407,7 @@ impl<'a, S> Invocation<'a, S> {
     /// build compiles it once for each state, not into each tool.
     #[inline]
     fn end(self) {
-        if self.objects.is_none() && self.run.is_none() {
+        if self.objects.is_none() && self.run.is_none() && self.accepted.is_none() {
             core::mem::forget(self);
         }
     }
@@ -376,23 +461,23 @@ impl<'a, S> Invocation<'a, S> {
         &self,
         body: Pin<&'f mut F>,
     ) -> crate::effect::Timed<'f, F> {
+        self.starting();
         let limit = self.def.timeout().or(self.effects.policy.timeout);
         crate::effect::Timed::new(body, limit)
     }
 
     /// Gate 6 after the body: records its outcome for replay, if the gate
     /// holds the call. A body stopped at its time limit may have taken
-    /// effect before it was stopped, so its idempotency key stays held
-    /// until the lease runs out.
+    /// effect before it was stopped: its `TIMEOUT` is its outcome, kept
+    /// like any other, so that a repeat replays it and never runs the
+    /// body a second time.
     pub fn finish<'b>(
         &'b mut self,
         ran: Result<Outcome, core::time::Duration>,
     ) -> Finished<impl Future<Output = Outcome> + use<'a, 'b, S>> {
         let outcome = match ran {
             Ok(outcome) => outcome,
-            Err(limit) => {
-                return Finished::Now(crate::effect::timed_out(self.ctx, self.def, limit));
-            }
+            Err(limit) => crate::effect::timed_out(self.ctx, self.def, limit),
         };
         match self.run.take() {
             None => Finished::Now(outcome),
@@ -522,6 +607,7 @@ where
     // Gate 6 lets a `read` call that needs no approval straight through:
     // the body runs now, with no steps around it.
     if invocation.gated(approval).is_none() {
+        invocation.starting();
         invocation.end();
         return Call::Done(body.run());
     }
@@ -634,6 +720,9 @@ impl<'a, S: Sync> Steps<'a, S> {
     /// once gate 6 is keeping it (`At::Recording`, polled next). Either
     /// way the invocation is gone after, and the call done.
     fn ran(&mut self, body: &mut dyn Body<'_>) -> Option<Outcome> {
+        if let Some(invocation) = &self.invocation {
+            invocation.starting();
+        }
         let held = self.invocation.as_mut().and_then(|i| i.run.take());
         let Some(outcome) = body.run() else {
             return self

@@ -3,6 +3,7 @@
 use std::collections::BTreeMap;
 use std::fmt;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use crate::effect::Effects;
@@ -411,6 +412,15 @@ impl<S: Send + Sync + 'static> Toolbox<S> {
         self
     }
 
+    /// Sets gate 5's policy for the calls that authorize no object: a tool
+    /// without resources, or a call that leaves out an optional one. Such
+    /// a call runs only if `policy` allows it; see [`CallPolicy`](crate::CallPolicy).
+    #[must_use]
+    pub fn with_call_policy(mut self, policy: impl crate::CallPolicy) -> Self {
+        self.effects.call_policy = Some(Arc::new(policy));
+        self
+    }
+
     /// Sets the clock gate 6 reads (default: the system clock).
     #[must_use]
     pub fn with_clock(mut self, clock: impl Clock) -> Self {
@@ -581,18 +591,38 @@ impl<S: Send + Sync + 'static> Toolbox<S> {
         arguments: impl Into<Arguments<'a>>,
     ) -> Outcome {
         let arguments = arguments.into();
-        let bytes = arguments.as_bytes();
+        self.dispatch(ctx, name, arguments.as_bytes(), arguments.as_text(), None)
+            .await
+    }
+
+    /// Every gate of a call made by the model, live or stored: admission,
+    /// the stored call's pin to its contract, the rate limit, gates 1–7,
+    /// then the retry budget.
+    async fn dispatch(
+        &self,
+        ctx: &ToolContext,
+        name: &str,
+        bytes: &[u8],
+        text: Option<&str>,
+        stored: Option<&StoredCall>,
+    ) -> Outcome {
+        let started = AtomicBool::new(false);
         let outcome = match self.admit(ctx, name) {
             Ok(entry) => {
-                // The store is asked only if the policy limits the tool.
-                let limited = match self.effects.policy.rate_of(name) {
-                    Some(rate) => self.rate_limited(ctx, name, rate).await,
-                    None => None,
+                let pin = match stored {
+                    Some(call) => pinned(ctx, entry.def, call.version, &call.fingerprint, "made"),
+                    None => Ok(()),
                 };
-                match limited {
-                    Some(rejection) => Outcome::Rejected(rejection),
+                // The store is asked only if the policy limits the tool.
+                let limited = match (&pin, self.effects.policy.rate_of(name)) {
+                    (Ok(()), Some(rate)) => self.rate_limited(ctx, name, rate).await,
+                    _ => None,
+                };
+                match (pin, limited) {
+                    (Err(refused), _) => refused,
+                    (Ok(()), Some(rejection)) => Outcome::Rejected(rejection),
                     // A call that ends at once is not driven as a future.
-                    None => match self.start(ctx, entry, bytes, arguments.as_text(), None) {
+                    (Ok(()), None) => match self.start(ctx, entry, bytes, text, None, &started) {
                         Call::Done(Some(outcome)) => outcome,
                         Call::Done(None) => crate::tool::ran_before(ctx, entry.def),
                         call => Self::rest(ctx, entry, call).await,
@@ -601,13 +631,23 @@ impl<S: Send + Sync + 'static> Toolbox<S> {
             }
             Err(rejection) => Outcome::Rejected(rejection),
         };
+        if !self.effects.unrecorded.is_empty() {
+            // A body stopped by a panic left its outcome here: the store
+            // takes it now, so that no other process reads IN_PROGRESS.
+            if let Err(error) = self.effects.unrecorded.retry(&*self.effects.store).await {
+                audit::failed(ctx, name, &error);
+            }
+        }
         // Only a rejection in a conversation counts against a budget.
         let (Outcome::Rejected(rejection), Some(session)) = (&outcome, ctx.session_id()) else {
             return outcome;
         };
-        match self.budget(ctx, session, name, bytes, rejection).await {
-            Some(exhausted) => exhausted,
-            None => outcome,
+        let exhausted = self.budget(ctx, session, name, bytes, rejection).await;
+        match exhausted {
+            // No budget replaces the outcome of a body that started: it
+            // may have taken effect, and the model must read what it did.
+            Some(exhausted) if !started.load(Ordering::Relaxed) => exhausted,
+            _ => outcome,
         }
     }
 
@@ -669,8 +709,10 @@ impl<S: Send + Sync + 'static> Toolbox<S> {
         let now = self.effects.clock.now();
         let window = self.effects.policy.retain;
         let text = String::from_utf8_lossy(bytes);
-        let same = crate::effect::digest(&["retry", ctx.tenant(), session, name, &text]);
-        let all = crate::effect::digest(&["retries", ctx.tenant(), session]);
+        // Each actor's budget is their own, also in a shared conversation.
+        let (tenant, actor) = (ctx.tenant(), ctx.actor());
+        let same = crate::effect::digest(&["retry", tenant, actor, session, name, &text]);
+        let all = crate::effect::digest(&["retries", tenant, actor, session]);
         let policy = &self.effects.policy;
         let (retries, total) = (policy.retry_budget, policy.conversation_budget);
         let counted = async {
@@ -700,19 +742,13 @@ impl<S: Send + Sync + 'static> Toolbox<S> {
         }
     }
 
-    /// Runs a call kept from earlier. It is admitted as if new, and refused
-    /// with `VERSION_MISMATCH` unless the registered tool has the version and
-    /// schema fingerprint the call was made for.
+    /// Runs a call kept from earlier. It passes every gate a live call
+    /// passes (admission, the rate limit, gates 1–7, the retry budget),
+    /// and is refused with `VERSION_MISMATCH` unless the registered tool
+    /// has the version and schema fingerprint the call was made for.
     pub async fn call_stored(&self, ctx: &ToolContext, call: &StoredCall) -> Outcome {
-        let entry = match self.admit(ctx, &call.tool) {
-            Ok(entry) => entry,
-            Err(rejection) => return Outcome::Rejected(rejection),
-        };
-        if let Err(refused) = pinned(ctx, entry.def, call.version, &call.fingerprint, "made") {
-            return refused;
-        }
         let text = call.arguments.get();
-        self.run(ctx, entry, text.as_bytes(), Some(text), None)
+        self.dispatch(ctx, &call.tool, text.as_bytes(), Some(text), Some(call))
             .await
     }
 
@@ -877,17 +913,38 @@ impl<S: Send + Sync + 'static> Toolbox<S> {
         ) {
             return refused;
         }
-        let bytes = crate::effect::canonical(&approval.arguments);
+        let bytes = crate::accepted::canonical(&approval.arguments);
+        let started = AtomicBool::new(false);
         let outcome = self
-            .run(ctx, entry, bytes.as_bytes(), Some(&bytes), Some(&approval))
+            .run(
+                ctx,
+                entry,
+                bytes.as_bytes(),
+                Some(&bytes),
+                Some(&approval),
+                &started,
+            )
             .await;
-        if outcome.rejection().map(Rejection::code) == Some(Code::Stale) {
+        let outcome = if outcome.rejection().map(Rejection::code) == Some(Code::Stale) {
             // The body's compare-and-set lost: the object moved on after
             // gate 6 compared versions. Running the gates again finds its
             // new version and asks for a fresh approval; nothing runs.
-            return self
-                .run(ctx, entry, bytes.as_bytes(), Some(&bytes), Some(&approval))
-                .await;
+            self.run(
+                ctx,
+                entry,
+                bytes.as_bytes(),
+                Some(&bytes),
+                Some(&approval),
+                &started,
+            )
+            .await
+        } else {
+            outcome
+        };
+        if !self.effects.unrecorded.is_empty()
+            && let Err(error) = self.effects.unrecorded.retry(&*self.effects.store).await
+        {
+            audit::failed(ctx, &approval.tool, &error);
         }
         outcome
     }
@@ -974,8 +1031,9 @@ impl<S: Send + Sync + 'static> Toolbox<S> {
         bytes: &[u8],
         text: Option<&str>,
         resuming: Option<&Approval>,
+        started: &AtomicBool,
     ) -> Outcome {
-        match self.start(ctx, entry, bytes, text, resuming) {
+        match self.start(ctx, entry, bytes, text, resuming, started) {
             Call::Done(Some(outcome)) => outcome,
             Call::Done(None) => crate::tool::ran_before(ctx, entry.def),
             call => Self::rest(ctx, entry, call).await,
@@ -992,6 +1050,7 @@ impl<S: Send + Sync + 'static> Toolbox<S> {
         bytes: &'a [u8],
         text: Option<&'a str>,
         resuming: Option<&'a Approval>,
+        started: &'a AtomicBool,
     ) -> Call<'a> {
         let def = entry.def;
         let limits = entry.limits.as_ref().unwrap_or(&self.limits);
@@ -1011,6 +1070,8 @@ impl<S: Send + Sync + 'static> Toolbox<S> {
             resuming,
             objects: None,
             run: None,
+            accepted: None,
+            started,
         };
         match panic::started(|| entry.tool.__call(invocation)) {
             Ok(call) => call,

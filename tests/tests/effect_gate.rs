@@ -625,24 +625,37 @@ fn recorder(clock: &ManualClock) -> (Toolbox<Gate>, ToolContext) {
 }
 
 #[test]
-fn a_dropped_call_holds_its_key_until_the_lease_runs_out() {
+fn a_call_dropped_mid_body_leaves_an_outcome_that_says_so_and_never_runs_again() {
     let clock = ManualClock::new(SystemTime::UNIX_EPOCH);
-    let (toolbox, ctx) = recorder(&clock);
-    *toolbox.state().hold.lock().unwrap() = Some(Arc::new(tokio::sync::Notify::new()));
+    let store = Arc::new(MemoryStore::new());
+    let (here, ctx) = recorder(&clock);
+    let here = here.with_effect_store(Arc::clone(&store));
+    let (there, _) = recorder(&clock);
+    let there = there.with_effect_store(Arc::clone(&store));
+    *here.state().hold.lock().unwrap() = Some(Arc::new(tokio::sync::Notify::new()));
     {
-        let mut call = std::pin::pin!(toolbox.call(&ctx, "record", r#"{"what":"x"}"#));
+        let mut call = std::pin::pin!(here.call(&ctx, "record", r#"{"what":"x"}"#));
         let waker = std::task::Waker::noop();
         let mut cx = std::task::Context::from_waker(waker);
         assert!(call.as_mut().poll(&mut cx).is_pending(), "the body waits");
-    } // dropped mid-body: the caller went away, or the process died
-    *toolbox.state().hold.lock().unwrap() = None;
-    let outcome = block_on(toolbox.call(&ctx, "record", r#"{"what":"x"}"#));
-    assert_eq!(code(&outcome), Some(Code::InProgress));
-    assert!(outcome.rejection().unwrap().is_retryable());
-    clock.advance(Duration::from_secs(5 * 60));
-    let outcome = block_on(toolbox.call(&ctx, "record", r#"{"what":"x"}"#));
-    assert_eq!(outcome.value(), Some(&json!("x")), "{outcome:?}");
-    assert_eq!(toolbox.state().runs.load(Ordering::SeqCst), 1);
+    } // dropped mid-body: the caller went away
+    *here.state().hold.lock().unwrap() = None;
+    // No body runs now: IN_PROGRESS would say one does. The body started
+    // and may have taken effect, so the repeat reads that, and it is not
+    // retried into a second run.
+    let outcome = block_on(here.call(&ctx, "record", r#"{"what":"x"}"#));
+    assert!(outcome.is_replay(), "{outcome:?}");
+    assert_eq!(outcome.to_json()["code"], "TIMEOUT", "{outcome:?}");
+    assert_eq!(
+        outcome.to_json()["safe_message"],
+        "record was stopped before it finished; it may or may not have taken effect."
+    );
+    // The store has it too: another server replays it, also past the lease.
+    clock.advance(Duration::from_secs(10 * 60));
+    let elsewhere = block_on(there.call(&ctx, "record", r#"{"what":"x"}"#));
+    assert_eq!(elsewhere.to_json(), outcome.to_json());
+    assert_eq!(here.state().runs.load(Ordering::SeqCst), 0);
+    assert_eq!(there.state().runs.load(Ordering::SeqCst), 0);
 }
 
 #[test]
@@ -770,7 +783,11 @@ fn an_approval_is_single_use_even_after_its_runs_record_is_gone() {
     let clock = ManualClock::new(SystemTime::UNIX_EPOCH);
     let mut toolbox = Toolbox::new(Shop::demo())
         .with_clock(clock.clone())
-        .with_effect_policy(EffectPolicy::default().retain(Duration::from_secs(60)));
+        .with_effect_policy(
+            EffectPolicy::default()
+                .lease(Duration::from_secs(30))
+                .retain(Duration::from_secs(60)),
+        );
     toolbox.register(IssueRefund).unwrap();
     let approval = requested(&toolbox);
     block_on(toolbox.approve(&manager(), &approval.id)).unwrap();
@@ -992,7 +1009,7 @@ async fn wait_forever(gate: &Gate) -> Result<(), ToolError> {
 }
 
 #[test]
-fn a_body_past_its_time_limit_is_stopped_and_a_write_keeps_its_key_until_the_lease() {
+fn a_body_past_its_time_limit_is_stopped_and_a_write_keeps_its_timeout_as_its_outcome() {
     let clock = ManualClock::new(SystemTime::UNIX_EPOCH);
     // The tool's own limit.
     let mut toolbox = Toolbox::new(Gate::default()).with_clock(clock.clone());
@@ -1018,12 +1035,16 @@ fn a_body_past_its_time_limit_is_stopped_and_a_write_keeps_its_key_until_the_lea
     let outcome = block_on(toolbox.call(&ctx, "record", r#"{"what":"t"}"#));
     assert_eq!(code(&outcome), Some(Code::Timeout));
     *toolbox.state().hold.lock().unwrap() = None;
-    // It may have taken effect: a repeat waits out the lease, then runs.
-    let outcome = block_on(toolbox.call(&ctx, "record", r#"{"what":"t"}"#));
-    assert_eq!(code(&outcome), Some(Code::InProgress));
-    clock.advance(Duration::from_secs(5 * 60));
-    let outcome = block_on(toolbox.call(&ctx, "record", r#"{"what":"t"}"#));
-    assert_eq!(outcome.value(), Some(&json!("t")), "{outcome:?}");
+    // It may have taken effect: the TIMEOUT is its outcome. A repeat reads
+    // it again (never IN_PROGRESS: no body runs), and the body never runs
+    // a second time, also past the lease; no budget hides it.
+    for _ in 0..3 {
+        let again = block_on(toolbox.call(&ctx, "record", r#"{"what":"t"}"#));
+        assert!(again.is_replay(), "{again:?}");
+        assert_eq!(again.to_json()["code"], "TIMEOUT", "{again:?}");
+        clock.advance(Duration::from_secs(5 * 60));
+    }
+    assert_eq!(toolbox.state().runs.load(Ordering::SeqCst), 0);
 }
 
 #[test]

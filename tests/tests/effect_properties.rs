@@ -2,7 +2,8 @@
 //! resumes, changes to the object and the passing of time: at most one
 //! effect per approved action, no effect without a matching live approval,
 //! and no effect against an object that changed since it was approved; once
-//! an approved refund ran, the model's repeat in the conversation replays.
+//! an approved refund ran, the model's repeat in the conversation replays;
+//! and while an approval of the action is live, a repeat is that approval.
 
 mod common;
 
@@ -63,6 +64,43 @@ fn agent() -> ToolContext {
 
 const REFUND: &str = r#"{"order":"ord_1001","amount_cents":100}"#;
 
+/// Notes an approval the toolbox answered with. While an approval of the
+/// action is live, undenied and for the order as it is now, a repeat is
+/// that approval (one action, one approval); otherwise it is a new one.
+fn noted(
+    known: &mut Vec<Known>,
+    approval: Approval,
+    version: u64,
+    now: SystemTime,
+) -> Result<(), TestCaseError> {
+    let live = known.iter().find(|k| {
+        !k.denied
+            && !k.ran
+            && now < k.approval.expires_at
+            && k.approval.resources[0].version == Some(version)
+    });
+    match live {
+        Some(live) => prop_assert_eq!(
+            &approval.id,
+            &live.approval.id,
+            "a second approval of one action"
+        ),
+        None => {
+            prop_assert!(
+                known.iter().all(|k| k.approval.id != approval.id),
+                "an old approval shown again"
+            );
+            known.push(Known {
+                approval,
+                approved: false,
+                denied: false,
+                ran: false,
+            });
+        }
+    }
+    Ok(())
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 128, ..ProptestConfig::default() })]
 
@@ -95,7 +133,7 @@ proptest! {
                         let approval = outcome.approval().cloned();
                         prop_assert!(approval.is_some(), "a refund ran without approval: {outcome:?}");
                         if let Some(approval) = approval {
-                            known.push(Known { approval, approved: false, denied: false, ran: false });
+                            noted(&mut known, approval, version, now)?;
                         }
                     }
                 }
@@ -146,7 +184,7 @@ proptest! {
                     } else if let Some(fresh) = outcome.approval() {
                         // The order changed: a fresh approval, with what it is now.
                         prop_assert_eq!(fresh.resources[0].version, Some(version));
-                        known.push(Known { approval: fresh.clone(), approved: false, denied: false, ran: false });
+                        noted(&mut known, fresh.clone(), version, now)?;
                     } else if as_other {
                         prop_assert_eq!(outcome.rejection().map(|r| r.code()), Some(Code::NotPermitted));
                     } else if entry.ran {

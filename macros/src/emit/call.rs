@@ -47,6 +47,10 @@ pub(crate) fn emit(tool: &ToolFn) -> TokenStream {
     // `check` expression and the call below read like the user's code.
     let mut fields = Vec::new();
     let mut bindings = Vec::new();
+    // Each resource's gates 4 and 5, after every argument is accepted.
+    let mut authorizations = Vec::new();
+    // Each model-facing field as the gates accepted it, by wire name.
+    let mut accepted = Vec::new();
     let mut call_args = Vec::new();
     for param in &tool.params {
         match param {
@@ -64,8 +68,12 @@ pub(crate) fn emit(tool: &ToolFn) -> TokenStream {
             }
             Param::Model(arg) => {
                 let name = &arg.ident;
+                let wire = arg.wire_name();
                 fields.push(quote!(#name));
                 call_args.push(quote!(#name));
+                accepted.push(quote! {
+                    (#wire, ::toolgate::__private::Canon(&#name).canonical())
+                });
                 if let Some(default) = &arg.default {
                     let value = default.expr();
                     bindings.push(quote! {
@@ -86,6 +94,9 @@ pub(crate) fn emit(tool: &ToolFn) -> TokenStream {
                 let wire = r.arg.wire_name();
                 let resource = &r.resource;
                 fields.push(quote!(#name: #reference));
+                accepted.push(quote! {
+                    (#wire, ::toolgate::__private::Canon(&#reference).canonical())
+                });
                 let authorize = quote_spanned! {resource.span()=>
                     {
                         #[allow(unused_imports)]
@@ -97,7 +108,7 @@ pub(crate) fn emit(tool: &ToolFn) -> TokenStream {
                 };
                 // Spanned on `R`, so that a missing policy is reported once,
                 // on the resource it is missing for.
-                bindings.push(if r.optional {
+                authorizations.push(if r.optional {
                     quote_spanned! {resource.span()=>
                         let #name = match #reference {
                             ::core::option::Option::Some(#reference) => match #authorize {
@@ -209,7 +220,10 @@ pub(crate) fn emit(tool: &ToolFn) -> TokenStream {
                 #invocation.run(#body).await
             }
         }
-        None => quote!(::core::result::Result::Ok(#outcome)),
+        None => quote! {{
+            #invocation.starting();
+            ::core::result::Result::Ok(#outcome)
+        }},
     };
     let ran_value = quote_spanned!(site=> __ran);
     let finish = quote! {
@@ -225,7 +239,12 @@ pub(crate) fn emit(tool: &ToolFn) -> TokenStream {
         }
     };
 
-    // Gates 2 and 3, then the tool's bindings and check.
+    // The accepted arguments are kept whenever a policy reads them: always
+    // for a tool that names a resource or decides approval by expression.
+    let always = tool.resources().next().is_some() || tool.attrs.approval.is_some();
+    // Gates 2 and 3; the arguments as accepted, defaults applied; gates 4
+    // and 5 for each resource (or for the call, if it names none); then
+    // the tool's check.
     let before_body = quote! {
         let #context = #invocation.context();
         let #state_ref = #invocation.state();
@@ -235,6 +254,13 @@ pub(crate) fn emit(tool: &ToolFn) -> TokenStream {
             ::core::result::Result::Err(rejected) => #refused,
         };
         #(#bindings)*
+        if #invocation.wants_arguments(#always) {
+            #invocation.accept(&mut [#(#accepted),*]);
+        }
+        #(#authorizations)*
+        if let ::core::result::Result::Err(rejected) = #invocation.authorize_call() {
+            #refused;
+        }
         #check
     };
     let call = match driven {
@@ -265,6 +291,8 @@ pub(crate) fn emit(tool: &ToolFn) -> TokenStream {
                 #lend
                 #[allow(unused_imports)]
                 use ::toolgate::__private::Unshareable as _;
+                #[allow(unused_imports)]
+                use ::toolgate::__private::NotCanon as _;
                 #call
             }
 

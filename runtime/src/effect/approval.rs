@@ -67,13 +67,24 @@ pub struct Approval {
     pub actor: String,
     /// The conversation or run the call was made in, if the host said.
     pub session: Option<String>,
+    /// The host's id for the call ([`ToolContext::with_call_id`](crate::ToolContext::with_call_id)),
+    /// if it gave one: the approved run keeps its outcome under it, so
+    /// that the host's repeat of the id replays it.
+    #[serde(default)]
+    pub call_id: Option<String>,
+    /// The request the call was made in.
+    #[serde(default)]
+    pub request_id: String,
     /// The tool.
     pub tool: String,
     /// The tool's version.
     pub version: u32,
     /// The tool's schema fingerprint.
     pub fingerprint: String,
-    /// The arguments as validated, with their wire names, keys sorted.
+    /// The arguments as the gates accepted them and the body will receive
+    /// them: every parameter by its wire name, defaults applied (see
+    /// [`Resolved::arguments`](crate::Resolved::arguments)). What a person
+    /// approves is exactly what runs.
     pub arguments: Value,
     /// SHA-256 of the canonical arguments, hex.
     pub digest: String,

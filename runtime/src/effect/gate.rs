@@ -1,108 +1,106 @@
 //! Gate 6 on one call that passed gates 0–5 and the tool's checks.
+//!
+//! Every key here belongs to one principal: it is derived from the tenant
+//! **and** the actor, so that no caller is ever handed another's stored
+//! outcome, approval or budget. And every key is derived from the
+//! arguments as the gates accepted them ([`Accepted`]), never from the
+//! text the model sent, so that every spelling of one action is one
+//! action.
+//!
+//! An action's outcome lives under its *home* key: the host's call id
+//! within the actor's space, or else the action within the conversation
+//! (or the request). A plain write claims it, runs and records there; an
+//! approved run claims the same key, so that an action runs once whether
+//! it is repeated, resumed, stored or approved twice.
 
 use core::time::Duration;
+use std::time::SystemTime;
 
 use serde_json::Value;
 
-use super::{Approval, ApprovalState, Claim, Consumed, Seen, StoreError, canonical, digest};
+use super::{Approval, ApprovalState, Claim, Consumed, Effects, Seen, StoreError, digest};
+use crate::accepted::Accepted;
 use crate::audit::{self, Gate};
 use crate::outcome::Failure;
 use crate::tool::{Invocation, Objects};
-use crate::{Code, Outcome, Rejection};
+use crate::{Code, Outcome, Rejection, ToolContext, ToolDef};
 
-/// The logical action a call performs: what an approval and an
-/// idempotency key are bound to.
-struct Action {
-    arguments: Value,
-    /// The canonical text of the arguments.
-    text: String,
+/// Where an action's outcome is kept, and the digest its key is claimed
+/// with: a repeat of the action finds its outcome here, and a host call
+/// id reused for another action conflicts here.
+struct Home {
+    key: String,
+    digest: String,
 }
 
-impl Action {
-    fn of<S>(invocation: &Invocation<'_, S>) -> Result<Action, Outcome> {
-        // The bytes passed gates 1–3, so they are one JSON object.
-        let arguments: Value = serde_json::from_str(invocation.raw.as_str()).map_err(|e| {
-            audit::failed(invocation.ctx, invocation.def.name(), &e);
-            Outcome::Failed(Failure::new(invocation.ctx.request_id()))
-        })?;
-        let text = canonical(&arguments);
-        Ok(Action { arguments, text })
-    }
-
-    /// Each authorized object as an approval records it: only approvals
-    /// need these, so a plain write does not build them.
-    fn seen(&self, objects: Option<&Objects>) -> Vec<Seen> {
-        let Some(objects) = objects else {
-            return Vec::new();
-        };
-        objects
-            .seen
-            .iter()
-            .map(|(field, version, summary)| Seen {
-                field: (*field).to_owned(),
-                reference: self.arguments.get(*field).cloned().unwrap_or(Value::Null),
-                version: *version,
-                summary: summary.clone(),
-            })
-            .collect()
-    }
-
-    /// SHA-256 of the canonical arguments: what an approval records.
-    fn digest(&self) -> String {
-        digest(&[&self.text])
-    }
-
-    /// The idempotency key and the digest it is claimed with. A key the
-    /// host gave is claimed with the action's digest, so that its reuse for
-    /// another action is a conflict; a key derived from the action is
-    /// claimed with itself. The resolved references are among the
-    /// arguments, so the canonical text covers them.
-    fn key<S>(&self, invocation: &Invocation<'_, S>) -> (String, String) {
-        self.key_of(
-            invocation,
-            invocation.resuming.map_or("", |a| a.id.as_str()),
-        )
-    }
-
-    /// The key of the same action made by the model, not resumed: where
-    /// an approved run also records its outcome, so that the model's
-    /// repeat in the conversation replays it instead of asking again.
-    fn plain_key<S>(&self, invocation: &Invocation<'_, S>) -> (String, String) {
-        self.key_of(invocation, "")
-    }
-
-    fn key_of<S>(&self, invocation: &Invocation<'_, S>, approval: &str) -> (String, String) {
-        let ctx = invocation.ctx;
-        let def = invocation.def;
+impl Home {
+    /// The home of `text` (the canonical accepted arguments) called by
+    /// `actor` of `tenant`: under the host's call id if it gave one, or
+    /// else within the conversation, or else within the request.
+    fn new(tenant: &str, actor: &str, def: &ToolDef, scope: Scope<'_>, text: &str) -> Home {
         let version = def.version().to_string();
-        let action = |scope: &str| {
-            digest(&[
-                "action",
-                scope,
-                ctx.tenant(),
-                def.name(),
-                &version,
-                &self.text,
-                approval,
-            ])
-        };
-        match ctx.call_id() {
-            Some(call_id) => (
-                digest(&["host", ctx.tenant(), def.name(), call_id]),
-                action(""),
-            ),
-            // Scoped by the conversation, or else by the request.
-            None => {
-                let key = action(ctx.session_id().unwrap_or(ctx.request_id()));
-                (key.clone(), key)
+        let action =
+            |scope: &str| digest(&["action", scope, tenant, actor, def.name(), &version, text]);
+        match scope {
+            // A host call id is a key within one actor's space; reused
+            // for another tool or other arguments, it conflicts.
+            Scope::Call(call_id) => Home {
+                key: digest(&["host", tenant, actor, call_id]),
+                digest: action(""),
+            },
+            Scope::Conversation(scope) => {
+                let key = action(scope);
+                Home {
+                    digest: key.clone(),
+                    key,
+                }
             }
         }
     }
+
+    /// The home of the call `ctx` makes.
+    fn of_call(ctx: &ToolContext, def: &ToolDef, text: &str) -> Home {
+        let scope = match (ctx.call_id(), ctx.session_id()) {
+            (Some(call_id), _) => Scope::Call(call_id),
+            (None, Some(session)) => Scope::Conversation(session),
+            (None, None) => Scope::Conversation(ctx.request_id()),
+        };
+        Home::new(ctx.tenant(), ctx.actor(), def, scope, text)
+    }
+
+    /// The home of the call an approval stands for, as it was made: a
+    /// resume runs under it whoever resumes and from wherever.
+    fn of_approval(approval: &Approval, def: &ToolDef, text: &str) -> Home {
+        let scope = match (&approval.call_id, &approval.session) {
+            (Some(call_id), _) => Scope::Call(call_id),
+            (None, Some(session)) => Scope::Conversation(session),
+            (None, None) => Scope::Conversation(&approval.request_id),
+        };
+        Home::new(&approval.tenant, &approval.actor, def, scope, text)
+    }
+
+    /// Where an approval asked for this action in `window` is noted, for
+    /// a repeat to find it: `generation` 0 first, the next once the one
+    /// before was denied, expired or stale.
+    fn marker(&self, window: u128, generation: u32) -> String {
+        let at = format!("{window}.{generation}");
+        digest(&["approval", &self.key, &at])
+    }
 }
+
+enum Scope<'a> {
+    Call(&'a str),
+    Conversation(&'a str),
+}
+
+/// How many approvals one action may be asked for while earlier ones are
+/// still live: each further one needs the one before to have been denied,
+/// or its objects to have changed since.
+const GENERATIONS: u32 = 8;
 
 /// A store failure: the model may try again, nothing ran; the cause goes
 /// to the audit log.
-fn unavailable(ctx: &crate::ToolContext, tool: &str, error: &StoreError) -> Outcome {
+fn unavailable(ctx: &ToolContext, tool: &str, error: &StoreError) -> Outcome {
     audit::failed(ctx, tool, error);
     let rejection = Rejection::new(
         Code::Unavailable,
@@ -111,114 +109,141 @@ fn unavailable(ctx: &crate::ToolContext, tool: &str, error: &StoreError) -> Outc
     Outcome::Rejected(rejection)
 }
 
-/// A call the gate lets run: its action, and the idempotency key it holds.
-pub(crate) struct Run {
-    action: Action,
+fn in_progress(ctx: &ToolContext, tool: &str) -> Outcome {
+    audit::effect(ctx, tool, "in_progress", "");
+    Outcome::Rejected(Rejection::new(
+        Code::InProgress,
+        "An identical call is running now. Wait for it, then ask again for its result.",
+    ))
+}
+
+fn conflict(ctx: &ToolContext, tool: &str) -> Outcome {
+    audit::effect(ctx, tool, "idempotency_conflict", "");
+    Outcome::Rejected(Rejection::new(
+        Code::IdempotencyConflict,
+        "This call's id was already used for a call with other arguments.",
+    ))
+}
+
+fn replayed(ctx: &ToolContext, tool: &str, stored: Value) -> Outcome {
+    audit::effect(ctx, tool, "replayed", "");
+    Outcome::Replayed(stored)
+}
+
+/// A call the gate lets run: the key it holds. Dropped without
+/// [`after`] (the body panicked, or the caller dropped the call's future
+/// while the body ran), it leaves the outcome a repeat must read: the
+/// body started and may have taken effect, so the key is never given to
+/// a second run; the toolbox hands the outcome to the store at its next
+/// chance.
+pub(crate) struct Run<'a> {
     key: String,
-    now: std::time::SystemTime,
+    ctx: &'a ToolContext,
+    def: &'static ToolDef,
+    effects: &'a Effects,
+    /// Until [`after`] takes the outcome.
+    open: bool,
+}
+
+impl Drop for Run<'_> {
+    fn drop(&mut self) {
+        if !self.open {
+            return;
+        }
+        let outcome = if std::thread::panicking() {
+            // As the toolbox answers the caller of a call that panicked.
+            Outcome::Failed(Failure::new(self.ctx.request_id()))
+        } else {
+            audit::effect(self.ctx, self.def.name(), "stopped", "");
+            Outcome::Rejected(Rejection::new(
+                Code::Timeout,
+                format!(
+                    "{} was stopped before it finished; it may or may not have taken effect.",
+                    self.def.name()
+                ),
+            ))
+        };
+        self.effects
+            .unrecorded
+            .keep(core::mem::take(&mut self.key), outcome.to_json());
+    }
+}
+
+/// The arguments were not accepted before gate 6: never, as every tool
+/// accepts them when gate 6 may hold its call. Were it ever, the call
+/// fails rather than be keyed by nothing.
+#[cold]
+fn unaccepted(ctx: &ToolContext, def: &ToolDef) -> Outcome {
+    let error: Box<dyn std::error::Error> = "gate 6 found no accepted arguments".into();
+    audit::failed(ctx, def.name(), &*error);
+    Outcome::Failed(Failure::new(ctx.request_id()))
 }
 
 /// Everything gate 6 does before the body runs: `Err` with the outcome if
 /// it does not run.
-pub(crate) async fn before<S>(
-    invocation: &Invocation<'_, S>,
+pub(crate) async fn before<'a, S>(
+    invocation: &Invocation<'a, S>,
     needs: bool,
     approver: Option<String>,
-) -> Result<Run, Outcome> {
+) -> Result<Run<'a>, Outcome> {
     let ctx = invocation.ctx;
     let def = invocation.def;
     let effects = invocation.effects;
     let store = &*effects.store;
+    let policy = &effects.policy;
     let now = effects.clock.now();
-    let action = Action::of(invocation)?;
-    match invocation.resuming {
+    let Some(accepted) = invocation.accepted.as_deref() else {
+        return Err(unaccepted(ctx, def));
+    };
+    let home = match invocation.resuming {
         Some(approval) => {
-            if let Some(refused) = bound(approval, &action, invocation) {
+            if let Some(refused) = bound(approval, accepted, invocation) {
                 return Err(refused);
             }
+            Home::of_approval(approval, def, accepted.text())
         }
-        None if needs => {
-            // This action already ran on an approval in this conversation:
-            // the repeat replays it, and nobody is asked again.
-            let (plain, claimed_with) = action.plain_key(invocation);
-            let policy = &effects.policy;
-            match store
-                .claim(&plain, &claimed_with, now, policy.lease, policy.retain)
-                .await
-            {
-                Ok(Claim::Finished(stored)) => {
-                    audit::effect(ctx, def.name(), "replayed", "");
-                    return Err(Outcome::Replayed(stored));
-                }
-                Ok(Claim::Claimed) => {
-                    let _ = store.release(&plain).await;
-                }
-                Ok(_) | Err(_) => {}
-            }
-            let seen = action.seen(invocation.objects.as_deref());
-            return Err(request(invocation, action, seen, approver, now).await);
-        }
-        None => {}
-    }
-    let (key, claimed_with) = action.key(invocation);
+        None => Home::of_call(ctx, def, accepted.text()),
+    };
     if !effects.unrecorded.is_empty() {
         if let Err(error) = effects.unrecorded.retry(store).await {
             audit::failed(ctx, def.name(), &error);
         }
         // Finished here while the store was down: replay it, as the store
         // would have.
-        if let Some(stored) = effects.unrecorded.get(&key) {
-            audit::effect(ctx, def.name(), "replayed", "");
-            return Err(Outcome::Replayed(stored));
+        if let Some(stored) = effects.unrecorded.get(&home.key) {
+            return Err(replayed(ctx, def.name(), stored));
         }
     }
-    let policy = &effects.policy;
+    if needs && invocation.resuming.is_none() {
+        return Err(ask(invocation, accepted, &home, approver, now).await);
+    }
+    let (lease, retain) = (policy.lease_of(def), policy.retain_of(def));
     match store
-        .claim(&key, &claimed_with, now, policy.lease, policy.retain)
+        .claim(&home.key, &home.digest, now, lease, retain)
         .await
     {
         Ok(Claim::Claimed) => {}
-        Ok(Claim::Finished(stored)) => {
-            audit::effect(ctx, def.name(), "replayed", "");
-            return Err(Outcome::Replayed(stored));
-        }
-        Ok(Claim::InFlight) => {
-            audit::effect(ctx, def.name(), "in_progress", "");
-            return Err(Outcome::Rejected(Rejection::new(
-                Code::InProgress,
-                "An identical call is running now. Wait for it, then ask again for its result.",
-            )));
-        }
-        Ok(Claim::Conflict) => {
-            audit::effect(ctx, def.name(), "idempotency_conflict", "");
-            return Err(Outcome::Rejected(Rejection::new(
-                Code::IdempotencyConflict,
-                "This call's id was already used for a call with other arguments.",
-            )));
-        }
+        Ok(Claim::Finished(stored)) => return Err(replayed(ctx, def.name(), stored)),
+        Ok(Claim::InFlight) => return Err(in_progress(ctx, def.name())),
+        Ok(Claim::Conflict) => return Err(conflict(ctx, def.name())),
         Err(error) => return Err(unavailable(ctx, def.name(), &error)),
     }
     if let Some(approval) = invocation.resuming {
         // Used, and its run's outcome no longer kept: it never runs again.
         if let ApprovalState::Used { .. } = approval.state {
-            let _ = store.release(&key).await;
+            let _ = store.release(&home.key).await;
             let rejection = used();
             audit::rejected(ctx, def.name(), Gate::Effect, &rejection);
             return Err(Outcome::Rejected(rejection));
         }
         // The objects changed since the person saw them: ask again, with
         // what they are now. (After the claim: a finished run of this
-        // approval, which changed them itself, replays above.)
-        let seen = action.seen(invocation.objects.as_deref());
-        let changed = approval
-            .resources
-            .iter()
-            .zip(&seen)
-            .any(|(then, now)| then.version != now.version);
-        if changed {
-            let _ = store.release(&key).await;
+        // action, which changed them itself, replays above.)
+        let seen = seen(accepted, invocation.objects.as_deref());
+        if changed(approval, &seen) {
+            let _ = store.release(&home.key).await;
             audit::effect(ctx, def.name(), "stale", &approval.id);
-            return Err(request(invocation, action, seen, approver, now).await);
+            return Err(ask(invocation, accepted, &home, approver, now).await);
         }
         let refusal = match store.consume(&approval.id, now).await {
             Ok(Consumed::Done) => None,
@@ -228,31 +253,38 @@ pub(crate) async fn before<S>(
             Ok(Consumed::Expired) => Some(expired()),
             Ok(Consumed::Used) => Some(used()),
             Err(error) => {
-                let _ = store.release(&key).await;
+                let _ = store.release(&home.key).await;
                 return Err(unavailable(ctx, def.name(), &error));
             }
         };
         if let Some(rejection) = refusal {
-            let _ = store.release(&key).await;
+            let _ = store.release(&home.key).await;
             audit::rejected(ctx, def.name(), Gate::Effect, &rejection);
             return Err(Outcome::Rejected(rejection));
         }
         audit::effect(ctx, def.name(), "approval_used", &approval.id);
     }
-    Ok(Run { action, key, now })
+    Ok(Run {
+        key: home.key,
+        ctx,
+        def,
+        effects,
+        open: true,
+    })
 }
 
-/// Everything gate 6 does once the body has run: keeps its outcome.
+/// Everything gate 6 does once the body has run (or was stopped at its
+/// time limit): keeps its outcome under the key the call held.
 pub(crate) async fn after<S>(
     invocation: &Invocation<'_, S>,
-    run: Run,
+    mut run: Run<'_>,
     outcome: Outcome,
 ) -> Outcome {
+    run.open = false;
     let ctx = invocation.ctx;
     let def = invocation.def;
-    let effects = invocation.effects;
-    let store = &*effects.store;
-    let Run { action, key, now } = run;
+    let store = &*run.effects.store;
+    let key = core::mem::take(&mut run.key);
     if outcome.rejection().map(Rejection::code) == Some(Code::Stale) {
         // The body lost a race and changed nothing: no outcome to keep.
         audit::effect(
@@ -270,22 +302,42 @@ pub(crate) async fn after<S>(
         // The body ran; its outcome stands. The key stays in flight in the
         // store, and the outcome waits here until the store takes it.
         audit::failed(ctx, def.name(), &error);
-        effects.unrecorded.keep(key, outcome.to_json());
-    }
-    if invocation.resuming.is_some() {
-        // Also under the model's own key, for its repeat to replay.
-        let (plain, claimed_with) = action.plain_key(invocation);
-        let policy = &effects.policy;
-        if let Ok(Claim::Claimed) = store
-            .claim(&plain, &claimed_with, now, policy.lease, policy.retain)
-            .await
-            && let Err(error) = store.complete(&plain, outcome.to_json()).await
-        {
-            audit::failed(ctx, def.name(), &error);
-            let _ = store.release(&plain).await;
-        }
+        run.effects.unrecorded.keep(key, outcome.to_json());
     }
     outcome
+}
+
+/// Each authorized object as an approval records it: only approvals need
+/// these, so a plain write does not build them.
+fn seen(accepted: &Accepted, objects: Option<&Objects>) -> Vec<Seen> {
+    let Some(objects) = objects else {
+        return Vec::new();
+    };
+    objects
+        .seen
+        .iter()
+        .map(|(field, version, summary)| Seen {
+            field: (*field).to_owned(),
+            reference: accepted.value.get(*field).cloned().unwrap_or(Value::Null),
+            version: *version,
+            summary: summary.clone(),
+        })
+        .collect()
+}
+
+/// Whether an object changed since `approval` was asked for.
+fn changed(approval: &Approval, seen: &[Seen]) -> bool {
+    approval.resources.len() != seen.len()
+        || approval
+            .resources
+            .iter()
+            .zip(seen)
+            .any(|(then, now)| then.field != now.field || then.version != now.version)
+}
+
+/// SHA-256 of the canonical accepted arguments: what an approval records.
+fn action_digest(accepted: &Accepted) -> String {
+    digest(&[accepted.text()])
 }
 
 /// Checks that the run has the arguments that were approved. The toolbox
@@ -293,10 +345,10 @@ pub(crate) async fn after<S>(
 /// running gates 0–5; the objects' references are among the arguments.
 fn bound<S>(
     approval: &Approval,
-    action: &Action,
+    accepted: &Accepted,
     invocation: &Invocation<'_, S>,
 ) -> Option<Outcome> {
-    if approval.digest == action.digest() {
+    if approval.digest == action_digest(accepted) {
         return None;
     }
     let reason = "the arguments differ from those approved";
@@ -304,13 +356,121 @@ fn bound<S>(
     Some(Outcome::Rejected(Rejection::not_permitted()))
 }
 
+/// A call that needs a person's approval, not resumed: the outcome of the
+/// action if it ran, the approval already asked for it if one is live,
+/// or else a new one.
+async fn ask<S>(
+    invocation: &Invocation<'_, S>,
+    accepted: &Accepted,
+    home: &Home,
+    approver: Option<String>,
+    now: SystemTime,
+) -> Outcome {
+    let ctx = invocation.ctx;
+    let def = invocation.def;
+    let effects = invocation.effects;
+    let store = &*effects.store;
+    let policy = &effects.policy;
+    let (lease, retain) = (policy.lease_of(def), policy.retain_of(def));
+    // The action already ran (on an approval, or as a plain call): its
+    // repeat replays it, and nobody is asked again.
+    match store
+        .claim(&home.key, &home.digest, now, lease, retain)
+        .await
+    {
+        Ok(Claim::Claimed) => {
+            let _ = store.release(&home.key).await;
+        }
+        Ok(Claim::Finished(stored)) => return replayed(ctx, def.name(), stored),
+        Ok(Claim::InFlight) => return in_progress(ctx, def.name()),
+        Ok(Claim::Conflict) => return conflict(ctx, def.name()),
+        Err(error) => return unavailable(ctx, def.name(), &error),
+    }
+    let seen = seen(accepted, invocation.objects.as_deref());
+    // Approvals are noted by the approval TTL's window they were asked in,
+    // and each note is kept for two windows: every approval still live
+    // was asked in this window or the one before, and the notes of both
+    // are all there, generation 0 upward with no gap.
+    let ttl = policy.approval_ttl.max(Duration::from_millis(1));
+    let since = now
+        .duration_since(SystemTime::UNIX_EPOCH)
+        .unwrap_or_default();
+    let window = since.as_nanos() / ttl.as_nanos();
+    let mut refused = false;
+    for window in [window.saturating_sub(1), window] {
+        let last = window == since.as_nanos() / ttl.as_nanos();
+        for generation in 0..GENERATIONS {
+            let marker = home.marker(window, generation);
+            let claimed = store
+                .claim(&marker, &home.digest, now, lease, ttl.saturating_mul(2))
+                .await;
+            let noted = match claimed {
+                // The window before ends here: no approval noted past it.
+                Ok(Claim::Claimed) if !last => {
+                    let _ = store.release(&marker).await;
+                    break;
+                }
+                Ok(Claim::Claimed) => {
+                    let outcome = request(invocation, accepted, seen, approver, now).await;
+                    let noted = match &outcome {
+                        Outcome::ApprovalRequired(approval) => {
+                            let note = serde_json::json!({ "approval": approval.id });
+                            store.complete(&marker, note).await
+                        }
+                        _ => store.release(&marker).await,
+                    };
+                    if let Err(error) = noted {
+                        // The approval stands; a repeat reads IN_PROGRESS
+                        // until the note's lease runs out.
+                        audit::failed(ctx, def.name(), &error);
+                    }
+                    return outcome;
+                }
+                Ok(Claim::Finished(noted)) => noted,
+                Ok(Claim::InFlight) => return in_progress(ctx, def.name()),
+                Ok(Claim::Conflict) => return conflict(ctx, def.name()),
+                Err(error) => return unavailable(ctx, def.name(), &error),
+            };
+            let id = noted.get("approval").and_then(Value::as_str).unwrap_or("");
+            let approval = match store.approval(id).await {
+                Ok(Some(approval)) => approval,
+                // Gone from the store: as if expired.
+                Ok(None) => continue,
+                Err(error) => return unavailable(ctx, def.name(), &error),
+            };
+            let live = now < approval.expires_at;
+            match approval.state {
+                ApprovalState::Pending | ApprovalState::Approved { .. }
+                    if live && !changed(&approval, &seen) =>
+                {
+                    audit::effect(ctx, def.name(), "approval_repeated", &approval.id);
+                    return Outcome::ApprovalRequired(Box::new(approval));
+                }
+                // Denied: a person may be asked again, as for a new call.
+                ApprovalState::Denied { .. } => refused = true,
+                // Expired, its objects changed since, or used by a run that
+                // left no outcome at home (its body lost a race and changed
+                // nothing, or the outcome outlived its retention): the next
+                // generation.
+                _ => {}
+            }
+        }
+    }
+    // Every generation is taken by a live approval that cannot be shown
+    // again: a person denied this action that often, or its objects keep
+    // changing.
+    let rejection = if refused { denied() } else { stale() };
+    audit::rejected(ctx, def.name(), Gate::Effect, &rejection);
+    Outcome::Rejected(rejection)
+}
+
 /// Saves a pending approval for the action and answers with it.
 async fn request<S>(
     invocation: &Invocation<'_, S>,
-    action: Action,
+    accepted: &Accepted,
     resources: Vec<Seen>,
     approver: Option<String>,
-    now: std::time::SystemTime,
+    now: SystemTime,
 ) -> Outcome {
     let ctx = invocation.ctx;
     let def = invocation.def;
@@ -326,11 +486,13 @@ async fn request<S>(
         tenant: ctx.tenant().to_owned(),
         actor: ctx.actor().to_owned(),
         session: ctx.session_id().map(str::to_owned),
+        call_id: ctx.call_id().map(str::to_owned),
+        request_id: ctx.request_id().to_owned(),
         tool: def.name().to_owned(),
         version: def.version(),
         fingerprint: def.fingerprint().to_owned(),
-        digest: action.digest(),
-        arguments: action.arguments,
+        digest: action_digest(accepted),
+        arguments: accepted.value.clone(),
         resources,
         approver_scope: def.approver_scope().map(str::to_owned),
         distinct_approver: effects.policy.distinct_approver,

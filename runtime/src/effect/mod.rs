@@ -141,7 +141,9 @@ impl EffectPolicy {
 
     /// How long a call holds its idempotency key before a repeat may run
     /// again (default 5 minutes): the recovery after a process dies in a
-    /// body, or a caller drops the call's future.
+    /// body. A tool with a time limit (`#[tool(timeout_ms = …)]` or
+    /// [`timeout`](Self::timeout)) holds its key for at least that limit,
+    /// so that no repeat runs beside a body that is still running.
     #[must_use]
     pub fn lease(mut self, lease: Duration) -> Self {
         self.lease = lease;
@@ -149,7 +151,8 @@ impl EffectPolicy {
     }
 
     /// How long a finished call's outcome is kept for replay (default 24
-    /// hours).
+    /// hours). Never shorter than a call's lease: a record that is still
+    /// held by a running call is kept at least as long as the hold.
     #[must_use]
     pub fn retain(mut self, retain: Duration) -> Self {
         self.retain = retain;
@@ -200,13 +203,27 @@ impl EffectPolicy {
 
     /// How long a body may run, for tools without `#[tool(timeout_ms =
     /// …)]` (default: no limit). Past it, the body's future is dropped and
-    /// the model reads `TIMEOUT`. A write's idempotency key stays held
-    /// until its lease runs out, since the body may have committed before
-    /// it was stopped.
+    /// the model reads `TIMEOUT`. A write's `TIMEOUT` is its outcome: the
+    /// body may have committed before it was stopped, so a repeat replays
+    /// the `TIMEOUT` ("may or may not have taken effect") rather than run
+    /// the body again.
     #[must_use]
     pub fn timeout(mut self, limit: Duration) -> Self {
         self.timeout = Some(limit);
         self
+    }
+
+    /// How long a call of `def` holds its idempotency key: the lease, or
+    /// the tool's time limit if that is longer.
+    pub(crate) fn lease_of(&self, def: &crate::ToolDef) -> Duration {
+        let limit = def.timeout().or(self.timeout).unwrap_or_default();
+        self.lease.max(limit)
+    }
+
+    /// How long a record of a call of `def` is kept: never less than its
+    /// lease, so that a running claim is never swept.
+    pub(crate) fn retain_of(&self, def: &crate::ToolDef) -> Duration {
+        self.retain.max(self.lease_of(def))
     }
 
     #[inline]
@@ -237,7 +254,8 @@ impl EffectPolicy {
     }
 }
 
-/// A toolbox's gate 6: its policy, store and clock.
+/// A toolbox's policies past gate 4: gate 5's policy for calls that name
+/// no object, and gate 6's policy, store and clock.
 pub(crate) struct Effects {
     pub(crate) policy: EffectPolicy,
     pub(crate) store: Arc<dyn EffectStore>,
@@ -245,6 +263,8 @@ pub(crate) struct Effects {
     /// Outcomes of bodies that ran while the store could not record them,
     /// by idempotency key: kept until the store takes them.
     pub(crate) unrecorded: Unrecorded,
+    /// Gate 5 for a call that authorized no object.
+    pub(crate) call_policy: Option<Arc<dyn crate::CallPolicy>>,
 }
 
 impl Default for Effects {
@@ -254,6 +274,7 @@ impl Default for Effects {
             store: Arc::new(MemoryStore::new()),
             clock: Arc::new(SystemClock),
             unrecorded: Unrecorded::default(),
+            call_policy: None,
         }
     }
 }
@@ -265,32 +286,43 @@ impl Default for Effects {
 /// Only a call whose claim the store took can land here, so the buffer
 /// holds at most the calls that were running when the store failed.
 #[derive(Default)]
-pub(crate) struct Unrecorded(std::sync::Mutex<Vec<(String, Value)>>);
+pub(crate) struct Unrecorded {
+    held: std::sync::Mutex<Vec<(String, Value)>>,
+    /// Whether `held` has anything: read on every call without the lock.
+    any: std::sync::atomic::AtomicBool,
+}
 
 /// Unrecorded outcomes offered to the store again per call.
 const RETRY_UNRECORDED: usize = 8;
 
 impl Unrecorded {
     fn lock(&self) -> std::sync::MutexGuard<'_, Vec<(String, Value)>> {
-        self.0
+        self.held
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
-    /// Keeps an outcome the store failed to record.
+    /// Keeps an outcome the store failed to record (or that a body left
+    /// when its call stopped, where nothing could wait for the store).
     pub(crate) fn keep(&self, key: String, outcome: Value) {
-        self.lock().push((key, outcome));
+        let mut held = self.lock();
+        held.retain(|(k, _)| *k != key);
+        held.push((key, outcome));
+        self.any.store(true, std::sync::atomic::Ordering::Release);
     }
 
     /// The unrecorded outcome of `key`, if there is one.
     pub(crate) fn get(&self, key: &str) -> Option<Value> {
+        if self.is_empty() {
+            return None;
+        }
         let held = self.lock();
         held.iter().find(|(k, _)| k == key).map(|(_, v)| v.clone())
     }
 
-    /// Whether any outcome waits for the store.
+    /// Whether no outcome waits for the store.
     pub(crate) fn is_empty(&self) -> bool {
-        self.lock().is_empty()
+        !self.any.load(std::sync::atomic::Ordering::Acquire)
     }
 
     /// Offers the oldest unrecorded outcomes to the store again, stopping
@@ -300,50 +332,14 @@ impl Unrecorded {
             self.lock().iter().take(RETRY_UNRECORDED).cloned().collect();
         for (key, outcome) in batch {
             store.complete(&key, outcome).await?;
-            self.lock().retain(|(k, _)| *k != key);
+            let mut held = self.lock();
+            held.retain(|(k, _)| *k != key);
+            if held.is_empty() {
+                self.any.store(false, std::sync::atomic::Ordering::Release);
+            }
         }
         Ok(())
     }
-}
-
-/// The canonical text of a JSON value: no whitespace, object keys sorted
-/// by their bytes, numbers and strings as serde_json writes them.
-pub(crate) fn canonical(value: &Value) -> String {
-    fn write(value: &Value, out: &mut Vec<u8>) {
-        match value {
-            Value::Object(map) => {
-                let mut entries: Vec<_> = map.iter().collect();
-                entries.sort_unstable_by(|a, b| a.0.cmp(b.0));
-                out.push(b'{');
-                for (i, (key, value)) in entries.into_iter().enumerate() {
-                    if i > 0 {
-                        out.push(b',');
-                    }
-                    let _ = serde_json::to_writer(&mut *out, key);
-                    out.push(b':');
-                    write(value, out);
-                }
-                out.push(b'}');
-            }
-            Value::Array(items) => {
-                out.push(b'[');
-                for (i, item) in items.iter().enumerate() {
-                    if i > 0 {
-                        out.push(b',');
-                    }
-                    write(item, out);
-                }
-                out.push(b']');
-            }
-            scalar => {
-                let _ = serde_json::to_writer(&mut *out, scalar);
-            }
-        }
-    }
-    let mut out = Vec::new();
-    write(value, &mut out);
-    // serde_json writes UTF-8, and the punctuation above is ASCII.
-    String::from_utf8(out).unwrap_or_default()
 }
 
 /// SHA-256 of `parts`, each length-prefixed so that no two lists of parts

@@ -10,6 +10,13 @@
 //!
 //! `--store PATH` keeps gate 6's records in that file across runs; by
 //! default each run starts on a new file in the temporary directory.
+//!
+//! `--actor NAME` names the caller, an actor of `tenant_a` with every demo
+//! scope (default `analyst_1`): the one the stdio server serves; over HTTP,
+//! given more than once, the callers a token is printed for, one a line,
+//! in that order. Two servers on one `--store`, or one HTTP server and
+//! two tokens, show two callers of one tenant each getting their own
+//! outcomes.
 
 mod audit;
 mod script;
@@ -27,7 +34,8 @@ use toolgate_sqlite::SqliteStore;
 
 type Error = Box<dyn std::error::Error + Send + Sync>;
 
-const USAGE: &str = "usage: toolgate-demo [--stdio | --http ADDR] [--store PATH] [--cedar]";
+const USAGE: &str =
+    "usage: toolgate-demo [--stdio | --http ADDR] [--store PATH] [--actor NAME]... [--cedar]";
 
 /// What to run.
 enum Mode {
@@ -39,6 +47,8 @@ enum Mode {
 struct Args {
     mode: Mode,
     store: Option<PathBuf>,
+    /// The callers, in `tenant_a`; none given is `analyst_1`.
+    actors: Vec<String>,
     /// Gate 5 by the seeds' Cedar policies instead of the Rust ones.
     cedar: bool,
 }
@@ -48,6 +58,7 @@ fn args() -> Result<Args, String> {
     let mut parsed = Args {
         mode: Mode::Script,
         store: None,
+        actors: Vec::new(),
         cedar: false,
     };
     while let Some(arg) = args.next() {
@@ -55,18 +66,31 @@ fn args() -> Result<Args, String> {
             "--stdio" => parsed.mode = Mode::Stdio,
             "--http" => parsed.mode = Mode::Http(args.next().ok_or(USAGE)?),
             "--store" => parsed.store = Some(args.next().ok_or(USAGE)?.into()),
+            "--actor" => parsed.actors.push(args.next().ok_or(USAGE)?),
             "--cedar" => parsed.cedar = true,
             "-h" | "--help" => return Err(USAGE.to_owned()),
             other => return Err(format!("unknown argument `{other}`\n{USAGE}")),
         }
     }
+    if parsed.actors.is_empty() {
+        parsed.actors.push(ANALYST.to_owned());
+    }
     Ok(parsed)
 }
 
-/// The caller of the stdio server, and of the scripted session: an agent
-/// acting for `analyst_1` in `tenant_a`, allowed every demo tool.
+/// The caller unless `--actor` names another.
+const ANALYST: &str = "analyst_1";
+
+/// The caller of the scripted session, and of the stdio server unless
+/// `--actor` names another: an agent acting for `analyst_1` in
+/// `tenant_a`, allowed every demo tool.
 pub fn agent() -> Identity {
-    Identity::new("analyst_1", "tenant_a").with_scopes(SCOPES)
+    caller(ANALYST)
+}
+
+/// `actor` in `tenant_a`, allowed every demo tool.
+fn caller(actor: &str) -> Identity {
+    Identity::new(actor, "tenant_a").with_scopes(SCOPES)
 }
 
 /// The scopes the demo's tools ask for.
@@ -188,10 +212,13 @@ async fn run(args: Args) -> Result<(), Error> {
     let served = async {
         match args.mode {
             Mode::Script => script::run(&demo, &path).await,
-            Mode::Stdio => toolgate_mcp::serve_stdio(demo.tools(), agent())
-                .await
-                .map_err(Error::from),
-            Mode::Http(addr) => http(&demo, &addr).await,
+            Mode::Stdio => {
+                let actor = args.actors.first().map_or(ANALYST, String::as_str);
+                toolgate_mcp::serve_stdio(demo.tools(), caller(actor))
+                    .await
+                    .map_err(Error::from)
+            }
+            Mode::Http(addr) => http(&demo, &addr, &args.actors).await,
         }
     };
     // Asked to stop, the demo stops serving and still removes its scratch
@@ -226,32 +253,56 @@ async fn stop_asked() {
 }
 
 /// Serves over streamable HTTP, behind bearer tokens signed with a secret
-/// made for this run; prints a token for `analyst_1`.
-async fn http(demo: &Demo, addr: &str) -> Result<(), Error> {
+/// made for this run; prints a token for each of `actors`, one a line.
+///
+/// The demo issues its tokens itself: its own origin is the issuer the
+/// protected-resource metadata names and the tokens carry, and there is
+/// no OAuth flow to follow (a client is given a printed token).
+async fn http(demo: &Demo, addr: &str, actors: &[String]) -> Result<(), Error> {
     let listener = tokio::net::TcpListener::bind(addr).await?;
     let local = listener.local_addr()?;
-    let resource = format!("http://{local}/mcp");
+    let issuer = format!("http://{local}");
+    let resource = format!("{issuer}/mcp");
     let mut secret = [0u8; 32];
     getrandom::fill(&mut secret).map_err(|e| format!("no random secret: {e}"))?;
-    let token = token(&secret, &resource, "analyst_1", "tenant_a")?;
-    let authenticator = JwtAuthenticator::hs256(&secret)?.audience(&resource);
-    let config = HttpConfig::new(resource.as_str()).scopes(SCOPES);
+    let tokens = actors
+        .iter()
+        .map(|actor| token(&secret, &issuer, &resource, actor, "tenant_a"))
+        .collect::<Result<Vec<_>, _>>()?;
+    let authenticator = JwtAuthenticator::hs256(&secret)?
+        .issuer(&issuer)
+        .audience(&resource);
+    let config = HttpConfig::new(resource.as_str())
+        .authorization_servers([issuer.as_str()])
+        .scopes(SCOPES);
     let app = toolgate_mcp::router(demo.tools(), authenticator, config);
     eprintln!("toolgate demo: MCP over streamable HTTP at {resource}");
-    eprintln!("a bearer token for analyst_1 in tenant_a, valid for 12 hours:");
-    // The one line on standard output: scripts read the token from it.
-    println!("{token}");
+    eprintln!(
+        "a bearer token for each of {} in tenant_a, valid for 12 hours, one a line:",
+        actors.join(", ")
+    );
+    // Standard output holds only the tokens: scripts read them from it.
+    for token in tokens {
+        println!("{token}");
+    }
     axum::serve(listener, app).await?;
     Ok(())
 }
 
-/// A token for `actor` in `tenant` with every demo scope, for the MCP
-/// endpoint `audience`, for 12 hours.
-fn token(secret: &[u8], audience: &str, actor: &str, tenant: &str) -> Result<String, Error> {
+/// A token from `issuer` for `actor` in `tenant` with every demo scope,
+/// for the MCP endpoint `audience`, for 12 hours.
+fn token(
+    secret: &[u8],
+    issuer: &str,
+    audience: &str,
+    actor: &str,
+    tenant: &str,
+) -> Result<String, Error> {
     let now = std::time::SystemTime::now().duration_since(std::time::SystemTime::UNIX_EPOCH)?;
     let claims = serde_json::json!({
         "sub": actor,
         "tenant": tenant,
+        "iss": issuer,
         "aud": audience,
         "scope": SCOPES.join(" "),
         "exp": now.as_secs() + 12 * 3600,

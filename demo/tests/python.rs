@@ -5,7 +5,8 @@
 //! The interpreter is `TOOLGATE_PYTHON` (CI sets it to a virtual
 //! environment with `mcp==2.3.0`), else `python3` if it can import `mcp`.
 //! Without either, the test says on standard error that it was skipped and
-//! how to run it, and passes; with `TOOLGATE_PYTHON` set it always runs.
+//! how to run it, and passes, except under CI (`CI` set), where it fails;
+//! with `TOOLGATE_PYTHON` set it always runs.
 
 use std::io::Write as _;
 use std::process::Command;
@@ -25,6 +26,12 @@ fn python() -> Option<String> {
     if found {
         return Some("python3".to_owned());
     }
+    // CI installs the SDK: there a missing one is a broken setup, not a
+    // reason to pass without running.
+    assert!(
+        std::env::var_os("CI").is_none(),
+        "CI is set but no Python with the `mcp` package was found: set {VAR}"
+    );
     let _ = writeln!(
         std::io::stderr(),
         "SKIPPED python_sdk_clients: no Python with the `mcp` package. \
@@ -63,5 +70,14 @@ fn python_sdk_clients() {
             stdout.contains(&format!("ok   {label}: a repeated key is DUPLICATE_KEY")),
             "{stdout}"
         );
+    }
+    // Two callers of one tenant over HTTP, on both generations; a session
+    // presented by the other.
+    for check in [
+        "http 2025-11-25: another caller's same call gets its own outcome",
+        "http 2026-07-28: another caller's same call gets its own outcome",
+        "http 2025-11-25: a session presented with another caller's token is refused as unknown",
+    ] {
+        assert!(stdout.contains(&format!("ok   {check}")), "{stdout}");
     }
 }

@@ -112,3 +112,76 @@ async fn a_host_starts_the_demo_with_initialize() {
 async fn a_host_starts_the_demo_without_initialize() {
     a_host_starts_the_demo(ProtocolVersion::V_2026_07_28).await;
 }
+
+/// The demo over stdio as `actor`, its effect store in `store`.
+async fn start_as(
+    actor: &str,
+    store: &std::path::Path,
+    version: ProtocolVersion,
+) -> RunningService<RoleClient, ()> {
+    let command =
+        tokio::process::Command::new(env!("CARGO_BIN_EXE_toolgate-demo")).configure(|c| {
+            c.arg("--stdio")
+                .arg("--store")
+                .arg(store)
+                .arg("--actor")
+                .arg(actor);
+        });
+    let transport = TokioChildProcess::new(command).expect("the demo starts");
+    rmcp::serve_client_with_lifecycle((), transport, lifecycle(version))
+        .await
+        .expect("the client connects")
+}
+
+fn lifecycle(version: ProtocolVersion) -> ClientLifecycleMode {
+    if version.has_initialize() {
+        ClientLifecycleMode::Initialize
+    } else {
+        ClientLifecycleMode::Discover {
+            preferred_versions: vec![version],
+        }
+    }
+}
+
+/// Two servers, each started for another caller of one tenant, keeping
+/// gate 6's records in one SQLite file: the same call by each runs for
+/// each, and neither replays the other's outcome; each one's repeat
+/// replays its own.
+async fn two_callers_on_one_store_get_their_own_outcomes(version: ProtocolVersion) {
+    let store = std::env::temp_dir().join(format!(
+        "toolgate-demo-test-{}-{}.db",
+        std::process::id(),
+        version.as_str()
+    ));
+    let stay = || json!({"hotel_id": "h_seaview1", "nights": 3});
+    let first = start_as("analyst_1", &store, version.clone()).await;
+    let second = start_as("analyst_2", &store, version.clone()).await;
+    let mut guests = Vec::new();
+    for client in [&first, &second, &first, &second] {
+        let (error, booked) = call(client, "book_hotel", stay()).await;
+        assert!(!error, "{booked}");
+        guests.push((booked["guest"].clone(), booked["booking_id"].clone()));
+    }
+    first.cancel().await.unwrap();
+    second.cancel().await.unwrap();
+    for suffix in ["", "-wal", "-shm"] {
+        let mut file = store.clone().into_os_string();
+        file.push(suffix);
+        let _ = std::fs::remove_file(file);
+    }
+    assert_eq!(guests[0].0, "analyst_1", "{guests:?}");
+    assert_eq!(guests[1].0, "analyst_2", "{guests:?}");
+    // Each repeat is its caller's own booking, replayed.
+    assert_eq!(guests[2], guests[0], "{guests:?}");
+    assert_eq!(guests[3], guests[1], "{guests:?}");
+}
+
+#[tokio::test]
+async fn two_callers_on_one_store_get_their_own_outcomes_with_initialize() {
+    two_callers_on_one_store_get_their_own_outcomes(ProtocolVersion::V_2025_11_25).await;
+}
+
+#[tokio::test]
+async fn two_callers_on_one_store_get_their_own_outcomes_without_initialize() {
+    two_callers_on_one_store_get_their_own_outcomes(ProtocolVersion::V_2026_07_28).await;
+}

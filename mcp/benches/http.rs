@@ -171,7 +171,7 @@ fn gated() -> axum::Router {
     toolgate_mcp::router(
         toolbox,
         StaticToken,
-        HttpConfig::new("http://127.0.0.1/mcp"),
+        HttpConfig::new("http://127.0.0.1/mcp").authorization_servers(["https://auth.example.com"]),
     )
 }
 

@@ -9,14 +9,21 @@
 //! that passes carries its `arguments` exactly as sent, so the toolbox's
 //! gates read the client's bytes, not rmcp's re-serialized map. A message
 //! refused here is answered: a `tools/call` with a rejection the model
-//! reads, any other request with a JSON-RPC error.
+//! reads, any other request with a JSON-RPC error. A line that is not
+//! JSON text at all (not UTF-8, or not well-formed) is answered with
+//! JSON-RPC's parse error, which names no request: none could be read,
+//! and a guess at its id from bytes that are not JSON would be a guess.
 
 use std::sync::Arc;
 
 use bytes::BytesMut;
-use futures::{Stream, StreamExt as _};
-use rmcp::model::{ClientJsonRpcMessage, GetExtensions as _, ServerJsonRpcMessage};
-use rmcp::transport::async_rw::JsonRpcMessageCodec;
+use futures::{SinkExt as _, StreamExt as _};
+use rmcp::RoleServer;
+use rmcp::model::{
+    ClientJsonRpcMessage, ErrorData, GetExtensions as _, JsonRpcError, ServerJsonRpcMessage,
+};
+use rmcp::transport::Transport;
+use rmcp::transport::async_rw::{JsonRpcMessageCodec, JsonRpcMessageCodecError};
 use serde_json::value::RawValue;
 use tokio::io::{AsyncRead, AsyncWrite};
 use tokio_util::codec::{Decoder, FramedRead, FramedWrite};
@@ -362,36 +369,82 @@ pub(crate) enum Checked {
     /// Within the limits: hand it on, with the arguments exactly as sent
     /// if it is a `tools/call`.
     Pass { arguments: Option<Arc<str>> },
-    /// Refused: hand on this substitute instead, carrying the refusal.
+    /// Refused: hand on this substitute instead, carrying the refusal; or
+    /// nothing, for a message without an id (a notification), which no
+    /// answer can name.
     Refuse {
-        substitute: String,
+        substitute: Option<String>,
         rejection: Rejection,
     },
-    /// Nothing to answer: a blank line, or a refused message without an id.
+    /// Not JSON text: answer with JSON-RPC's parse error, hand on nothing.
+    Unreadable(Unreadable),
+    /// A blank line: nothing to answer.
     Drop,
+}
+
+/// Why a message is not JSON text, as JSON-RPC's parse error (-32700).
+#[derive(Debug)]
+pub(crate) struct Unreadable(&'static str);
+
+impl Unreadable {
+    const NOT_UTF8: Unreadable = Unreadable("Parse error: the message is not UTF-8 text");
+    const MALFORMED: Unreadable = Unreadable("Parse error: the message is not well-formed JSON");
+    pub(crate) const EMPTY: Unreadable = Unreadable("Parse error: the message is empty");
+
+    /// The answer: an error with no id, since none could be read
+    /// (JSON-RPC 2.0 §5; MCP omits the id then).
+    pub(crate) fn answer(&self) -> ServerJsonRpcMessage {
+        ServerJsonRpcMessage::Error(JsonRpcError::new(
+            None,
+            ErrorData::parse_error(self.0, None),
+        ))
+    }
+}
+
+/// The text of `bytes`, the start of a line too long to hold: UTF-8 but
+/// for a character the cut may have split at its end. `None` if the bytes
+/// are not UTF-8 before that.
+fn cut_text(bytes: &[u8]) -> Option<&str> {
+    match core::str::from_utf8(bytes) {
+        Ok(text) => Some(text),
+        Err(error) if error.error_len().is_none() => {
+            core::str::from_utf8(bytes.get(..error.valid_up_to())?).ok()
+        }
+        Err(_) => None,
+    }
 }
 
 /// Checks one message (`whole` is false for the kept start of one that
 /// was too long) against `limits`. `last_meta` is the connection's last
 /// `_meta`, kept up to date here.
+///
+/// The message is read as it was sent: bytes that are not UTF-8 are
+/// refused, never replaced, so that what the gates read is what the
+/// client wrote.
 pub(crate) fn check(
-    text: &str,
+    bytes: &[u8],
     whole: bool,
     limits: &Limits,
     last_meta: &mut Option<String>,
 ) -> Checked {
+    // A whole line is within the byte limit: reading it once for UTF-8
+    // costs what the limit allows.
+    let text = if whole {
+        core::str::from_utf8(bytes).ok()
+    } else {
+        cut_text(bytes)
+    };
+    let Some(text) = text else {
+        return Checked::Unreadable(Unreadable::NOT_UTF8);
+    };
     let text = text.trim_start_matches('\u{feff}').trim();
     if text.is_empty() {
         return Checked::Drop;
     }
-    let refuse =
-        |rejection: Rejection, last_meta: &mut Option<String>| match substitute(text, last_meta) {
-            Some(substitute) => Checked::Refuse {
-                substitute,
-                rejection,
-            },
-            None => Checked::Drop,
-        };
+    let refuse = |rejection: Rejection, last_meta: &mut Option<String>| Checked::Refuse {
+        substitute: substitute(text, last_meta),
+        rejection,
+    };
     if !whole {
         let rejection = Rejection::new(
             Code::PayloadTooLarge,
@@ -403,6 +456,11 @@ pub(crate) fn check(
         return refuse(rejection, last_meta);
     }
     if let Err(rejection) = limits.check(text.as_bytes()) {
+        // Not JSON: JSON-RPC's parse error. Well-formed but past a limit
+        // (depth, a repeated key): refused as a request, answered by id.
+        if rejection.code() == Code::MalformedJson {
+            return Checked::Unreadable(Unreadable::MALFORMED);
+        }
         return refuse(at_arguments(rejection, limits), last_meta);
     }
     // Within the limits: any parse after this one is bounded by them.
@@ -438,26 +496,39 @@ pub(crate) fn check(
     Checked::Pass { arguments }
 }
 
-/// Checks one line and turns it into what rmcp reads: the message with its
-/// raw arguments, a substitute carrying a refusal, or nothing.
-fn admit(
-    line: Line,
-    limits: &Limits,
-    last_meta: &mut Option<String>,
-) -> Option<ClientJsonRpcMessage> {
+/// What one line becomes.
+enum Admitted {
+    /// A message for rmcp.
+    Message(ClientJsonRpcMessage),
+    /// An answer the transport sends itself: rmcp never sees the line.
+    Answer(ServerJsonRpcMessage),
+    /// Nothing.
+    Nothing,
+}
+
+/// Checks one line and turns it into what rmcp reads (the message with
+/// its raw arguments, or a substitute carrying a refusal), an answer of
+/// the transport's own, or nothing.
+fn admit(line: Line, limits: &Limits, last_meta: &mut Option<String>) -> Admitted {
     let (whole, bytes) = match line {
         Line::Whole(bytes) => (true, bytes),
         Line::TooLong(prefix) => (false, prefix),
     };
-    let text = String::from_utf8_lossy(&bytes);
-    let checked = check(&text, whole, limits, last_meta);
-    let (text, arguments, refusal) = match checked {
-        Checked::Drop => return None,
-        Checked::Pass { arguments } => (text.into_owned(), arguments, None),
+    let (text, arguments, refusal) = match check(&bytes, whole, limits, last_meta) {
+        Checked::Drop => return Admitted::Nothing,
+        Checked::Unreadable(error) => return Admitted::Answer(error.answer()),
+        // Passed: UTF-8, as `check` found.
+        Checked::Pass { arguments } => match core::str::from_utf8(&bytes) {
+            Ok(text) => (text.to_owned(), arguments, None),
+            Err(_) => return Admitted::Answer(Unreadable::NOT_UTF8.answer()),
+        },
         Checked::Refuse {
-            substitute,
+            substitute: Some(substitute),
             rejection,
         } => (substitute, None, Some(rejection)),
+        Checked::Refuse {
+            substitute: None, ..
+        } => return Admitted::Nothing,
     };
     let mut message = match serde_json::from_str::<ClientJsonRpcMessage>(&text) {
         Ok(message) => message,
@@ -466,12 +537,16 @@ fn admit(
                 Code::MalformedJson,
                 "the message is not a JSON-RPC request this server reads",
             );
-            let substitute = substitute(&text, last_meta)?;
-            let mut message = serde_json::from_str::<ClientJsonRpcMessage>(&substitute).ok()?;
+            let Some(substitute) = substitute(&text, last_meta) else {
+                return Admitted::Nothing;
+            };
+            let Ok(mut message) = serde_json::from_str::<ClientJsonRpcMessage>(&substitute) else {
+                return Admitted::Nothing;
+            };
             if let ClientJsonRpcMessage::Request(request) = &mut message {
                 request.request.extensions_mut().insert(Refused(rejection));
             }
-            return Some(message);
+            return Admitted::Message(message);
         }
     };
     if let ClientJsonRpcMessage::Request(request) = &mut message {
@@ -485,42 +560,80 @@ fn admit(
                 .insert(RawArguments(arguments));
         }
     }
-    Some(message)
+    Admitted::Message(message)
 }
 
-/// The stdio transport over any reader and writer, for rmcp's `serve`.
-pub(crate) fn transport<R, W>(
-    reader: R,
-    writer: W,
+type Sink<W> = FramedWrite<W, JsonRpcMessageCodec<ServerJsonRpcMessage>>;
+
+/// The stdio transport over any reader and writer, for rmcp's `serve`:
+/// lines in through [`admit`], rmcp's messages out, and between them the
+/// answers to lines rmcp never sees.
+pub(crate) struct Stdio<R, W> {
+    lines: FramedRead<R, Lines>,
+    /// Shared with each send rmcp makes, which must own what it writes to.
+    sink: Arc<tokio::sync::Mutex<Sink<W>>>,
     limits: Limits,
-) -> (
-    FramedWrite<W, JsonRpcMessageCodec<ServerJsonRpcMessage>>,
-    impl Stream<Item = ClientJsonRpcMessage> + Unpin + Send + 'static,
-)
+    last_meta: Option<String>,
+}
+
+impl<R, W> Stdio<R, W>
 where
     R: AsyncRead + Unpin + Send + 'static,
     W: AsyncWrite + Unpin + Send + 'static,
 {
-    let sink = FramedWrite::new(
-        writer,
-        JsonRpcMessageCodec::<ServerJsonRpcMessage>::default(),
-    );
-    let lines = FramedRead::new(
-        reader,
-        Lines {
-            max: limits.bytes(),
-            searched: 0,
-            discarding: None,
-        },
-    );
-    let mut last_meta = None;
-    let stream = lines
-        .take_while(|line| core::future::ready(line.is_ok()))
-        .filter_map(move |line| {
-            core::future::ready(line.ok().and_then(|l| admit(l, &limits, &mut last_meta)))
-        })
-        .boxed();
-    (sink, stream)
+    pub(crate) fn new(reader: R, writer: W, limits: Limits) -> Self {
+        Stdio {
+            lines: FramedRead::new(
+                reader,
+                Lines {
+                    max: limits.bytes(),
+                    searched: 0,
+                    discarding: None,
+                },
+            ),
+            sink: Arc::new(tokio::sync::Mutex::new(FramedWrite::new(
+                writer,
+                JsonRpcMessageCodec::default(),
+            ))),
+            limits,
+            last_meta: None,
+        }
+    }
+}
+
+impl<R, W> Transport<RoleServer> for Stdio<R, W>
+where
+    R: AsyncRead + Unpin + Send + 'static,
+    W: AsyncWrite + Unpin + Send + 'static,
+{
+    type Error = JsonRpcMessageCodecError;
+
+    fn send(
+        &mut self,
+        item: ServerJsonRpcMessage,
+    ) -> impl Future<Output = Result<(), Self::Error>> + Send + 'static {
+        let sink = Arc::clone(&self.sink);
+        async move { sink.lock().await.send(item).await }
+    }
+
+    async fn receive(&mut self) -> Option<ClientJsonRpcMessage> {
+        loop {
+            // The end of input, or input that cannot be read: the end.
+            let line = self.lines.next().await?.ok()?;
+            match admit(line, &self.limits, &mut self.last_meta) {
+                Admitted::Message(message) => return Some(message),
+                Admitted::Answer(answer) => {
+                    // A client that stopped reading ends the connection.
+                    self.sink.lock().await.send(answer).await.ok()?;
+                }
+                Admitted::Nothing => {}
+            }
+        }
+    }
+
+    async fn close(&mut self) -> Result<(), Self::Error> {
+        self.sink.lock().await.close().await
+    }
 }
 
 #[cfg(test)]
@@ -551,10 +664,10 @@ mod tests {
 
     fn describe(line: Line) -> String {
         match line {
-            Line::Whole(b) => format!("whole:{}", String::from_utf8_lossy(&b)),
+            Line::Whole(b) => format!("whole:{}", String::from_utf8(b.to_vec()).unwrap()),
             Line::TooLong(b) => {
                 assert!(b.len() <= PREFIX, "kept {} bytes", b.len());
-                format!("long:{}", &String::from_utf8_lossy(&b)[..1])
+                format!("long:{}", &String::from_utf8(b.to_vec()).unwrap()[..1])
             }
         }
     }

@@ -3,6 +3,7 @@
 //! transport, and the OAuth protected-resource metadata MCP's
 //! authorization specification asks a server to publish.
 
+use std::marker::PhantomData;
 use std::sync::Arc;
 
 use axum::body::Body;
@@ -11,11 +12,12 @@ use axum::http::{HeaderValue, StatusCode, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use http_body_util::BodyExt as _;
-use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+use rmcp::model::{ErrorData, JsonRpcError, ServerJsonRpcMessage};
 use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
 use toolgate::{BoxFuture, Limits};
 
-use crate::frame::{Checked, RawArguments, Refused, check};
+use crate::frame::{Checked, RawArguments, Refused, Unreadable, check};
+use crate::session::{Bindings, BoundSessions};
 use crate::{Identity, McpServer, Tools, message_limits};
 
 /// Why a bearer token was refused: for the host's log, never for the
@@ -40,39 +42,107 @@ pub trait Authenticator: Send + Sync + 'static {
     fn authenticate<'a>(&'a self, token: &'a str) -> BoxFuture<'a, Result<Identity, Unauthorized>>;
 }
 
-/// Where the MCP endpoint is, and who issues its tokens: what the
-/// protected-resource metadata publishes.
+/// Where the MCP endpoint is, who issues its tokens, and whom it answers:
+/// what the protected-resource metadata publishes, and the `Host` and
+/// `Origin` headers it accepts.
+///
+/// A router is built only from a config that names the authorization
+/// servers: MCP clients follow the `401` to the metadata and from there to
+/// the server that issues tokens, and metadata without one leaves them
+/// nowhere to go (the state `S` records whether it was named).
+///
+/// ```
+/// use toolgate_mcp::HttpConfig;
+///
+/// let config = HttpConfig::new("https://tools.example.com/mcp")
+///     .authorization_servers(["https://auth.example.com"])
+///     .allowed_hosts(["tools.example.com"])
+///     .allowed_origins(["https://app.example.com"]);
+/// # let _ = config;
+/// ```
+///
+/// Without them it is no config a router takes:
+///
+/// ```compile_fail
+/// # use toolgate::Toolbox;
+/// # use toolgate_mcp::{HttpConfig, JwtAuthenticator};
+/// # fn no_issuer(tokens: JwtAuthenticator) {
+/// let config = HttpConfig::new("https://tools.example.com/mcp");
+/// let app = toolgate_mcp::router(Toolbox::new(()), tokens, config);
+/// # }
+/// ```
 #[derive(Clone, Debug)]
-pub struct HttpConfig {
+pub struct HttpConfig<S = AuthorizationServersNamed> {
     resource: String,
     authorization_servers: Vec<String>,
     scopes: Vec<String>,
     allowed_hosts: Option<Vec<String>>,
+    allowed_origins: Option<Vec<String>>,
+    state: PhantomData<S>,
 }
 
-impl HttpConfig {
+/// The state of an [`HttpConfig`] that names no authorization server yet.
+#[derive(Clone, Copy, Debug)]
+pub enum NoAuthorizationServer {}
+
+/// The state of an [`HttpConfig`] that names its authorization servers.
+#[derive(Clone, Copy, Debug)]
+pub enum AuthorizationServersNamed {}
+
+mod sealed {
+    pub trait Sealed {}
+    impl Sealed for super::AuthorizationServersNamed {}
+}
+
+/// The states of an [`HttpConfig`] a router is built from: those that
+/// name an authorization server.
+#[diagnostic::on_unimplemented(
+    message = "this `HttpConfig` names no authorization server",
+    label = "MCP clients that get a `401` look for the authorization server in the metadata built from this",
+    note = "name the issuer of your tokens: `HttpConfig::new(resource).authorization_servers([\"https://auth.example.com\"])`"
+)]
+pub trait NamesAuthorizationServers: sealed::Sealed {}
+
+impl NamesAuthorizationServers for AuthorizationServersNamed {}
+
+impl HttpConfig<NoAuthorizationServer> {
     /// The public URL of the MCP endpoint, for example
     /// `https://tools.example.com/mcp`; the router serves it at that URL's
     /// path. Requests must name a loopback host unless
-    /// [`allowed_hosts`](Self::allowed_hosts) says otherwise.
+    /// [`allowed_hosts`](Self::allowed_hosts) says otherwise, and a
+    /// browser's must come from this URL's origin or a loopback one unless
+    /// [`allowed_origins`](Self::allowed_origins) says otherwise. Name the
+    /// [`authorization_servers`](Self::authorization_servers) next.
     pub fn new(resource: impl Into<String>) -> Self {
         HttpConfig {
             resource: resource.into(),
             authorization_servers: Vec::new(),
             scopes: Vec::new(),
             allowed_hosts: None,
+            allowed_origins: None,
+            state: PhantomData,
         }
     }
+}
 
-    /// The authorization servers that issue tokens for this resource.
+impl<S> HttpConfig<S> {
+    /// The authorization servers that issue tokens for this resource (the
+    /// issuers your [`Authenticator`] accepts), each by its issuer URL,
+    /// as RFC 8414 names it: `https://auth.example.com`.
     #[must_use]
-    pub fn authorization_servers<I>(mut self, servers: I) -> Self
+    pub fn authorization_servers<I>(self, servers: I) -> HttpConfig<AuthorizationServersNamed>
     where
         I: IntoIterator,
         I::Item: Into<String>,
     {
-        self.authorization_servers = servers.into_iter().map(Into::into).collect();
-        self
+        HttpConfig {
+            resource: self.resource,
+            authorization_servers: servers.into_iter().map(Into::into).collect(),
+            scopes: self.scopes,
+            allowed_hosts: self.allowed_hosts,
+            allowed_origins: self.allowed_origins,
+            state: PhantomData,
+        }
     }
 
     /// The scopes the tools ask for, as published.
@@ -87,7 +157,8 @@ impl HttpConfig {
     }
 
     /// The `Host` headers accepted (default: loopback names only, against
-    /// DNS rebinding).
+    /// DNS rebinding): `tools.example.com`, or with a port,
+    /// `tools.example.com:8443`. Others are answered `403`.
     #[must_use]
     pub fn allowed_hosts<I>(mut self, hosts: I) -> Self
     where
@@ -95,6 +166,25 @@ impl HttpConfig {
         I::Item: Into<String>,
     {
         self.allowed_hosts = Some(hosts.into_iter().map(Into::into).collect());
+        self
+    }
+
+    /// The browser origins whose requests are served, instead of the
+    /// default: the resource's own origin, and pages on a loopback
+    /// address (`http://localhost:*`, `127.0.0.1`, `[::1]`, either
+    /// scheme, any port). Each is `scheme://host`, with `:port` for that
+    /// port only, `:*` for any, or neither for the scheme's default port.
+    /// A request with any other `Origin` is answered `403`, as MCP's
+    /// transport requires against DNS rebinding; one without (a client
+    /// that is not a browser) is served. An empty list refuses every
+    /// request that carries an `Origin`.
+    #[must_use]
+    pub fn allowed_origins<I>(mut self, origins: I) -> Self
+    where
+        I: IntoIterator,
+        I::Item: Into<String>,
+    {
+        self.allowed_origins = Some(origins.into_iter().map(Into::into).collect());
         self
     }
 
@@ -127,13 +217,65 @@ impl HttpConfig {
             .unwrap_or(&self.resource);
         format!("{origin}{}", self.metadata_path())
     }
+
+    /// The origins served: those configured, or the resource's own and the
+    /// loopback ones. Each with an explicit port or `:*`, since rmcp reads
+    /// an origin without a port as any port.
+    fn origins(&self) -> Vec<String> {
+        if let Some(origins) = &self.allowed_origins {
+            return origins.iter().map(|origin| with_port(origin)).collect();
+        }
+        let mut origins: Vec<String> = ["localhost", "127.0.0.1", "[::1]"]
+            .into_iter()
+            .flat_map(|host| ["http", "https"].map(|scheme| format!("{scheme}://{host}:*")))
+            .collect();
+        origins.extend(origin_of(&self.resource));
+        origins
+    }
+}
+
+/// `scheme://host:port` of a URL, the port spelled out.
+fn origin_of(url: &str) -> Option<String> {
+    let uri = axum::http::Uri::try_from(url).ok()?;
+    let scheme = uri.scheme_str()?.to_ascii_lowercase();
+    let authority = uri.authority()?;
+    let port = authority.port_u16().or(match scheme.as_str() {
+        "http" => Some(80),
+        "https" => Some(443),
+        _ => None,
+    })?;
+    Some(format!("{scheme}://{}:{port}", authority.host()))
+}
+
+/// An allowed origin with its default port spelled out when it names
+/// none: `https://app.example.com` is port 443 only. `null`, `:*` and
+/// what does not parse are left as written (rmcp ignores an entry it
+/// cannot read: it allows nothing).
+fn with_port(origin: &str) -> String {
+    let origin = origin.trim();
+    if origin.ends_with(":*") || origin.eq_ignore_ascii_case("null") {
+        return origin.to_owned();
+    }
+    origin_of(origin).unwrap_or_else(|| origin.to_owned())
+}
+
+/// Whether `url` is an absolute `http` or `https` URL with a host.
+fn is_absolute_url(url: &str) -> bool {
+    axum::http::Uri::try_from(url).is_ok_and(|uri| {
+        matches!(uri.scheme_str(), Some("https" | "http"))
+            && uri.authority().is_some_and(|a| !a.host().is_empty())
+    })
 }
 
 struct Shared {
     authenticator: Box<dyn Authenticator>,
     config: HttpConfig,
     limits: Limits,
+    sessions: Bindings,
 }
+
+/// The header a 2025-11-25 client presents its session in.
+pub(crate) const SESSION_HEADER: &str = "mcp-session-id";
 
 /// An axum router serving `tools` (a toolbox, or several as [`Tools`])
 /// over MCP's streamable HTTP at the
@@ -143,34 +285,67 @@ struct Shared {
 /// - No `Authorization: Bearer` header, or a token the authenticator
 ///   refuses: `401` with a `WWW-Authenticate` challenge naming the
 ///   metadata. The reason goes to the audit log.
+/// - A `Host` or `Origin` the config does not allow: `403`.
+/// - A 2025-11-25 session presented with a token of another principal
+///   than the one that opened it: `404`, as for a session that does not
+///   exist; the refusal goes to the audit log. Outcomes are replayed only
+///   within one principal's conversation, on either protocol generation.
 /// - A body longer than the toolbox's widest byte limit (with room for
 ///   the envelope): `413`, read no further.
+/// - A body that is not JSON text (not UTF-8, or not well-formed): `400`
+///   with JSON-RPC's parse error.
 /// - Every message passes gate 1 before rmcp parses it, as over stdio.
-pub fn router(
+///
+/// # Panics
+///
+/// If the config names an empty list of authorization servers, or one
+/// that is not an absolute `https://` (or `http://`) URL: the metadata
+/// would send clients nowhere.
+pub fn router<S: NamesAuthorizationServers>(
     tools: impl Into<Tools>,
     authenticator: impl Authenticator,
-    config: HttpConfig,
+    config: HttpConfig<S>,
 ) -> axum::Router {
+    assert!(
+        !config.authorization_servers.is_empty(),
+        "the HttpConfig for {} names no authorization server: MCP clients find the issuer of tokens in the metadata",
+        config.resource
+    );
+    for server in &config.authorization_servers {
+        assert!(
+            is_absolute_url(server),
+            "the authorization server {server:?} is not an absolute https:// URL"
+        );
+    }
+    let config = HttpConfig {
+        resource: config.resource,
+        authorization_servers: config.authorization_servers,
+        scopes: config.scopes,
+        allowed_hosts: config.allowed_hosts,
+        allowed_origins: config.allowed_origins,
+        state: PhantomData,
+    };
     let tools = tools.into();
     let limits = message_limits(tools.limits());
     let server = McpServer::for_http(tools);
     let mut http = StreamableHttpServerConfig::default()
         // Read only within our own limit; ours refuses first.
-        .with_max_request_body_bytes(limits.bytes().saturating_add(1));
+        .with_max_request_body_bytes(limits.bytes().saturating_add(1))
+        .with_allowed_origins(config.origins())
+        // An empty list refuses every Origin, not none.
+        .enforce_origin_validation();
     if let Some(hosts) = &config.allowed_hosts {
         http = http.with_allowed_hosts(hosts.clone());
     }
-    let service = StreamableHttpService::new(
-        move || Ok(server.clone()),
-        Arc::new(LocalSessionManager::default()),
-        http,
-    );
+    let (sessions, bindings) = BoundSessions::new();
+    let service = StreamableHttpService::new(move || Ok(server.clone()), Arc::new(sessions), http);
     let path = config.path();
     let metadata_path = config.metadata_path();
     let shared = Arc::new(Shared {
         authenticator: Box::new(authenticator),
         config,
         limits,
+        sessions: bindings,
     });
     let endpoint = axum::Router::new()
         .route_service(&path, service)
@@ -196,12 +371,11 @@ async fn metadata(State(shared): State<Arc<Shared>>) -> Response {
         "bearer_methods_supported": ["header"],
     });
     if let serde_json::Value::Object(map) = &mut body {
-        if !config.authorization_servers.is_empty() {
-            map.insert(
-                "authorization_servers".to_owned(),
-                config.authorization_servers.clone().into(),
-            );
-        }
+        // RFC 9728 makes it optional; MCP's authorization requires it.
+        map.insert(
+            "authorization_servers".to_owned(),
+            config.authorization_servers.clone().into(),
+        );
         if !config.scopes.is_empty() {
             map.insert("scopes_supported".to_owned(), config.scopes.clone().into());
         }
@@ -246,6 +420,13 @@ async fn authenticated(
     };
     match shared.authenticator.authenticate(&token).await {
         Ok(identity) => {
+            let session = request
+                .headers()
+                .get(SESSION_HEADER)
+                .and_then(|v| v.to_str().ok());
+            if let Some(refused) = session.and_then(|s| shared.sessions.refuse(s, &identity)) {
+                return refused;
+            }
             request.extensions_mut().insert(identity);
             next.run(request).await
         }
@@ -266,8 +447,7 @@ async fn checked(State(shared): State<Arc<Shared>>, request: Request, next: Next
         Ok(collected) => collected.to_bytes(),
         Err(_) => return StatusCode::PAYLOAD_TOO_LARGE.into_response(),
     };
-    let text = String::from_utf8_lossy(&bytes);
-    let body = match check(&text, true, &shared.limits, &mut None) {
+    let body = match check(&bytes, true, &shared.limits, &mut None) {
         Checked::Pass { arguments } => {
             if let Some(arguments) = arguments {
                 parts.extensions.insert(RawArguments(arguments));
@@ -275,14 +455,37 @@ async fn checked(State(shared): State<Arc<Shared>>, request: Request, next: Next
             Body::from(bytes)
         }
         Checked::Refuse {
-            substitute,
+            substitute: Some(substitute),
             rejection,
         } => {
             parts.extensions.insert(Refused(rejection));
             Body::from(substitute)
         }
-        Checked::Drop => Body::from(bytes),
+        // The transport's words for input it cannot accept: an error
+        // status, with a JSON-RPC error that names no request. Never the
+        // refused bytes to rmcp, which would parse what gate 1 refused.
+        Checked::Refuse {
+            substitute: None,
+            rejection,
+        } => {
+            let error = ErrorData::invalid_request(rejection.safe_message().to_owned(), None);
+            return unaccepted(&ServerJsonRpcMessage::Error(JsonRpcError::new(None, error)));
+        }
+        Checked::Unreadable(error) => return unaccepted(&error.answer()),
+        Checked::Drop => return unaccepted(&Unreadable::EMPTY.answer()),
     };
     parts.headers.remove(header::CONTENT_LENGTH);
     next.run(Request::from_parts(parts, body)).await
+}
+
+/// `400` with `answer`, a JSON-RPC error: what the streamable HTTP
+/// transport answers to input the server cannot accept.
+fn unaccepted(answer: &ServerJsonRpcMessage) -> Response {
+    let body = serde_json::to_string(answer).unwrap_or_default();
+    let mut response = (StatusCode::BAD_REQUEST, body).into_response();
+    response.headers_mut().insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("application/json"),
+    );
+    response
 }

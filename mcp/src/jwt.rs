@@ -36,8 +36,10 @@ impl core::ops::Deref for Claims {
     }
 }
 
-/// Checks a JSON Web Token's signature, expiry, and (when set) issuer and
-/// audience, and reads the caller from its claims:
+/// Checks a JSON Web Token's signature and algorithm, its expiry and (when
+/// it has one) its start, `nbf`, with a minute's leeway for clock skew,
+/// and (when set) its issuer and audience; and reads the caller from its
+/// claims:
 ///
 /// | claim | becomes |
 /// |---|---|
@@ -76,6 +78,9 @@ impl JwtAuthenticator {
     fn with(key: DecodingKey, algorithm: Algorithm) -> Self {
         let mut validation = Validation::new(algorithm);
         validation.set_required_spec_claims(&["exp", "sub"]);
+        // A token is not valid before its `nbf` (RFC 7519 §4.1.5); the
+        // crate checks it only when asked.
+        validation.validate_nbf = true;
         // Without an audience set, none is required.
         validation.validate_aud = false;
         JwtAuthenticator {

@@ -26,7 +26,15 @@
 //!   values, string length, duplicate keys at every level) before rmcp
 //!   parses it. A refused `tools/call` gets its rejection as a result
 //!   (`TOO_DEEP`, `DUPLICATE_KEY`, `PAYLOAD_TOO_LARGE`), so the client is
-//!   never left waiting.
+//!   never left waiting. A message that is not JSON text (not UTF-8, or
+//!   not well-formed) is answered with JSON-RPC's parse error (`-32700`,
+//!   without an id; over HTTP with status `400`): its bytes are never
+//!   decoded lossily, so the gates read what the client sent.
+//! - A conversation, which gate 6 scopes idempotency and retry budgets by,
+//!   always belongs to one principal (tenant and actor): over stdio it is
+//!   the connection; over HTTP on 2025-11-25 the session, which only the
+//!   principal that opened it may use; on 2026-07-28 the principal's own.
+//!   A stored outcome is never replayed to another principal.
 //! - A call gate 6 holds for approval asks the person at the client
 //!   through elicitation when the client declared it (mid-call on
 //!   2025-11-25, as `input_required` on 2026-07-28): accepting approves
@@ -42,9 +50,13 @@
 mod frame;
 mod http;
 mod jwt;
+mod session;
 mod tools;
 
-pub use http::{Authenticator, HttpConfig, Unauthorized, router};
+pub use http::{
+    Authenticator, AuthorizationServersNamed, HttpConfig, NamesAuthorizationServers,
+    NoAuthorizationServer, Unauthorized, router,
+};
 pub use jwt::{Claims, JwtAuthenticator};
 pub use tools::Tools;
 
@@ -117,16 +129,55 @@ impl Identity {
         self
     }
 
-    /// The context of one request.
-    fn context(&self, request_id: String, session: &str) -> ToolContext {
+    /// The context of one request in `conversation`, a conversation of
+    /// this identity's ([`conversation`](Self::conversation)).
+    fn context(&self, request_id: String, conversation: &str) -> ToolContext {
         let ctx = ToolContext::new(self.actor.as_str(), self.tenant.as_str(), request_id)
-            .with_session(session)
+            .with_session(conversation)
             .with_scopes(self.scopes.iter().cloned())
             .with_extensions(&self.extensions);
         match &self.tools {
             Some(tools) => ctx.allow_tools(tools.iter().cloned()),
             None => ctx.allow_all_tools(),
         }
+    }
+
+    /// Who this is, for comparing principals.
+    pub(crate) fn principal(&self) -> Principal {
+        Principal {
+            tenant: self.tenant.clone(),
+            actor: self.actor.clone(),
+        }
+    }
+
+    /// The conversation `within` (a connection, a session, or nothing more
+    /// than the principal) as this identity's: gate 6 scopes idempotency
+    /// and retry budgets by it, so it names the principal, and two
+    /// principals never share one whatever `within` says. Each part is
+    /// quoted, so no tenant or actor name can spell another's.
+    fn conversation(&self, within: &str) -> String {
+        let parts = [self.tenant.as_str(), self.actor.as_str(), within];
+        format!(
+            "mcp:{}",
+            serde_json::to_string(&parts).unwrap_or_else(|_| format!("{parts:?}"))
+        )
+    }
+}
+
+/// A tenant and an actor in it: whom a session belongs to.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Principal {
+    tenant: String,
+    actor: String,
+}
+
+impl Principal {
+    pub(crate) fn tenant(&self) -> &str {
+        &self.tenant
+    }
+
+    pub(crate) fn actor(&self) -> &str {
+        &self.actor
     }
 }
 
@@ -155,30 +206,32 @@ pub struct McpServer {
     /// The identity of every request, or `None` where each request brings
     /// its own (HTTP, from its bearer token).
     identity: Option<Identity>,
-    /// Scopes idempotency: one connection is one conversation.
-    session: String,
+    /// This connection, where one connection is one conversation (stdio).
+    connection: Option<String>,
 }
 
-/// A session id no other connection of this process has.
-fn session_id() -> String {
+/// An id no other connection of this process has, nor (by its process id
+/// and start time) another process's.
+fn connection_id() -> String {
     static NEXT: AtomicU64 = AtomicU64::new(0);
     let nanos = std::time::SystemTime::now()
         .duration_since(std::time::SystemTime::UNIX_EPOCH)
         .map_or(0, |d| d.as_nanos());
     format!(
-        "mcp-{}-{nanos}-{}",
+        "connection-{}-{nanos}-{}",
         std::process::id(),
         NEXT.fetch_add(1, Ordering::Relaxed)
     )
 }
 
 impl McpServer {
-    /// Serves `tools` (a toolbox, or several as [`Tools`]) to `identity`.
+    /// Serves `tools` (a toolbox, or several as [`Tools`]) to `identity`,
+    /// the one caller of this connection.
     pub fn new(tools: impl Into<Tools>, identity: Identity) -> Self {
         McpServer {
             tools: tools.into(),
             identity: Some(identity),
-            session: session_id(),
+            connection: Some(connection_id()),
         }
     }
 
@@ -187,25 +240,41 @@ impl McpServer {
         McpServer {
             tools,
             identity: None,
-            session: session_id(),
+            connection: None,
         }
     }
 
     /// The context of one request: the server's identity, or the one its
-    /// HTTP request was authenticated as; the HTTP session (or else this
-    /// connection) as the conversation. `None` if nobody is identified.
+    /// HTTP request was authenticated as. `None` if nobody is identified.
+    ///
+    /// The conversation is always that principal's: over stdio, this
+    /// connection; over HTTP on 2025-11-25, the `Mcp-Session-Id` (bound to
+    /// the principal that opened it, see `session`); on 2026-07-28, which
+    /// has no sessions, the principal's own, whichever server of several
+    /// sharing one effect store answers.
     fn context(&self, request: &RequestContext<RoleServer>) -> Option<ToolContext> {
         let parts = request.extensions.get::<axum::http::request::Parts>();
         let identity = match (&self.identity, parts) {
-            (Some(identity), _) => identity.clone(),
-            (None, Some(parts)) => parts.extensions.get::<Identity>()?.clone(),
+            (Some(identity), _) => identity,
+            (None, Some(parts)) => parts.extensions.get::<Identity>()?,
             (None, None) => return None,
         };
+        // Only the generation that has sessions names one; a 2026-07-28
+        // request carrying the header is not in a session.
+        let has_sessions = request
+            .protocol_version()
+            .is_some_and(|version| version.has_initialize());
         let session = parts
-            .and_then(|p| p.headers.get("mcp-session-id"))
-            .and_then(|v| v.to_str().ok())
-            .map_or_else(|| self.session.clone(), |s| format!("mcp-http-{s}"));
-        Some(identity.context(format!("mcp-{}", request.id), &session))
+            .filter(|_| has_sessions)
+            .and_then(|p| p.headers.get(http::SESSION_HEADER))
+            .and_then(|v| v.to_str().ok());
+        let within = match (&self.connection, session) {
+            (Some(connection), _) => format!("stdio {connection}"),
+            (None, Some(session)) => format!("http session {session}"),
+            (None, None) => "http".to_owned(),
+        };
+        let conversation = identity.conversation(&within);
+        Some(identity.context(format!("mcp-{}", request.id), &conversation))
     }
 }
 
@@ -495,7 +564,7 @@ where
     let limits = message_limits(tools.limits());
     let server = McpServer::new(tools, identity);
     let running = server
-        .serve(frame::transport(reader, writer, limits))
+        .serve(frame::Stdio::new(reader, writer, limits))
         .await
         .map_err(|e| ServeError(Box::new(e)))?;
     running

@@ -321,7 +321,8 @@ async fn the_token_decides_who_calls_and_what_is_listed() {
     let auth = JwtAuthenticator::rs256_pem(public).unwrap();
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let resource = format!("http://{}/mcp", listener.local_addr().unwrap());
-    let router = toolgate_mcp::router(Arc::clone(&toolbox), auth, HttpConfig::new(&resource));
+    let config = HttpConfig::new(&resource).authorization_servers(["https://auth.example.com"]);
+    let router = toolgate_mcp::router(Arc::clone(&toolbox), auth, config);
     tokio::spawn(async move { axum::serve(listener, router).await.unwrap() });
     let signed = |tools: Value| {
         jsonwebtoken::encode(

@@ -397,3 +397,58 @@ async fn a_cancelled_call_stops_its_body() {
     let answer = raw.answer().await;
     assert_eq!(answer["id"], 8, "{answer}");
 }
+
+/// A frame that is not JSON text: not UTF-8, or not well-formed. JSON-RPC
+/// answers it with a parse error (-32700) that names no request, since
+/// none could be read; nothing in it runs, and the server serves on.
+async fn a_frame_that_is_not_json_text_is_a_parse_error(version: ProtocolVersion) {
+    let toolbox = toolbox();
+    let mut raw = Raw::new(Arc::clone(&toolbox));
+    handshake(&mut raw, version.clone()).await;
+
+    // `é` in Latin-1 (0xE9) where UTF-8 is required: in `_meta`, in an
+    // argument, in the name of a key.
+    let mut in_meta = br#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"book_hotel","arguments":{"hotel_id":"h_seaview1","nights":2},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"note":"caf"#.to_vec();
+    in_meta.extend_from_slice(b"\xE9\"}}}");
+    let mut in_argument = call(
+        2,
+        r#"{"hotel_id":"h_seaview1","nights":2,"note":"cafX"}"#,
+        &version,
+    );
+    let at = in_argument.iter().position(|&b| b == b'X').unwrap();
+    in_argument[at] = 0xE9;
+    let mut in_key = call(3, r#"{"hotel_id":"h_seaview1","nightsX":2}"#, &version);
+    let at = in_key.iter().position(|&b| b == b'X').unwrap();
+    in_key[at] = 0xE9;
+    let malformed = br#"{"jsonrpc":"2.0","id":4,"method":"tools/list","params":{]"#.to_vec();
+    for frame in [in_meta, in_argument, in_key, malformed] {
+        raw.send(&frame).await;
+        let answer = raw.answer().await;
+        assert_eq!(answer["error"]["code"], -32700, "{answer}");
+        assert!(answer.get("id").is_none_or(Value::is_null), "{answer}");
+        assert!(answer.get("result").is_none(), "{answer}");
+    }
+    assert_eq!(toolbox.state().bookings().len(), 0);
+
+    // Still serving.
+    raw.send(&call(
+        5,
+        r#"{"hotel_id":"h_seaview1","nights":2}"#,
+        &version,
+    ))
+    .await;
+    let answer = raw.answer().await;
+    assert_eq!(answer["id"], 5, "{answer}");
+    assert_eq!(answer["result"]["isError"], false, "{answer}");
+    assert_eq!(toolbox.state().bookings().len(), 1);
+}
+
+#[tokio::test]
+async fn a_frame_that_is_not_json_text_is_a_parse_error_with_initialize() {
+    a_frame_that_is_not_json_text_is_a_parse_error(ProtocolVersion::V_2025_11_25).await;
+}
+
+#[tokio::test]
+async fn a_frame_that_is_not_json_text_is_a_parse_error_with_discover() {
+    a_frame_that_is_not_json_text_is_a_parse_error(ProtocolVersion::V_2026_07_28).await;
+}

@@ -4,7 +4,9 @@ Over stdio and over streamable HTTP, on both protocol generations
 (2025-11-25 with `initialize`, 2026-07-28 without): connect, list, valid
 and invalid calls, an unknown tool, another tenant's order, a frame whose
 arguments repeat a key (written by hand: the SDK's dicts cannot hold one),
-and over HTTP, missing and bad bearer tokens.
+and over HTTP, missing and bad bearer tokens, two callers of one tenant
+making the same call (each gets its own outcome), and a 2025-11-25 session
+presented with another caller's token (refused as unknown).
 
 Usage: python clients.py PATH-TO-toolgate-demo
 Exits 0 when every check passed; prints one line per check.
@@ -168,11 +170,13 @@ def stdio_duplicate(mode):
 
 
 class Demo:
-    """`toolgate-demo --http` on a free port: its URL and the token it printed."""
+    """`toolgate-demo --http` on a free port: its URL and the tokens it
+    printed, for analyst_1 (`token`) and analyst_2 (`other`), both of
+    tenant_a."""
 
     def __enter__(self):
         self.process = subprocess.Popen(
-            [DEMO, "--http", "127.0.0.1:0"],
+            [DEMO, "--http", "127.0.0.1:0", "--actor", "analyst_1", "--actor", "analyst_2"],
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             text=True,
@@ -185,6 +189,7 @@ class Demo:
             if " at http://" in line:
                 self.url = line.split(" at ", 1)[1].strip()
         self.token = self.process.stdout.readline().strip()
+        self.other = self.process.stdout.readline().strip()
         return self
 
     def __exit__(self, *_):
@@ -334,6 +339,78 @@ async def http_duplicate(demo, mode):
     check(f"{label}: a repeated key is DUPLICATE_KEY", code == "DUPLICATE_KEY", answer.text)
 
 
+async def http_two_callers(demo, mode):
+    """Two callers of one tenant, each with its own token, make the same
+    call: each reads its own booking, never the other's."""
+    label = f"http {VERSION[mode]}"
+    stay = {"hotel_id": "h_seaview1", "nights": 4}
+    guests = []
+    for token in [demo.token, demo.other, demo.token]:
+        client = httpx2.AsyncClient(
+            headers={"Authorization": f"Bearer {token}"},
+            timeout=httpx2.Timeout(30, read=300),
+        )
+        async with client, Client(
+            streamable_http_client(demo.url, http_client=client), mode=mode, cache=None
+        ) as mcp:
+            done = await mcp.call_tool("book_hotel", stay)
+            guests.append((done.structured_content or {}).get("guest"))
+    check(
+        f"{label}: another caller's same call gets its own outcome",
+        guests == ["analyst_1", "analyst_2", "analyst_1"],
+        guests,
+    )
+
+
+async def http_stolen_session(demo):
+    """A 2025-11-25 session opened by analyst_1, presented with analyst_2's
+    token: 404, as for a session that does not exist; its owner goes on."""
+    label = "http 2025-11-25"
+
+    def headers(token):
+        return {
+            "Authorization": f"Bearer {token}",
+            "Accept": "application/json, text/event-stream",
+            "Content-Type": "application/json",
+        }
+
+    call = (
+        '{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"book_hotel",'
+        '"arguments":{"hotel_id":"h_seaview1","nights":5}}}'
+    )
+    async with httpx2.AsyncClient(timeout=30) as client:
+        init = await client.post(
+            demo.url,
+            headers=headers(demo.token),
+            content='{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":'
+            '"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"0"}}}',
+        )
+        session = {"Mcp-Session-Id": init.headers["mcp-session-id"], "MCP-Protocol-Version": "2025-11-25"}
+        await client.post(
+            demo.url,
+            headers=headers(demo.token) | session,
+            content='{"jsonrpc":"2.0","method":"notifications/initialized"}',
+        )
+        unknown = await client.post(
+            demo.url,
+            headers=headers(demo.other) | session | {"Mcp-Session-Id": "no-such-session"},
+            content=call,
+        )
+        stolen = await client.post(demo.url, headers=headers(demo.other) | session, content=call)
+        owned = await client.post(demo.url, headers=headers(demo.token) | session, content=call)
+    check(
+        f"{label}: a session presented with another caller's token is refused as unknown",
+        stolen.status_code == 404
+        and (stolen.status_code, stolen.text) == (unknown.status_code, unknown.text),
+        (stolen.status_code, stolen.text, unknown.status_code, unknown.text),
+    )
+    check(
+        f"{label}: the session still serves its owner",
+        owned.status_code == 200 and '"guest":"analyst_1"' in owned.text,
+        owned.text,
+    )
+
+
 async def main():
     for mode in GENERATIONS:
         await stdio(mode)
@@ -344,6 +421,8 @@ async def main():
             await http_duplicate(demo, mode)
             await http_unauthorized(demo, mode, None)
             await http_unauthorized(demo, mode, demo.token[:-4] + "AAAA")
+            await http_two_callers(demo, mode)
+        await http_stolen_session(demo)
         await http_auto(demo)
     check("http: asked to stop, the demo exits cleanly", demo.process.returncode == 0,
           demo.process.returncode)

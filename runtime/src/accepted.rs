@@ -26,11 +26,19 @@ impl Accepted {
     /// The accepted arguments from each field's value as its type
     /// serializes it (`None` for a type that does not implement
     /// `Serialize`: the value as sent stands in, its numbers by value).
-    pub(crate) fn new(fields: &mut [(&'static str, Option<Value>)], raw: &str) -> Accepted {
+    ///
+    /// An array the schema declares unique (`uniqueItems`, as every set
+    /// type states) is a set: its items are put in canonical order, since
+    /// a `HashSet` serializes in an order of its own on each call.
+    pub(crate) fn new(
+        fields: &mut [(&'static str, Option<Value>)],
+        raw: &str,
+        def: &crate::ToolDef,
+    ) -> Accepted {
         let mut sent: Option<Map<String, Value>> = None;
         let mut map = Map::new();
         for (wire, value) in fields.iter_mut() {
-            let value = match value.take() {
+            let mut value = match value.take() {
                 Some(value) => value,
                 None => {
                     let sent = sent.get_or_insert_with(|| match serde_json::from_str(raw) {
@@ -40,6 +48,11 @@ impl Accepted {
                     sent.remove(*wire).map_or(Value::Null, by_value)
                 }
             };
+            if def.sets {
+                let root = def.schema();
+                let field = &root["properties"][*wire];
+                sets_in_order(&mut value, field, root, 0);
+            }
             map.insert((*wire).to_owned(), value);
         }
         let value = Value::Object(map);
@@ -83,6 +96,65 @@ impl CallScope {
         let made = Arc::new(make());
         kept.push(Arc::clone(&made) as Arc<dyn Any + Send + Sync>);
         made
+    }
+}
+
+/// Whether `schema` declares any array unique.
+pub(crate) fn declares_sets(schema: &Value) -> bool {
+    match schema {
+        Value::Object(map) => {
+            map.get("uniqueItems") == Some(&Value::Bool(true)) || map.values().any(declares_sets)
+        }
+        Value::Array(items) => items.iter().any(declares_sets),
+        _ => false,
+    }
+}
+
+/// Puts the items of every array of `value` that `schema` declares unique
+/// in canonical order. Follows `#/$defs/…` references into `root`,
+/// `properties`, `additionalProperties`, `items` and `allOf`; where a
+/// value may match one of several subschemas (`anyOf`, `oneOf`), an array
+/// is left as it is.
+fn sets_in_order(value: &mut Value, schema: &Value, root: &Value, depth: usize) {
+    // References may loop; the value is finite, but a schema walk over
+    // `allOf` alone need not be.
+    if depth > 64 {
+        return;
+    }
+    let schema = match schema.get("$ref").and_then(Value::as_str) {
+        Some(pointer) => match pointer.strip_prefix('#') {
+            Some(pointer) => root.pointer(pointer).unwrap_or(&Value::Null),
+            None => return,
+        },
+        None => schema,
+    };
+    if let Some(Value::Array(all)) = schema.get("allOf") {
+        for part in all {
+            sets_in_order(value, part, root, depth + 1);
+        }
+    }
+    match value {
+        Value::Array(items) => {
+            if let Some(item) = schema.get("items") {
+                for value in items.iter_mut() {
+                    sets_in_order(value, item, root, depth + 1);
+                }
+            }
+            if schema.get("uniqueItems") == Some(&Value::Bool(true)) {
+                items.sort_by_cached_key(canonical);
+            }
+        }
+        Value::Object(members) => {
+            let properties = schema.get("properties");
+            let others = schema.get("additionalProperties");
+            for (name, value) in members.iter_mut() {
+                let member = properties.and_then(|p| p.get(name)).or(others);
+                if let Some(member) = member {
+                    sets_in_order(value, member, root, depth + 1);
+                }
+            }
+        }
+        _ => {}
     }
 }
 
@@ -156,7 +228,8 @@ mod tests {
     #[test]
     fn a_value_sent_for_a_type_that_does_not_serialize_is_read_by_value() {
         let raw = r#"{"b":{"n":2.0,"m":[1e2,-0.0,0.5]},"a":"x"}"#;
-        let accepted = Accepted::new(&mut [("a", None), ("b", None), ("c", None)], raw);
+        let def = definition(json!({"type": "object"}));
+        let accepted = Accepted::new(&mut [("a", None), ("b", None), ("c", None)], raw, &def);
         assert_eq!(
             accepted.value,
             json!({"a":"x","b":{"n":2,"m":[100,0,0.5]},"c":null})
@@ -169,8 +242,51 @@ mod tests {
 
     #[test]
     fn a_serialized_value_stands_as_it_is() {
-        let accepted = Accepted::new(&mut [("speed", Some(json!("instant")))], "{}");
+        let def = definition(json!({"type": "object"}));
+        let accepted = Accepted::new(&mut [("speed", Some(json!("instant")))], "{}", &def);
         assert_eq!(accepted.text(), r#"{"speed":"instant"}"#);
+    }
+
+    /// A definition with `schema`, for the tests.
+    fn definition(schema: Value) -> crate::ToolDef {
+        crate::__private::definition_for_tests(schema)
+    }
+
+    #[test]
+    fn the_items_of_a_set_are_in_one_order_wherever_it_stands() {
+        let def = definition(json!({
+            "type": "object",
+            "properties": {
+                "tags": {"type": "array", "items": {"type": "string"}, "uniqueItems": true},
+                "list": {"type": "array", "items": {"type": "string"}},
+                "nested": {"$ref": "#/$defs/Nested"}
+            },
+            "$defs": {
+                "Nested": {
+                    "type": "object",
+                    "properties": {"ids": {"type": "array", "uniqueItems": true}},
+                    "additionalProperties": {"type": "array", "uniqueItems": true}
+                }
+            }
+        }));
+        assert!(def.sets);
+        let mut fields = [
+            ("tags", Some(json!(["b", "a", "c"]))),
+            ("list", Some(json!(["b", "a"]))),
+            (
+                "nested",
+                Some(json!({"ids": [3, 1, 2], "more": [[2], [1]]})),
+            ),
+        ];
+        let accepted = Accepted::new(&mut fields, "{}", &def);
+        assert_eq!(
+            accepted.value,
+            json!({
+                "tags": ["a", "b", "c"],
+                "list": ["b", "a"],
+                "nested": {"ids": [1, 2, 3], "more": [[1], [2]]}
+            })
+        );
     }
 
     #[test]

@@ -64,6 +64,9 @@ pub struct ToolDef {
     pub(crate) timeout: Option<core::time::Duration>,
     /// The arguments that name resources.
     pub(crate) resources: &'static [ResourceField],
+    /// Whether the schema declares an array unique (`uniqueItems`): a
+    /// set, whose order is not part of a call's action.
+    pub(crate) sets: bool,
 }
 
 /// An argument of a tool that names a resource: `order: Authorized<Order>`

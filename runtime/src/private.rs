@@ -59,7 +59,9 @@ fn defined(meta: &Meta, output_schema: Option<serde_json::Value>) -> ToolDef {
     schema::state_defaults(&mut schema, meta.defaults);
     let fingerprint = schema::fingerprint(&schema);
     let shape = crate::shape::Shape::new(&schema);
+    let sets = crate::accepted::declares_sets(&schema);
     ToolDef {
+        sets,
         shape,
         business_fields: meta.business_fields,
         approver_scope: meta.approver_scope,
@@ -575,4 +577,28 @@ impl<T: garde::Validate<Context = ()>> Nested<'_, T> {
         self.0
             .validate_into(&(), &mut || garde::Path::new(field), report);
     }
+}
+
+/// A definition with `schema` and nothing else, for the runtime's own
+/// unit tests.
+#[cfg(test)]
+pub(crate) fn definition_for_tests(schema: serde_json::Value) -> ToolDef {
+    static META: Meta = Meta {
+        name: "test",
+        version: 1,
+        description: "A test.",
+        scope: None,
+        effect: Effect::Write,
+        renames: &[],
+        business_fields: &[],
+        approver_scope: None,
+        timeout_ms: None,
+        defaults: &[],
+        resources: &[],
+        schema: |_| schemars::Schema::default(),
+    };
+    let mut def = defined(&META, None);
+    def.sets = crate::accepted::declares_sets(&schema);
+    def.schema = schema;
+    def
 }

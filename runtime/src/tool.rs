@@ -333,7 +333,7 @@ impl<'a, S> Invocation<'a, S> {
     /// defaults are applied (`None` for a type that does not serialize:
     /// the value as sent stands in).
     pub fn accept(&mut self, fields: &mut [(&'static str, Option<serde_json::Value>)]) {
-        self.accepted = Some(Box::new(Accepted::new(fields, self.raw.as_str())));
+        self.accepted = Some(Box::new(Accepted::new(fields, self.raw.as_str(), self.def)));
     }
 
     /// Gate 5 for a call that authorized no object: the toolbox's

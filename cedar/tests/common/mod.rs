@@ -3,6 +3,8 @@
 
 #![allow(dead_code)]
 
+pub mod desk;
+
 use std::cell::RefCell;
 use std::collections::BTreeMap;
 use std::future::Future;

@@ -208,7 +208,7 @@ fn never_applies(warning: &ValidationWarning) -> Option<(String, bool)> {
 /// refused: toolgate asks Cedar about resolved objects only, so such a
 /// policy would load and never decide. The runtime's hook for calls that
 /// authorize no object (issue 50, item 12) is what lifts this.
-const NOT_ASKED_YET: &str = "this policy can never apply: it applies only to calls that name no object (its resource is the `Tenant`), and Cedar is not yet asked about those calls";
+const NOT_ASKED_YET: &str = "this policy would never apply: it is only for calls that name no object (its resource is the `Tenant`), and Cedar is not yet asked about those calls";
 
 /// Where one policy is in the file: its first byte and its text.
 struct Written {

@@ -201,10 +201,23 @@ impl Policies {
             Denied::because(format!("Cedar could not be asked about `{tool}`: {why}"))
         })?;
         let (request, entities) = request;
+        self.decide(ctx, tool, resolved.field(), &request, &entities)
+    }
+
+    /// Gates 5 and 6 for one request, by the set in force: whatever its
+    /// resource, a request is decided here.
+    fn decide(
+        &self,
+        ctx: &ToolContext,
+        tool: &str,
+        field: &str,
+        request: &Request,
+        entities: &Entities,
+    ) -> Result<(), Denied> {
         let loaded = self.in_force();
         let response = self
             .authorizer
-            .is_authorized(&request, &loaded.main, &entities);
+            .is_authorized(request, &loaded.main, entities);
         let decided = ids(&response);
         if let Some(error) = response.diagnostics().errors().next() {
             return Err(Denied::because(format!(
@@ -218,11 +231,11 @@ impl Policies {
                 format!("Cedar: forbidden by {decided}")
             }));
         }
-        audit_allowed(ctx, tool, resolved.field(), &decided);
+        audit_allowed(ctx, tool, field, &decided);
         let Some(rules) = &loaded.approval else {
             return Ok(());
         };
-        let response = self.authorizer.is_authorized(&request, rules, &entities);
+        let response = self.authorizer.is_authorized(request, rules, entities);
         if let Some(error) = response.diagnostics().errors().next() {
             return Err(Denied::unless_approved(format!(
                 "a Cedar approval rule failed to evaluate, which asks for approval: {error}"

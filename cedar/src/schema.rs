@@ -21,6 +21,20 @@ pub const PRINCIPAL: &str = "Actor";
 /// `resource.tenant == principal.tenant` reads the same for every call).
 /// It is a resource type of each tool that can be called without naming
 /// an object: one that takes no resource, or only optional ones.
+///
+/// Cedar is asked about resolved objects only, for now: until toolgate
+/// asks about calls that name none, a policy that could apply only to
+/// them is refused at load, since it would never decide anything.
+///
+/// ```
+/// # use toolgate_examples::refund::{IssueRefund, Order};
+/// let schema = toolgate_cedar::Schema::builder()
+///     .tool(IssueRefund::definition())
+///     .resource::<Order>()
+///     .build()
+///     .unwrap();
+/// assert!(schema.to_cedarschema().contains("entity Tenant = {\n  tenant: __cedar::String\n};"));
+/// ```
 pub const TENANT: &str = "Tenant";
 
 /// The action groups, one per effect class: `action in Action::"write"`
@@ -335,9 +349,9 @@ impl SchemaBuilder {
                     resource_types.push(entity);
                 }
             }
-            // A call that names no object is decided with the tenant as its
-            // resource: without it in `appliesTo`, a policy naming such a
-            // tool could never apply.
+            // A call that names no object is to be decided with the tenant
+            // as its resource: without it in `appliesTo`, no policy naming
+            // such a tool could ever apply to it.
             if !def
                 .resources()
                 .iter()

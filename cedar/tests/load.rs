@@ -358,7 +358,7 @@ fn a_policy_only_for_calls_that_name_no_object_is_refused_until_they_are_asked()
         assert!(
             problem
                 .message()
-                .contains("applies only to calls that name no object"),
+                .contains("only for calls that name no object"),
             "{error}"
         );
     }

@@ -1,5 +1,5 @@
-//! What the Cedar tests share: a runtime, contexts, and a recorder of the
-//! audit log.
+//! What the Cedar tests share: a runtime, contexts, a recorder of the
+//! audit log, and a desk of documents decided by Cedar alone.
 
 #![allow(dead_code)]
 

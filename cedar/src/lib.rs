@@ -3,6 +3,7 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+mod enums;
 mod load;
 mod policies;
 mod schema;
@@ -12,7 +13,7 @@ use std::borrow::Cow;
 
 pub use load::{LoadError, Problem};
 pub use policies::{Policies, Watch};
-pub use schema::{GROUPS, PRINCIPAL, Schema, SchemaBuilder, SchemaError};
+pub use schema::{GROUPS, PRINCIPAL, Schema, SchemaBuilder, SchemaError, TENANT};
 
 /// How a resource type appears to Cedar: an entity of type
 /// [`entity_type`](Self::entity_type) (the schema name by default), with

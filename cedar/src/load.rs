@@ -4,7 +4,12 @@ use core::fmt;
 use std::collections::HashMap;
 use std::str::FromStr;
 
-use cedar_policy::{Effect, Policy, PolicyId, PolicySet, ValidationMode, Validator};
+use cedar_policy::{
+    Effect, Policy, PolicyId, PolicySet, RequestEnv, ValidationMode, ValidationWarning, Validator,
+};
+
+use crate::enums;
+use crate::schema::{Schema, TENANT};
 
 /// The annotation that names a policy (`@id("refunds")`): the id the audit
 /// log and errors use. Without it, Cedar's `policy0`, `policy1`, … apply.
@@ -28,8 +33,15 @@ pub(crate) struct Loaded {
 }
 
 /// Parses `text` (from `name`), names each policy by its `@id`, and
-/// validates every policy strictly against `validator`'s schema.
-pub(crate) fn load(validator: &Validator, name: &str, text: &str) -> Result<Loaded, LoadError> {
+/// validates every policy strictly against `schema` (through `validator`,
+/// made from it): a policy that does not type, that can never apply, or
+/// that compares an enumeration with a string it never holds is refused.
+pub(crate) fn load(
+    schema: &Schema,
+    validator: &Validator,
+    name: &str,
+    text: &str,
+) -> Result<Loaded, LoadError> {
     let failed = |problems| LoadError {
         source: name.to_owned(),
         problems,
@@ -49,7 +61,8 @@ pub(crate) fn load(validator: &Validator, name: &str, text: &str) -> Result<Load
 
     let mut problems = Vec::new();
     let mut named: Vec<Policy> = Vec::new();
-    for policy in parsed.policies() {
+    let mut written: Vec<Written> = Vec::new();
+    for (policy, at) in in_file_order(&parsed, text) {
         let policy = match policy.annotation(ID) {
             Some(id) => policy.new_id(PolicyId::new(id)),
             None => policy.clone(),
@@ -73,6 +86,7 @@ pub(crate) fn load(validator: &Validator, name: &str, text: &str) -> Result<Load
             ));
         }
         named.push(policy);
+        written.push(at);
     }
     if !problems.is_empty() {
         return Err(failed(problems));
@@ -87,8 +101,49 @@ pub(crate) fn load(validator: &Validator, name: &str, text: &str) -> Result<Load
             .collect();
         return Err(failed(problems));
     }
+    // A policy whose scope admits no request is also one whose condition
+    // holds for none: one problem says it, the scope's being the cause.
+    let mut never: Vec<(&PolicyId, bool, Problem)> = Vec::new();
     for warning in validated.validation_warnings() {
-        tracing::warn!(target: "toolgate::cedar", source = name, policy = %warning.policy_id(), "{warning}");
+        let Some((why, by_scope)) = never_applies(warning) else {
+            tracing::warn!(target: "toolgate::cedar", source = name, policy = %warning.policy_id(), "{warning}");
+            continue;
+        };
+        let mut problem = Problem::at(text, Some(warning.policy_id().to_string()), warning);
+        problem.message = why;
+        match never.iter_mut().find(|(id, ..)| *id == warning.policy_id()) {
+            Some(seen) if by_scope && !seen.1 => *seen = (warning.policy_id(), by_scope, problem),
+            Some(_) => {}
+            None => never.push((warning.policy_id(), by_scope, problem)),
+        }
+    }
+    problems.extend(never.into_iter().map(|(.., problem)| problem));
+    for (policy, at) in named.iter().zip(&written) {
+        let envs: Vec<RequestEnv> = policy.get_valid_request_envs(&schema.cedar).collect();
+        if !envs.is_empty() && envs.iter().all(|env| env.resource().to_string() == TENANT) {
+            problems.push(Problem::located(
+                text,
+                policy,
+                at.start,
+                NOT_ASKED_YET.to_owned(),
+            ));
+            continue;
+        }
+        match enums::check(policy, &envs, schema) {
+            Ok(mismatches) => problems.extend(mismatches.into_iter().map(|mismatch| {
+                let offset = at.find(&mismatch.literal);
+                Problem::located(text, policy, offset, mismatch.message)
+            })),
+            Err(why) => problems.push(Problem::located(
+                text,
+                policy,
+                at.start,
+                format!("its string values could not be checked against the schema: {why}"),
+            )),
+        }
+    }
+    if !problems.is_empty() {
+        return Err(failed(problems));
     }
 
     let (rules, main): (Vec<Policy>, Vec<Policy>) = named
@@ -122,6 +177,83 @@ pub(crate) fn load(validator: &Validator, name: &str, text: &str) -> Result<Load
         approval,
         reasons,
     })
+}
+
+/// Why a validator's warning means that the policy can never apply, and
+/// whether its scope is the cause; `None` for the other warnings.
+///
+/// The others (a string or an identifier mixing scripts, bidirectional
+/// control characters, characters outside the identifier profile) are
+/// about how a policy reads, not about what it decides: they stay
+/// warnings in the log, and the policy loads.
+fn never_applies(warning: &ValidationWarning) -> Option<(String, bool)> {
+    let (why, by_scope) = match warning {
+        ValidationWarning::ImpossiblePolicy(_) => (
+            "this policy can never apply: its condition is false for every request the schema allows",
+            false,
+        ),
+        ValidationWarning::InvalidActionApplication(_) => (
+            "this policy can never apply: its scope admits no tool that takes a resource of the type it names (or no tool at all: an effect class no tool of this schema has)",
+            true,
+        ),
+        _ => return None,
+    };
+    let help = miette::Diagnostic::help(warning)
+        .map(|help| format!(" ({help})"))
+        .unwrap_or_default();
+    Some((format!("{why}{help}"), by_scope))
+}
+
+/// Why a policy that applies only where the resource is the tenant is
+/// refused: toolgate asks Cedar about resolved objects only, so such a
+/// policy would load and never decide. The runtime's hook for calls that
+/// authorize no object (issue 50, item 12) is what lifts this.
+const NOT_ASKED_YET: &str = "this policy would never apply: it is only for calls that name no object (its resource is the `Tenant`), and Cedar is not yet asked about those calls";
+
+/// Where one policy is in the file: its first byte and its text.
+struct Written {
+    start: Option<usize>,
+    text: Option<String>,
+}
+
+impl Written {
+    /// The offset in the file of `needle` in this policy, or of the policy
+    /// itself when the needle is not found.
+    fn find(&self, needle: &str) -> Option<usize> {
+        let start = self.start?;
+        let within = self.text.as_deref().and_then(|text| text.find(needle));
+        Some(start + within.unwrap_or(0))
+    }
+}
+
+/// The parsed policies in the order of the file, each with where it is.
+fn in_file_order<'p>(parsed: &'p PolicySet, text: &str) -> Vec<(&'p Policy, Written)> {
+    // Cedar names the policies of a file `policy0`, `policy1`, … in order.
+    let index = |policy: &Policy| {
+        policy
+            .id()
+            .to_string()
+            .strip_prefix("policy")
+            .and_then(|n| n.parse::<usize>().ok())
+            .unwrap_or(usize::MAX)
+    };
+    let mut policies: Vec<&Policy> = parsed.policies().collect();
+    policies.sort_by_key(|policy| index(policy));
+    // Each policy's text is a slice of the file, and the slices come in
+    // order: searching from the end of the previous one finds each.
+    let mut from = 0;
+    policies
+        .into_iter()
+        .map(|policy| {
+            let own = policy.to_cedar();
+            let start = own.as_deref().and_then(|own| {
+                let at = from + text.get(from..)?.find(own)?;
+                from = at + own.len();
+                Some(at)
+            });
+            (policy, Written { start, text: own })
+        })
+        .collect()
 }
 
 /// Why policies were refused: each problem, with where it is.
@@ -216,6 +348,17 @@ impl Problem {
                 Some(position(text, offset))
             })
             .unwrap_or((0, 0));
+        Problem {
+            policy: Some(policy.id().to_string()),
+            line,
+            column,
+            message,
+        }
+    }
+
+    /// A problem of one policy at byte `offset` of the file, if known.
+    fn located(text: &str, policy: &Policy, offset: Option<usize>, message: String) -> Self {
+        let (line, column) = offset.map_or((0, 0), |offset| position(text, offset));
         Problem {
             policy: Some(policy.id().to_string()),
             line,

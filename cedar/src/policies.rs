@@ -19,7 +19,7 @@ use toolgate::{Denied, Resolved, ToolContext};
 
 use crate::CedarEntity;
 use crate::load::{self, LoadError, Loaded};
-use crate::schema::Schema;
+use crate::schema::{Schema, ToolEntry};
 use crate::types::{self, Ty};
 
 /// Cedar policies, validated against a [`Schema`], deciding gate 5 (may
@@ -29,8 +29,8 @@ use crate::types::{self, Ty};
 /// Loaded from a file ([`from_file`](Self::from_file)) or from text
 /// ([`from_text`](Self::from_text)). [`reload`](Self::reload) and
 /// [`replace`](Self::replace) swap in a new set atomically while calls are
-/// decided: a call is decided wholly by the old set or wholly by the new
-/// one, and a set that fails validation is refused while the old one
+/// decided: an object is decided wholly by the old set or wholly by the
+/// new one, and a set that fails validation is refused while the old one
 /// stays. [`watch`](Self::watch) reloads a file when it changes.
 pub struct Policies {
     schema: Schema,
@@ -59,8 +59,10 @@ impl Policies {
     ///
     /// # Errors
     ///
-    /// The file cannot be read, a policy does not parse, or one does not
-    /// validate against `schema`: every problem, with its policy and line.
+    /// The file cannot be read, a policy does not parse, one does not
+    /// validate against `schema`, compares an enumeration with a string it
+    /// never holds, or can never apply: every problem, with its policy and
+    /// line.
     pub fn from_file(schema: Schema, path: impl Into<PathBuf>) -> Result<Self, LoadError> {
         let path = path.into();
         let text = read(&path)?;
@@ -79,7 +81,7 @@ impl Policies {
 
     fn new(schema: Schema, source: Source, text: &str) -> Result<Self, LoadError> {
         let validator = Validator::new(schema.cedar.clone());
-        let loaded = load::load(&validator, &source.name(), text)?;
+        let loaded = load::load(&schema, &validator, &source.name(), text)?;
         Ok(Policies {
             schema,
             validator,
@@ -126,7 +128,7 @@ impl Policies {
     }
 
     fn swap(&self, name: &str, text: &str) -> Result<(), LoadError> {
-        let loaded = Arc::new(load::load(&self.validator, name, text)?);
+        let loaded = Arc::new(load::load(&self.schema, &self.validator, name, text)?);
         *self.loaded.write().unwrap_or_else(PoisonError::into_inner) = loaded;
         tracing::info!(target: "toolgate::cedar", source = name, "policies loaded");
         Ok(())
@@ -167,6 +169,14 @@ impl Policies {
         Watch { stop, thread }
     }
 
+    /// The set deciding calls now. Each object of a call takes it here, so
+    /// during a reload two objects of one call may be decided by different
+    /// sets; the runtime's per-call slot (issue 50, item 13) is to hold the
+    /// first one's, and this is the one place that will read it.
+    fn in_force(&self) -> Arc<Loaded> {
+        Arc::clone(&self.loaded.read().unwrap_or_else(PoisonError::into_inner))
+    }
+
     /// Gates 5 and 6 for one resolved object, as Cedar decides them: call
     /// it from the resource's [`Authorize`](toolgate::Authorize) impl.
     ///
@@ -191,10 +201,23 @@ impl Policies {
             Denied::because(format!("Cedar could not be asked about `{tool}`: {why}"))
         })?;
         let (request, entities) = request;
-        let loaded = Arc::clone(&self.loaded.read().unwrap_or_else(PoisonError::into_inner));
+        self.decide(ctx, tool, resolved.field(), &request, &entities)
+    }
+
+    /// Gates 5 and 6 for one request, by the set in force: whatever its
+    /// resource, a request is decided here.
+    fn decide(
+        &self,
+        ctx: &ToolContext,
+        tool: &str,
+        field: &str,
+        request: &Request,
+        entities: &Entities,
+    ) -> Result<(), Denied> {
+        let loaded = self.in_force();
         let response = self
             .authorizer
-            .is_authorized(&request, &loaded.main, &entities);
+            .is_authorized(request, &loaded.main, entities);
         let decided = ids(&response);
         if let Some(error) = response.diagnostics().errors().next() {
             return Err(Denied::because(format!(
@@ -208,11 +231,11 @@ impl Policies {
                 format!("Cedar: forbidden by {decided}")
             }));
         }
-        audit_allowed(ctx, tool, resolved.field(), &decided);
+        audit_allowed(ctx, tool, field, &decided);
         let Some(rules) = &loaded.approval else {
             return Ok(());
         };
-        let response = self.authorizer.is_authorized(&request, rules, &entities);
+        let response = self.authorizer.is_authorized(request, rules, entities);
         if let Some(error) = response.diagnostics().errors().next() {
             return Err(Denied::unless_approved(format!(
                 "a Cedar approval rule failed to evaluate, which asks for approval: {error}"
@@ -236,18 +259,42 @@ impl Policies {
         ctx: &ToolContext,
         resolved: &Resolved<R>,
     ) -> Result<(Request, Entities), String> {
-        let schema = &self.schema;
-        let def = resolved.tool();
-        let Some(tool) = schema.tools.get(def.name()) else {
+        let Some(tool) = self.schema.tools.get(resolved.tool().name()) else {
             return Err("the tool is not in the Cedar schema".to_owned());
         };
-        let Some(resource) = schema.resources.get(&TypeId::of::<R>()) else {
+        let Some(resource) = self.schema.resources.get(&TypeId::of::<R>()) else {
             return Err(format!(
                 "`{}` is not a Cedar entity in the schema",
                 core::any::type_name::<R>()
             ));
         };
+        let fields = serde_json::to_value(&**resolved).map_err(|e| e.to_string())?;
+        let Value::Object(fields) = fields else {
+            return Err("the resource did not serialize as an object".to_owned());
+        };
+        let mut path = String::from("resource");
+        let attrs = types::record_value(&resource.attrs, &fields, &mut path)?;
+        let uid = EntityUid::from_type_name_and_id(
+            resource.type_name.clone(),
+            EntityId::new(resolved.entity_id()),
+        );
+        let object = Entity::new(uid, attrs.into_iter().collect(), HashSet::new())
+            .map_err(|e| e.to_string())?;
+        self.request_about(ctx, tool, object, resolved.arguments())
+    }
 
+    /// The request about `object` in a call of `tool` with `arguments`:
+    /// the principal from `ctx`, the context from the arguments. Whatever
+    /// the resource (a resolved object, or the caller's tenant for a call
+    /// that names none), it is asked about the same way.
+    fn request_about(
+        &self,
+        ctx: &ToolContext,
+        tool: &ToolEntry,
+        object: Entity,
+        arguments: &str,
+    ) -> Result<(Request, Entities), String> {
+        let schema = &self.schema;
         let mut path = String::from("principal");
         let mut principal = HashMap::with_capacity(3 + schema.principal.len());
         principal.insert("id".to_owned(), Cedar::new_string(ctx.actor().to_owned()));
@@ -268,17 +315,6 @@ impl Policies {
                 path.truncate(len);
             }
         }
-
-        let fields = serde_json::to_value(&**resolved).map_err(|e| e.to_string())?;
-        let Value::Object(fields) = fields else {
-            return Err("the resource did not serialize as an object".to_owned());
-        };
-        let mut path = String::from("resource");
-        let attrs = types::record_value(&resource.attrs, &fields, &mut path)?;
-        let resource_uid = EntityUid::from_type_name_and_id(
-            resource.type_name.clone(),
-            EntityId::new(resolved.entity_id()),
-        );
         let principal_uid = EntityUid::from_type_name_and_id(
             schema.principal_type.clone(),
             EntityId::new(ctx.actor()),
@@ -289,17 +325,11 @@ impl Policies {
         // reads it, and a failing policy denies.
         let principal = Entity::new(principal_uid.clone(), principal, HashSet::new())
             .map_err(|e| e.to_string())?;
-        let object = Entity::new(
-            resource_uid.clone(),
-            attrs.into_iter().collect(),
-            HashSet::new(),
-        )
-        .map_err(|e| e.to_string())?;
+        let resource_uid = object.uid();
         let entities = Entities::from_entities([tool.entity.clone(), principal, object], None)
             .map_err(|e| e.to_string())?;
 
-        let arguments: Value =
-            serde_json::from_str(resolved.arguments()).map_err(|e| e.to_string())?;
+        let arguments: Value = serde_json::from_str(arguments).map_err(|e| e.to_string())?;
         let Value::Object(arguments) = arguments else {
             return Err("the arguments are not an object".to_owned());
         };

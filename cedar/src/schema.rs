@@ -16,6 +16,27 @@ use crate::types::{self, Attr, Ty};
 /// The principal's entity type: the actor of a [`ToolContext`].
 pub const PRINCIPAL: &str = "Actor";
 
+/// The resource of a call that names no object: the caller's tenant,
+/// `Tenant::"<tenant>"`, with the attribute `tenant` (its id again, so that
+/// `resource.tenant == principal.tenant` reads the same for every call).
+/// It is a resource type of each tool that can be called without naming
+/// an object: one that takes no resource, or only optional ones.
+///
+/// Cedar is asked about resolved objects only, for now: until toolgate
+/// asks about calls that name none, a policy that could apply only to
+/// them is refused at load, since it would never decide anything.
+///
+/// ```
+/// # use toolgate_examples::refund::{IssueRefund, Order};
+/// let schema = toolgate_cedar::Schema::builder()
+///     .tool(IssueRefund::definition())
+///     .resource::<Order>()
+///     .build()
+///     .unwrap();
+/// assert!(schema.to_cedarschema().contains("entity Tenant = {\n  tenant: __cedar::String\n};"));
+/// ```
+pub const TENANT: &str = "Tenant";
+
 /// The action groups, one per effect class: `action in Action::"write"`
 /// covers every tool whose effect is `write`.
 pub const GROUPS: [(&str, Effect); 3] = [
@@ -37,7 +58,8 @@ pub const GROUPS: [(&str, Effect); 3] = [
 ///   each in the group of its effect class: `Action::"read"`,
 ///   `Action::"write"` or `Action::"irreversible"`.
 /// - **Resources**: one entity type per [`CedarEntity`], its attributes
-///   the entity's serialized fields.
+///   the entity's serialized fields; and [`TENANT`] for the tools that can
+///   be called without naming an object.
 /// - **Context**: the tool's arguments as a record, by their wire names;
 ///   an argument with a default always has its value.
 ///
@@ -62,6 +84,9 @@ pub struct Schema {
     pub(crate) resources: HashMap<TypeId, ResourceEntry>,
     pub(crate) principal: Vec<PrincipalAttr>,
     pub(crate) principal_type: EntityTypeName,
+    /// Every entity type's attributes, by the type's name: what a policy
+    /// reads of a principal or a resource.
+    pub(crate) shapes: HashMap<String, Vec<Attr>>,
     json: Value,
 }
 
@@ -204,8 +229,8 @@ impl SchemaBuilder {
     ///
     /// A tool that takes a resource type not added with
     /// [`resource`](Self::resource); two tools or two resource types with
-    /// one name; a name Cedar reserves; a type whose serialized form is not
-    /// a record.
+    /// one name; a name Cedar reserves or the schema's own ([`PRINCIPAL`],
+    /// [`TENANT`]); a type whose serialized form is not a record.
     pub fn build(self) -> Result<Schema, SchemaError> {
         let mut entity_types = Map::new();
         let mut principal_attrs = vec![
@@ -252,10 +277,24 @@ impl SchemaBuilder {
             PRINCIPAL.to_owned(),
             json!({"shape": types::record_schema(&principal_attrs)}),
         );
+        let tenant_attrs = vec![Attr {
+            name: "tenant".to_owned(),
+            ty: Ty::String,
+            required: true,
+            default: None,
+        }];
+        entity_types.insert(
+            TENANT.to_owned(),
+            json!({"shape": types::record_schema(&tenant_attrs)}),
+        );
+        let mut shapes = HashMap::from([
+            (PRINCIPAL.to_owned(), principal_attrs),
+            (TENANT.to_owned(), tenant_attrs),
+        ]);
 
         let mut resources = HashMap::new();
         for (id, rust, name, schema) in &self.resources {
-            if !is_identifier(name) || name == PRINCIPAL || name == "Action" {
+            if !is_identifier(name) || [PRINCIPAL, TENANT, "Action"].contains(&name.as_ref()) {
                 return Err(SchemaError::new(format!(
                     "`{rust}` cannot be the Cedar entity type `{name}`: name it with `CedarEntity::entity_type`"
                 )));
@@ -274,6 +313,7 @@ impl SchemaBuilder {
                 name.to_string(),
                 json!({"shape": types::record_schema(&attrs)}),
             );
+            shapes.insert(name.to_string(), attrs.clone());
             let type_name = EntityTypeName::from_str(name)
                 .map_err(|e| SchemaError::new(format!("`{name}`: {e}")))?;
             resources.insert(*id, ResourceEntry { type_name, attrs });
@@ -308,6 +348,16 @@ impl SchemaBuilder {
                 if !resource_types.contains(&entity) {
                     resource_types.push(entity);
                 }
+            }
+            // A call that names no object is to be decided with the tenant
+            // as its resource: without it in `appliesTo`, no policy naming
+            // such a tool could ever apply to it.
+            if !def
+                .resources()
+                .iter()
+                .any(|field| required(def, field.field()))
+            {
+                resource_types.push(TENANT.to_owned());
             }
             let context = types::record(def.schema()).unwrap_or_default();
             let group = GROUPS
@@ -362,9 +412,18 @@ impl SchemaBuilder {
             resources,
             principal: self.principal,
             principal_type,
+            shapes,
             json,
         })
     }
+}
+
+/// Whether every call of `def` names `field`: the model must send it.
+fn required(def: &ToolDef, field: &str) -> bool {
+    def.schema()
+        .get("required")
+        .and_then(Value::as_array)
+        .is_some_and(|names| names.iter().any(|name| name == field))
 }
 
 /// `a::b::Order` → `Order`, for a suggestion.

@@ -7,6 +7,11 @@
 //! Schema says in those terms is declared; what it cannot (maps with
 //! free keys, unions of different types, tuples, recursive types) is left
 //! out of the Cedar schema, so a policy that names it fails validation.
+//!
+//! A string with a fixed set of values (a Rust enum, a `const`) is a
+//! `String` to Cedar, which has no enumerations of strings; its values are
+//! kept beside the type so that a policy comparing it with a string it can
+//! never hold is refused at load (`crate::enums`).
 
 use cedar_policy::RestrictedExpression as Cedar;
 use serde_json::{Map, Value, json};
@@ -20,6 +25,8 @@ const MAX_DEPTH: usize = 12;
 pub(crate) enum Ty {
     Long,
     String,
+    /// A string that is one of these values, in the schema's order.
+    Enum(Vec<String>),
     Bool,
     Decimal,
     Set(Box<Ty>),
@@ -149,18 +156,17 @@ fn union(variants: &[Value], root: &Value, depth: usize) -> Option<(Ty, bool)> {
         }
         let (ty, null) = of(variant, root, depth + 1)?;
         nullable |= null;
-        match &found {
-            Some(seen) if *seen != ty => return None,
-            Some(_) => {}
-            None => found = Some(ty),
-        }
+        found = Some(match found {
+            Some(seen) => seen.join(&ty, Records::Same)?,
+            None => ty,
+        });
     }
     Some((found?, nullable))
 }
 
 fn literal(value: &Value) -> Option<Ty> {
     match value {
-        Value::String(_) => Some(Ty::String),
+        Value::String(text) => Some(Ty::Enum(vec![text.clone()])),
         Value::Bool(_) => Some(Ty::Bool),
         Value::Number(n) if n.is_i64() || n.is_u64() => Some(Ty::Long),
         _ => None,
@@ -168,7 +174,7 @@ fn literal(value: &Value) -> Option<Ty> {
 }
 
 fn enumeration(choices: &[Value]) -> Option<(Ty, bool)> {
-    let mut found = None;
+    let mut found: Option<Ty> = None;
     let mut nullable = false;
     for choice in choices {
         if choice.is_null() {
@@ -176,12 +182,80 @@ fn enumeration(choices: &[Value]) -> Option<(Ty, bool)> {
             continue;
         }
         let ty = literal(choice)?;
-        if found.as_ref().is_some_and(|seen| *seen != ty) {
-            return None;
-        }
-        found = Some(ty);
+        found = Some(match found {
+            Some(seen) => seen.join(&ty, Records::Same)?,
+            None => ty,
+        });
     }
     Some((found?, nullable))
+}
+
+/// How [`Ty::join`] treats two records.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Records {
+    /// The variants of one type: the same attributes, or no common type.
+    Same,
+    /// The types an expression has over several requests (an `Order` in
+    /// one, an `Invoice` in another): every attribute of either.
+    Either,
+}
+
+impl Ty {
+    /// The type that holds the values of both: enumerations add up, an
+    /// enumeration and a free string are a free string. `None` when the
+    /// two have no common Cedar type.
+    pub(crate) fn join(&self, other: &Ty, records: Records) -> Option<Ty> {
+        match (self, other) {
+            (Ty::Enum(a), Ty::Enum(b)) => {
+                let mut values = a.clone();
+                values.extend(b.iter().filter(|v| !a.contains(v)).cloned());
+                Some(Ty::Enum(values))
+            }
+            (Ty::Enum(_) | Ty::String, Ty::Enum(_) | Ty::String) => Some(Ty::String),
+            (Ty::Set(a), Ty::Set(b)) => Some(Ty::Set(Box::new(a.join(b, records)?))),
+            (Ty::Record(a), Ty::Record(b)) => join_records(a, b, records).map(Ty::Record),
+            (a, b) if a == b => Some(a.clone()),
+            _ => None,
+        }
+    }
+}
+
+fn join_records(a: &[Attr], b: &[Attr], records: Records) -> Option<Vec<Attr>> {
+    let mut out = Vec::with_capacity(a.len().max(b.len()));
+    for attr in a {
+        match b.iter().find(|other| other.name == attr.name) {
+            Some(other) => {
+                let same = attr.required == other.required && attr.default == other.default;
+                if records == Records::Same && !same {
+                    return None;
+                }
+                match attr.ty.join(&other.ty, records) {
+                    Some(ty) => out.push(Attr {
+                        ty,
+                        required: attr.required && other.required,
+                        ..attr.clone()
+                    }),
+                    None if records == Records::Same => return None,
+                    // Of no one type: what a policy compares it with is
+                    // not judged here, the validator types it.
+                    None => {}
+                }
+            }
+            None if records == Records::Same => return None,
+            None => out.push(attr.clone()),
+        }
+    }
+    if records == Records::Same && b.len() != a.len() {
+        return None;
+    }
+    if records == Records::Either {
+        out.extend(
+            b.iter()
+                .filter(|other| !a.iter().any(|attr| attr.name == other.name))
+                .cloned(),
+        );
+    }
+    Some(out)
 }
 
 impl Ty {
@@ -189,7 +263,7 @@ impl Ty {
     pub(crate) fn schema(&self) -> Value {
         match self {
             Ty::Long => json!({"type": "Long"}),
-            Ty::String => json!({"type": "String"}),
+            Ty::String | Ty::Enum(_) => json!({"type": "String"}),
             Ty::Bool => json!({"type": "Boolean"}),
             Ty::Decimal => json!({"type": "Extension", "name": "decimal"}),
             Ty::Set(item) => json!({"type": "Set", "element": item.schema()}),
@@ -213,7 +287,10 @@ impl Ty {
                     path,
                 ),
             },
-            (Ty::String, Value::String(text)) => Ok(Cedar::new_string(text.clone())),
+            // An enumeration's value is not checked against its values here:
+            // gate 2 has checked the arguments, and a resource serializes
+            // what its type allows.
+            (Ty::String | Ty::Enum(_), Value::String(text)) => Ok(Cedar::new_string(text.clone())),
             (Ty::Bool, Value::Bool(b)) => Ok(Cedar::new_bool(*b)),
             (Ty::Set(item), Value::Array(items)) => {
                 let mut out = Vec::with_capacity(items.len());
@@ -354,6 +431,61 @@ mod tests {
     }
 
     #[test]
+    fn enumerations_keep_their_values() {
+        let values = |v: &[&str]| Ty::Enum(v.iter().map(|s| (*s).to_owned()).collect());
+        assert_eq!(
+            ty(json!({"type": "string", "enum": ["a", "b", null]})),
+            Some((values(&["a", "b"]), true))
+        );
+        assert_eq!(
+            ty(
+                json!({"oneOf": [{"const": "a"}, {"type": "string", "const": "b"}, {"const": "a"}]})
+            ),
+            Some((values(&["a", "b"]), false))
+        );
+        // A free string among the variants frees the whole.
+        assert_eq!(
+            ty(json!({"anyOf": [{"const": "a"}, {"type": "string"}]})),
+            Some((Ty::String, false))
+        );
+        assert_eq!(
+            ty(json!({"type": "array", "items": {"enum": ["x"]}})),
+            Some((Ty::Set(Box::new(values(&["x"]))), false))
+        );
+        // Variants that are records of other attributes have no one type.
+        let a = json!({"type": "object", "properties": {"a": {"const": "a"}}, "required": ["a"]});
+        let b = json!({"type": "object", "properties": {"b": {"const": "b"}}, "required": ["b"]});
+        assert_eq!(ty(json!({"oneOf": [a, b]})), None);
+    }
+
+    #[test]
+    fn over_several_requests_a_record_has_every_attribute_of_each() {
+        let attr = |name: &str, ty: Ty| Attr {
+            name: name.to_owned(),
+            ty,
+            required: true,
+            default: None,
+        };
+        let order = Ty::Record(vec![
+            attr("status", Ty::Enum(vec!["open".into()])),
+            attr("kind", Ty::Long),
+        ]);
+        let invoice = Ty::Record(vec![
+            attr("status", Ty::Enum(vec!["void".into()])),
+            attr("kind", Ty::String),
+            attr("void", Ty::Bool),
+        ]);
+        assert_eq!(order.join(&invoice, Records::Same), None);
+        assert_eq!(
+            order.join(&invoice, Records::Either),
+            Some(Ty::Record(vec![
+                attr("status", Ty::Enum(vec!["open".into(), "void".into()])),
+                attr("void", Ty::Bool),
+            ]))
+        );
+    }
+
+    #[test]
     fn what_cedar_cannot_hold_is_left_out() {
         assert_eq!(
             ty(json!({"anyOf": [{"type": "integer"}, {"type": "string"}]})),
@@ -425,6 +557,14 @@ mod tests {
         assert_eq!(
             record_value(&attrs, &bad, &mut path),
             Err("/n: not of the type the schema declares".to_owned())
+        );
+        let required = [Attr {
+            default: None,
+            ..attrs[0].clone()
+        }];
+        assert_eq!(
+            record_value(&required, &Map::new(), &mut String::new()),
+            Err("/n: missing".to_owned())
         );
     }
 }

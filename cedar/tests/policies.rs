@@ -389,17 +389,17 @@ fn context_extensions_are_principal_attributes() {
 
 #[test]
 fn one_policy_covers_an_effect_class() {
-    let irreversible =
-        refund_policies(r#"permit (principal, action in Action::"irreversible", resource);"#)
-            .unwrap();
+    let group = |class: &str| {
+        let text = format!(r#"permit (principal, action in Action::"{class}", resource);"#);
+        Policies::from_text(policies::schema().unwrap(), "groups.cedar", &text).unwrap()
+    };
     assert!(
-        refund(&shop(irreversible), "ord_1001", 100)
+        refund(&shop(group("irreversible")), "ord_1001", 100)
             .value()
             .is_some()
     );
-    let writes =
-        refund_policies(r#"permit (principal, action in Action::"write", resource);"#).unwrap();
-    assert_not_permitted(&refund(&shop(writes), "ord_1001", 100));
+    // `schedule_export` is a write; a refund is not.
+    assert_not_permitted(&refund(&shop(group("write")), "ord_1001", 100));
 }
 
 #[test]
@@ -415,5 +415,179 @@ fn a_toolbox_s_tools_make_a_schema() {
         schema
             .to_cedarschema()
             .contains(r#"action "issue_refund" in [Action::"irreversible"]"#)
+    );
+}
+
+#[test]
+fn an_approval_rule_that_fails_to_evaluate_asks_for_approval() {
+    // Cedar alone would skip the failing rule, and the refund would run
+    // with no person asked.
+    let policies = refund_policies(
+        r#"
+        @id("all")
+        permit (principal, action, resource);
+
+        @id("overflows")
+        @approval("every refund, when its amount times a large factor is positive")
+        forbid (principal, action, resource)
+        when { context.amount_cents * 9223372036854775807 > 0 };
+        "#,
+    )
+    .unwrap();
+    let toolbox = shop(policies);
+    let (asked, log) = audit(|| refund(&toolbox, "ord_1001", 500));
+    let approval = asked.approval().expect("approval required").clone();
+    assert!(toolbox.state().refunds().is_empty());
+    assert!(
+        log.iter().any(|e| e
+            .get("reason")
+            .is_some_and(|r| r.contains("approval rule failed to evaluate"))),
+        "{log:?}"
+    );
+    // The person's approval is what lets it run.
+    block_on(toolbox.approve(&manager(), &approval.id)).unwrap();
+    let ran = block_on(toolbox.resume(&agent(), &approval.id));
+    assert_eq!(
+        ran.value().and_then(|v| v["amount_cents"].as_u64()),
+        Some(500)
+    );
+    assert_eq!(toolbox.state().refunds().len(), 1);
+}
+
+#[test]
+fn a_permit_that_fails_to_evaluate_permits_nothing_even_beside_one_that_permits() {
+    let alone = refund_policies(
+        "permit (principal, action, resource) when { context.amount_cents * 9223372036854775807 > 0 };",
+    )
+    .unwrap();
+    assert_not_permitted(&refund(&shop(alone), "ord_1001", 500));
+    // Cedar alone would skip the failing permit and let the other allow.
+    let beside = refund_policies(
+        "permit (principal, action, resource) when { context.amount_cents * 9223372036854775807 > 0 };\npermit (principal, action, resource);",
+    )
+    .unwrap();
+    let toolbox = shop(beside);
+    assert_not_permitted(&refund(&toolbox, "ord_1001", 500));
+    assert!(toolbox.state().refunds().is_empty());
+}
+
+#[test]
+fn a_policy_names_an_object_by_its_entity_id() {
+    let policies = refund_policies(
+        r#"permit (principal, action, resource);
+        forbid (principal, action, resource == Order::"ord_1002");"#,
+    )
+    .unwrap();
+    let toolbox = shop(policies);
+    assert_not_permitted(&refund(&toolbox, "ord_1002", 100));
+    assert!(refund(&toolbox, "ord_1001", 100).value().is_some());
+}
+
+#[test]
+fn a_value_cedar_cannot_hold_denies() {
+    #[derive(serde::Serialize, schemars::JsonSchema)]
+    struct Rate {
+        factor: f64,
+    }
+    let schema = Schema::builder()
+        .tool(IssueRefund::definition())
+        .resource::<Order>()
+        .principal_attribute::<Rate>("rate")
+        .build()
+        .unwrap();
+    let policies = Policies::from_text(
+        schema,
+        "rate.cedar",
+        "permit (principal, action, resource);",
+    )
+    .unwrap();
+    let toolbox = shop(policies);
+    let with = |factor: f64| {
+        let mut extensions = toolgate::Extensions::new();
+        extensions.insert(Rate { factor });
+        let ctx = agent().with_extensions(&extensions);
+        audit(|| {
+            block_on(toolbox.call(
+                &ctx,
+                "issue_refund",
+                r#"{"order":"ord_1001","amount_cents":100}"#,
+            ))
+        })
+    };
+    // Four digits after the point is all a Cedar decimal has.
+    let (outcome, log) = with(0.12345);
+    assert_not_permitted(&outcome);
+    assert!(
+        log.iter().any(|e| e
+            .get("reason")
+            .is_some_and(|r| r.contains("principal/rate/factor"))),
+        "{log:?}"
+    );
+    assert!(toolbox.state().refunds().is_empty());
+    assert!(with(0.5).0.value().is_some());
+}
+
+/// A tool named as the examples' `issue_refund`, taking another resource
+/// type: a schema built from other definitions than the toolbox's.
+mod stale {
+    use toolgate::{Authorize, Authorized, Denied, Fault, Resolved, Resource, ToolContext};
+    use toolgate::{ToolError, ToolInfo, tool};
+    use toolgate_cedar::{CedarEntity, Policies};
+
+    #[derive(serde::Serialize, schemars::JsonSchema)]
+    pub struct Parcel {
+        id: String,
+    }
+
+    impl CedarEntity for Parcel {
+        fn entity_id(&self) -> String {
+            self.id.clone()
+        }
+    }
+
+    #[derive(Debug, serde::Deserialize, schemars::JsonSchema, garde::Validate)]
+    #[serde(transparent)]
+    pub struct ParcelRef(#[garde(length(chars, max = 8))] String);
+
+    pub struct Post(pub Policies);
+
+    impl Resource<Post> for Parcel {
+        type Ref = ParcelRef;
+        async fn resolve(_: &ToolContext, _: &Post, r: &ParcelRef) -> Result<Option<Self>, Fault> {
+            Ok(Some(Parcel { id: r.0.clone() }))
+        }
+    }
+
+    impl<T: ToolInfo> Authorize<T, Post> for Parcel {
+        async fn authorize(
+            ctx: &ToolContext,
+            post: &Post,
+            p: &Resolved<Self>,
+        ) -> Result<(), Denied> {
+            post.0.authorize(ctx, p)
+        }
+    }
+
+    /// Refund a parcel.
+    #[tool(effect = write)]
+    pub fn issue_refund(post: &Post, parcel: Authorized<Parcel>) -> Result<(), ToolError> {
+        let _ = (post, parcel);
+        Ok(())
+    }
+}
+
+#[test]
+fn a_resource_type_the_schema_does_not_have_is_denied() {
+    let policies = refund_policies("permit (principal, action, resource);").unwrap();
+    let mut toolbox = Toolbox::new(stale::Post(policies));
+    toolbox.register(stale::IssueRefund).unwrap();
+    let (outcome, log) =
+        audit(|| block_on(toolbox.call(&agent(), "issue_refund", r#"{"parcel":"p_1"}"#)));
+    assert_not_permitted(&outcome);
+    assert!(
+        log.iter().any(|e| e
+            .get("reason")
+            .is_some_and(|r| r.contains("is not a Cedar entity in the schema"))),
+        "{log:?}"
     );
 }

@@ -1,7 +1,9 @@
-//! What the Cedar tests share: a runtime, contexts, and a recorder of the
-//! audit log.
+//! What the Cedar tests share: a runtime, contexts, a recorder of the
+//! audit log, and a desk of documents decided by Cedar alone.
 
 #![allow(dead_code)]
+
+pub mod desk;
 
 use std::cell::RefCell;
 use std::collections::BTreeMap;

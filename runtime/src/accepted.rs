@@ -50,8 +50,9 @@ impl Accepted {
             };
             if def.sets {
                 let root = def.schema();
-                let field = &root["properties"][*wire];
-                sets_in_order(&mut value, field, root, 0);
+                if let Some(field) = root.get("properties").and_then(|p| p.get(*wire)) {
+                    sets_in_order(&mut value, field, root, 0);
+                }
             }
             map.insert((*wire).to_owned(), value);
         }

@@ -9,7 +9,7 @@ use cedar_policy::{
 };
 
 use crate::enums;
-use crate::schema::{Schema, TENANT};
+use crate::schema::Schema;
 
 /// The annotation that names a policy (`@id("refunds")`): the id the audit
 /// log and errors use. Without it, Cedar's `policy0`, `policy1`, … apply.
@@ -120,15 +120,6 @@ pub(crate) fn load(
     problems.extend(never.into_iter().map(|(.., problem)| problem));
     for (policy, at) in named.iter().zip(&written) {
         let envs: Vec<RequestEnv> = policy.get_valid_request_envs(&schema.cedar).collect();
-        if !envs.is_empty() && envs.iter().all(|env| env.resource().to_string() == TENANT) {
-            problems.push(Problem::located(
-                text,
-                policy,
-                at.start,
-                NOT_ASKED_YET.to_owned(),
-            ));
-            continue;
-        }
         match enums::check(policy, &envs, schema) {
             Ok(mismatches) => problems.extend(mismatches.into_iter().map(|mismatch| {
                 let offset = at.find(&mismatch.literal);
@@ -203,12 +194,6 @@ fn never_applies(warning: &ValidationWarning) -> Option<(String, bool)> {
         .unwrap_or_default();
     Some((format!("{why}{help}"), by_scope))
 }
-
-/// Why a policy that applies only where the resource is the tenant is
-/// refused: toolgate asks Cedar about resolved objects only, so such a
-/// policy would load and never decide. The runtime's hook for calls that
-/// authorize no object (issue 50, item 12) is what lifts this.
-const NOT_ASKED_YET: &str = "this policy would never apply: it is only for calls that name no object (its resource is the `Tenant`), and Cedar is not yet asked about those calls";
 
 /// Where one policy is in the file: its first byte and its text.
 struct Written {

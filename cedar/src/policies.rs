@@ -6,7 +6,7 @@ use core::time::Duration;
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, PoisonError, RwLock, Weak};
+use std::sync::{Arc, Mutex, PoisonError, RwLock, Weak};
 use std::time::SystemTime;
 
 use cedar_policy::RestrictedExpression as Cedar;
@@ -15,7 +15,7 @@ use cedar_policy::{
     Response, Validator,
 };
 use serde_json::Value;
-use toolgate::{Denied, Resolved, ToolContext};
+use toolgate::{CallInfo, CallPolicy, Denied, Resolved, ToolContext};
 
 use crate::CedarEntity;
 use crate::load::{self, LoadError, Loaded};
@@ -169,12 +169,60 @@ impl Policies {
         Watch { stop, thread }
     }
 
-    /// The set deciding calls now. Each object of a call takes it here, so
-    /// during a reload two objects of one call may be decided by different
-    /// sets; the runtime's per-call slot (issue 50, item 13) is to hold the
-    /// first one's, and this is the one place that will read it.
+    /// The set deciding calls now.
     fn in_force(&self) -> Arc<Loaded> {
         Arc::clone(&self.loaded.read().unwrap_or_else(PoisonError::into_inner))
+    }
+
+    /// The set deciding this call: the one in force when the call's first
+    /// decision was made, kept in the call's slot (`pinned`), so that a
+    /// call naming several objects is decided wholly by one set even while
+    /// a reload swaps in another.
+    fn for_call(&self, pinned: &Pinned) -> Arc<Loaded> {
+        // These policies, among any others the call asks.
+        let me = core::ptr::from_ref(self) as usize;
+        let mut sets = pinned.0.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some((_, set)) = sets.iter().find(|(by, _)| *by == me) {
+            return Arc::clone(set);
+        }
+        let set = self.in_force();
+        sets.push((me, Arc::clone(&set)));
+        set
+    }
+
+    /// Gate 5 for a call that names no object (a tool without resources,
+    /// or a call that leaves its optional ones out), as Cedar decides it:
+    /// the resource is the caller's tenant, `Tenant::"<tenant>"`. Set the
+    /// policies on the toolbox with
+    /// [`Toolbox::with_call_policy`](toolgate::Toolbox::with_call_policy)
+    /// (they implement [`CallPolicy`]), so that Cedar decides every call
+    /// of every tool: default deny, with or without resources.
+    ///
+    /// # Errors
+    ///
+    /// As [`authorize`](Self::authorize).
+    pub fn authorize_call(&self, ctx: &ToolContext, call: &CallInfo<'_>) -> Result<(), Denied> {
+        let tool = call.tool().name();
+        let asked = |why: String| {
+            Denied::because(format!("Cedar could not be asked about `{tool}`: {why}"))
+        };
+        let Some(entry) = self.schema.tools.get(tool) else {
+            return Err(asked("the tool is not in the Cedar schema".to_owned()));
+        };
+        let uid = EntityUid::from_type_name_and_id(
+            self.schema.tenant_type.clone(),
+            EntityId::new(ctx.tenant()),
+        );
+        let attrs = HashMap::from([(
+            "tenant".to_owned(),
+            Cedar::new_string(ctx.tenant().to_owned()),
+        )]);
+        let tenant = Entity::new(uid, attrs, HashSet::new()).map_err(|e| asked(e.to_string()))?;
+        let (request, entities) = self
+            .request_about(ctx, entry, tenant, call.arguments())
+            .map_err(asked)?;
+        let loaded = self.for_call(&call.per_call(Pinned::default));
+        self.decide(ctx, tool, "", &loaded, &request, &entities)
     }
 
     /// Gates 5 and 6 for one resolved object, as Cedar decides them: call
@@ -201,20 +249,21 @@ impl Policies {
             Denied::because(format!("Cedar could not be asked about `{tool}`: {why}"))
         })?;
         let (request, entities) = request;
-        self.decide(ctx, tool, resolved.field(), &request, &entities)
+        let loaded = self.for_call(&resolved.per_call(Pinned::default));
+        self.decide(ctx, tool, resolved.field(), &loaded, &request, &entities)
     }
 
-    /// Gates 5 and 6 for one request, by the set in force: whatever its
+    /// Gates 5 and 6 for one request, by the set `loaded`: whatever its
     /// resource, a request is decided here.
     fn decide(
         &self,
         ctx: &ToolContext,
         tool: &str,
         field: &str,
+        loaded: &Loaded,
         request: &Request,
         entities: &Entities,
     ) -> Result<(), Denied> {
-        let loaded = self.in_force();
         let response = self
             .authorizer
             .is_authorized(request, &loaded.main, entities);
@@ -345,6 +394,19 @@ impl Policies {
         )
         .map_err(|e| e.to_string())?;
         Ok((request, entities))
+    }
+}
+
+/// The sets a call's decisions took, by the `Policies` that took each:
+/// kept in the call's own slot ([`Resolved::per_call`]).
+#[derive(Default)]
+struct Pinned(Mutex<Vec<(usize, Arc<Loaded>)>>);
+
+/// Cedar decides the calls that name no object: see
+/// [`Policies::authorize_call`].
+impl CallPolicy for Policies {
+    fn authorize_call(&self, ctx: &ToolContext, call: &CallInfo<'_>) -> Result<(), Denied> {
+        Policies::authorize_call(self, ctx, call)
     }
 }
 

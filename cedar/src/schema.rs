@@ -84,6 +84,8 @@ pub struct Schema {
     pub(crate) resources: HashMap<TypeId, ResourceEntry>,
     pub(crate) principal: Vec<PrincipalAttr>,
     pub(crate) principal_type: EntityTypeName,
+    /// [`TENANT`]: the resource of a call that names no object.
+    pub(crate) tenant_type: EntityTypeName,
     /// Every entity type's attributes, by the type's name: what a policy
     /// reads of a principal or a resource.
     pub(crate) shapes: HashMap<String, Vec<Attr>>,
@@ -406,12 +408,15 @@ impl SchemaBuilder {
         let tools = entries;
         let principal_type =
             EntityTypeName::from_str(PRINCIPAL).map_err(|e| SchemaError::new(e.to_string()))?;
+        let tenant_type =
+            EntityTypeName::from_str(TENANT).map_err(|e| SchemaError::new(e.to_string()))?;
         Ok(Schema {
             cedar,
             tools,
             resources,
             principal: self.principal,
             principal_type,
+            tenant_type,
             shapes,
             json,
         })

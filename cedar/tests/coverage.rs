@@ -45,7 +45,8 @@ fn examples() -> Arc<Policies> {
 
 fn shop() -> Fixture<Shop> {
     let policies = examples();
-    let mut toolbox = Toolbox::new(Shop::demo().with_policies(Arc::clone(&policies)));
+    let mut toolbox = Toolbox::new(Shop::demo().with_policies(Arc::clone(&policies)))
+        .with_call_policy(Arc::clone(&policies));
     toolbox.register(IssueRefund).unwrap();
     Fixture {
         name: "shop",
@@ -57,7 +58,8 @@ fn shop() -> Fixture<Shop> {
 
 fn accounts() -> Fixture<Accounts> {
     let policies = examples();
-    let mut toolbox = Toolbox::new(Accounts::demo().with_policies(Arc::clone(&policies)));
+    let mut toolbox = Toolbox::new(Accounts::demo().with_policies(Arc::clone(&policies)))
+        .with_call_policy(Arc::clone(&policies));
     toolbox.register(ScheduleExport).unwrap();
     Fixture {
         name: "accounts",
@@ -69,7 +71,8 @@ fn accounts() -> Fixture<Accounts> {
 
 fn billing() -> Fixture<Billing> {
     let policies = examples();
-    let mut toolbox = Toolbox::new(Billing::demo().with_policies(Arc::clone(&policies)));
+    let mut toolbox = Toolbox::new(Billing::demo().with_policies(Arc::clone(&policies)))
+        .with_call_policy(Arc::clone(&policies));
     toolbox.register(RefundInvoice).unwrap();
     Fixture {
         name: "billing",
@@ -298,12 +301,9 @@ fn a_forbid_naming_a_tool_denies_every_call_of_it_that_names_an_object() {
 }
 
 // A call that names no object (a tool without resources, an optional one
-// left out) is not asked of Cedar until the runtime's hook for such calls
-// decides with the tenant as the resource; the fixtures then install it.
-// Until then these calls run whatever the policies say, and a `forbid`
-// naming only such a tool is refused at load.
+// left out) is decided by the toolbox's call policy, with the tenant as the
+// resource: the fixtures install the policies as that too.
 #[test]
-#[ignore = "needs the call policy hook from the runtime (issue 50 item 12)"]
 fn a_forbid_naming_a_tool_denies_every_call_of_it() {
     let found = every_fixture(false);
     assert!(found.is_empty(), "{}", found.join("\n"));

@@ -341,27 +341,49 @@ fn the_tenant_is_the_resource_of_a_call_that_names_no_object() {
 }
 
 #[test]
-fn a_policy_only_for_calls_that_name_no_object_is_refused_until_they_are_asked() {
+fn a_policy_for_calls_that_name_no_object_loads_and_decides_them() {
+    let list = r#"{"format":"pdf","limit":5}"#;
+    let archive = r#"{"older_than_days":3}"#;
+    let ctx = ToolContext::new("agent_1", "tenant_a", "req_1").allow_all_tools();
+    let call = |text: &str, tool: &str, args: &str| {
+        let policies = Arc::new(desk_policies(text).expect(text));
+        let toolbox = desk::toolbox(policies);
+        let outcome = block_on(toolbox.call(&ctx, tool, args));
+        outcome.rejection().map(|r| r.code().as_str().to_owned())
+    };
+    let permit_all = "permit (principal, action, resource);\n";
     for scope in [
         r#"principal, action == Action::"list_documents", resource"#,
-        r#"principal, action == Action::"archive_documents", resource is Tenant"#,
+        r#"principal, action == Action::"list_documents", resource is Tenant"#,
     ] {
-        let error = desk_policies(&policy(scope, "true")).expect_err(scope);
-        let [problem] = error.problems() else {
-            panic!("{scope}: one problem, not {error}");
-        };
+        let forbid = format!("{permit_all}forbid ({scope});");
         assert_eq!(
-            (problem.policy(), problem.line()),
-            (Some("p"), 2),
-            "{error}"
+            call(&forbid, "list_documents", list).as_deref(),
+            Some("NOT_PERMITTED"),
+            "{scope}"
         );
-        assert!(
-            problem
-                .message()
-                .contains("only for calls that name no object"),
-            "{error}"
-        );
+        assert_eq!(call(permit_all, "list_documents", list), None, "{scope}");
     }
+    // Default deny: a permit for objects alone lets no call without one run.
+    let objects = r#"permit (principal, action, resource is Folder);
+        permit (principal, action, resource is Document);"#;
+    assert_eq!(
+        call(objects, "list_documents", list).as_deref(),
+        Some("NOT_PERMITTED")
+    );
+    assert_eq!(
+        call(objects, "archive_documents", archive).as_deref(),
+        Some("NOT_PERMITTED")
+    );
+    // The tenant as the resource: its own tenant, and the call's context.
+    let own = r#"permit (principal, action == Action::"archive_documents", resource is Tenant)
+        when { resource.tenant == principal.tenant && context.older_than_days < 10 };"#;
+    assert_eq!(call(own, "archive_documents", archive), None);
+    let old = r#"{"older_than_days":20}"#;
+    assert_eq!(
+        call(own, "archive_documents", old).as_deref(),
+        Some("NOT_PERMITTED")
+    );
 }
 
 #[test]

@@ -591,3 +591,65 @@ fn a_resource_type_the_schema_does_not_have_is_denied() {
         "{log:?}"
     );
 }
+
+/// Copy one document onto another: a call that names two objects.
+#[toolgate::tool(effect = read)]
+fn copy_document(
+    desk: &common::desk::Desk,
+    from: toolgate::Authorized<common::desk::Document>,
+    to: toolgate::Authorized<common::desk::Document>,
+) -> Result<String, toolgate::ToolError> {
+    desk.ran.lock().unwrap().push("copy_document");
+    Ok(format!("{} -> {}", from.id, to.id))
+}
+
+#[test]
+fn a_call_naming_two_objects_is_decided_by_one_set_while_sets_are_swapped() {
+    use common::desk::{Clearance, Desk, Document, Folder};
+    use std::sync::atomic::{AtomicBool, Ordering};
+    // Each set allows one of the two objects: no set allows the call.
+    const FIRST: &str =
+        r#"permit (principal, action, resource is Document) when { resource.id == "doc_1" };"#;
+    const SECOND: &str =
+        r#"permit (principal, action, resource is Document) when { resource.id == "doc_2" };"#;
+    let schema = Schema::builder()
+        .tool(CopyDocument::definition())
+        .resource::<Document>()
+        .resource::<Folder>()
+        .principal_attribute::<Clearance>("clearance")
+        .build()
+        .unwrap();
+    let policies = Arc::new(Policies::from_text(schema, "first.cedar", FIRST).unwrap());
+    let mut toolbox = Toolbox::new(Desk {
+        policies: Arc::clone(&policies),
+        ran: std::sync::Mutex::default(),
+    })
+    .with_call_policy(Arc::clone(&policies));
+    toolbox.register(CopyDocument).unwrap();
+    let stop = Arc::new(AtomicBool::new(false));
+    let swapper = {
+        let (policies, stop) = (Arc::clone(&policies), Arc::clone(&stop));
+        std::thread::spawn(move || {
+            while !stop.load(Ordering::Relaxed) {
+                policies.replace("second.cedar", SECOND).unwrap();
+                policies.replace("first.cedar", FIRST).unwrap();
+            }
+        })
+    };
+    let ctx = ToolContext::new("agent_1", "tenant_a", "req").allow_all_tools();
+    let deadline = Instant::now() + Duration::from_secs(3);
+    let mut calls = 0;
+    while Instant::now() < deadline && calls < 4000 {
+        let outcome =
+            block_on(toolbox.call(&ctx, "copy_document", r#"{"from":"doc_1","to":"doc_2"}"#));
+        assert_eq!(
+            outcome.rejection().map(|r| r.code().as_str()),
+            Some("NOT_PERMITTED"),
+            "call {calls}: {outcome:?}"
+        );
+        calls += 1;
+    }
+    stop.store(true, Ordering::Relaxed);
+    swapper.join().unwrap();
+    assert!(toolbox.state().ran.lock().unwrap().is_empty());
+}

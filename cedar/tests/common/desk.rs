@@ -251,9 +251,10 @@ pub fn schema() -> Schema {
 /// The desk's tools in a toolbox deciding by `policies`.
 pub fn toolbox(policies: Arc<Policies>) -> Toolbox<Desk> {
     let mut toolbox = Toolbox::new(Desk {
-        policies,
+        policies: Arc::clone(&policies),
         ran: Mutex::default(),
-    });
+    })
+    .with_call_policy(policies);
     toolbox.register(ReadDocument).unwrap();
     toolbox.register(ArchiveDocuments).unwrap();
     toolbox.register(ListDocuments).unwrap();

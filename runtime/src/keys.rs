@@ -192,6 +192,20 @@ impl KeyRange {
             .map(|(_, range)| *range)
     }
 
+    /// Whether `key` is one of these integers, written as JSON writes one:
+    /// what [`Self::pattern`] matches.
+    pub(crate) fn takes(self, key: &str) -> bool {
+        let digits = key.strip_prefix('-').unwrap_or(key);
+        let written = matches!(digits.as_bytes(), [b'0'] | [b'1'..=b'9', ..])
+            && digits.bytes().all(|b| b.is_ascii_digit())
+            && key != "-0";
+        let within = match key.strip_prefix('-') {
+            Some(_) => key.parse::<i128>().is_ok_and(|n| n >= self.min),
+            None => key.parse::<u128>().is_ok_and(|n| n <= self.max),
+        };
+        written && within && (self.zero || key != "0")
+    }
+
     /// The range in words, for a dialect that drops the pattern: `keys
     /// must be whole numbers from 0 to 255, written in digits`.
     pub(crate) fn words(self) -> String {
@@ -566,17 +580,26 @@ mod tests {
         .collect()
     }
 
-    /// Whether `key` is an integer of `range`, written as JSON writes one.
+    /// Whether `key` is an integer of `range`, written as JSON writes one:
+    /// the oracle, said apart from [`KeyRange::takes`].
     fn within(range: KeyRange, key: &str) -> bool {
-        let digits = key.strip_prefix('-').unwrap_or(key);
-        let written = matches!(digits.as_bytes(), [b'0'] | [b'1'..=b'9', ..])
-            && digits.bytes().all(|b| b.is_ascii_digit())
-            && key != "-0";
-        let in_range = match key.strip_prefix('-') {
-            Some(_) => key.parse::<i128>().is_ok_and(|n| n >= range.min),
-            None => key.parse::<u128>().is_ok_and(|n| n <= range.max),
+        let Ok(n) = key
+            .parse::<i128>()
+            .map(Some)
+            .or_else(|_| key.parse::<u128>().map(|_| None))
+        else {
+            return false;
         };
-        written && in_range && (range.zero || key != "0")
+        let canonical = match n {
+            Some(n) => n.to_string() == key,
+            None => key.parse::<u128>().is_ok_and(|u| u.to_string() == key),
+        };
+        let in_range = match n {
+            Some(n) if n < 0 => n >= range.min,
+            Some(n) => n.unsigned_abs() <= range.max,
+            None => key.parse::<u128>().is_ok_and(|u| u <= range.max),
+        };
+        canonical && in_range && (range.zero || key != "0")
     }
 
     #[test]
@@ -630,6 +653,7 @@ mod tests {
             let regex = regex::Regex::new(&pattern).expect("the server's regex compiles it");
             for key in &keys {
                 assert_eq!(regex.is_match(key), within(range, key), "{pattern} {key:?}");
+                assert_eq!(range.takes(key), within(range, key), "{pattern} {key:?}");
             }
             // Read back, and read alike by ECMA-262 (see `crate::pattern`).
             assert_eq!(KeyRange::of_pattern(&pattern), Some(range));

@@ -832,10 +832,21 @@ fn steps_within<'s>(root: &'s Value, node: &'s Value, segment: &str, depth: u8) 
 }
 
 /// The subschema `node` writes for its member or item `segment`, before
-/// any `$ref` in it is followed: from `properties`, `prefixItems`, `items`
+/// any `$ref` in it is followed: from `properties`, `prefixItems`, `items`,
+/// the key pattern of integers whose range takes `segment` (see
+/// [`crate::keys::KeyRange`]; no other pattern is compiled for a lookup)
 /// or `additionalProperties`, not through a union.
 fn written_child<'s>(node: &'s Value, segment: &str) -> Option<&'s Value> {
     if let Some(child) = node.get("properties").and_then(|p| p.get(segment)) {
+        return Some(child);
+    }
+    let keyed = (node.get("patternProperties").and_then(Value::as_object))
+        .into_iter()
+        .flatten()
+        .find(|(pattern, _)| {
+            crate::keys::KeyRange::of_pattern(pattern).is_some_and(|range| range.takes(segment))
+        });
+    if let Some((_, child)) = keyed {
         return Some(child);
     }
     if let Ok(index) = segment.parse::<usize>() {

@@ -713,6 +713,26 @@ fn an_integer_key_past_its_range_is_out_of_range() {
     // Not an integer at all: a key the map does not have.
     let rejection = refused(&toolbox, "count_by_number", r#"{"by_u8":{"07":1}}"#);
     assert_eq!(rejection.code(), Code::UnknownField);
+    // Inside a map's values, each key and value is named by its place.
+    for (args, at, message) in [
+        (
+            r#"{"nested":{"-1":{"18446744073709551616":1}}}"#,
+            "/nested/-1/18446744073709551616",
+            "nested/-1: keys must be whole numbers from 0 to 18446744073709551615, written in digits",
+        ),
+        (
+            r#"{"by_u8":{"1":300}}"#,
+            "/by_u8/1",
+            "by_u8/1 must be between 0 and 255",
+        ),
+    ] {
+        let rejection = refused(&toolbox, "count_by_number", args);
+        assert_eq!(
+            (rejection.code(), rejection.path(), rejection.safe_message()),
+            (Code::OutOfRange, at, message),
+            "{args}"
+        );
+    }
 }
 
 /// A note, whose body is any JSON value and whose copy is the text sent.

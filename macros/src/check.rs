@@ -270,13 +270,14 @@ fn map_keys(ty: &Type, errors: &mut Errors) {
     }
 }
 
-/// A string type, an integer, `char` or `bool`: keys with one spelling.
+/// A string type, an integer (`NonZero…` too), `char` or `bool`: keys
+/// with one spelling.
 fn is_plain_key(ty: &Type) -> bool {
     let Type::Path(path) = ty else { return false };
     let Some(last) = path.path.segments.last() else {
         return false;
     };
-    const PLAIN: [&str; 16] = [
+    const PLAIN: [&str; 28] = [
         "String",
         "u8",
         "u16",
@@ -290,6 +291,18 @@ fn is_plain_key(ty: &Type) -> bool {
         "i64",
         "i128",
         "isize",
+        "NonZeroU8",
+        "NonZeroU16",
+        "NonZeroU32",
+        "NonZeroU64",
+        "NonZeroU128",
+        "NonZeroUsize",
+        "NonZeroI8",
+        "NonZeroI16",
+        "NonZeroI32",
+        "NonZeroI64",
+        "NonZeroI128",
+        "NonZeroIsize",
         "char",
         "bool",
         "CompactString",

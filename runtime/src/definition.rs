@@ -196,24 +196,30 @@ impl ToolDef {
     ///
     /// ```
     /// use std::collections::BTreeMap;
-    /// use toolgate::{tool, ToolError};
+    /// use toolgate::providers::{anthropic, Strictness};
+    /// use toolgate::{tool, ToolDef, ToolError};
     ///
     /// /// Count the nights booked per room number.
     /// #[tool(effect = read)]
-    /// fn count(rooms: BTreeMap<u16, u32>) -> Result<u32, ToolError> {
+    /// fn count(
+    ///     /// Nights, by room number.
+    ///     rooms: BTreeMap<u16, u32>,
+    /// ) -> Result<u32, ToolError> {
     ///     Ok(rooms.values().sum())
     /// }
     ///
+    /// // Anthropic's schema has no key pattern: the keys' range is said.
+    /// let rooms = |def: &ToolDef| {
+    ///     let tool = anthropic::tool(def, Strictness::NonStrict).unwrap();
+    ///     tool["input_schema"]["properties"]["rooms"]["description"].clone()
+    /// };
     /// let def = Count::definition();
     /// assert_eq!(
-    ///     def.description(),
-    ///     "Count the nights booked per room number. \
-    ///      Numbers used as keys must fit the key's integer type."
+    ///     rooms(def),
+    ///     "Nights, by room number. Server checks: \
+    ///      keys must be whole numbers from 0 to 65535, written in digits."
     /// );
-    /// assert_eq!(
-    ///     def.without_notes().description(),
-    ///     "Count the nights booked per room number."
-    /// );
+    /// assert_eq!(rooms(&def.without_notes()), "Nights, by room number.");
     /// ```
     #[must_use]
     pub fn without_notes(&self) -> ToolDef {

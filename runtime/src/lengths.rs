@@ -445,6 +445,19 @@ fn plans(base: &Builder<'_>, bounded: bool) -> Vec<Vec<usize>> {
     out
 }
 
+/// A map in an instance whose keys are integers of a range the schema does
+/// not state: the steps to it, and the address of the subschema that
+/// describes it, which one map of the schema keeps in every instance.
+pub(crate) type Keyed = (Vec<Step>, usize);
+
+/// The instances of [`instances`], each with its [`Keyed`] maps (see
+/// `crate::keys`).
+pub(crate) fn keyed_instances(schema: &Value) -> Vec<(Value, Vec<Keyed>)> {
+    built(schema, false)
+        .map(|(builder, instance)| (instance, builder.keyed))
+        .collect()
+}
+
 /// Where the tool refuses an instance of its schema because serde cannot
 /// read a 128-bit integer from its buffer: inside an internally tagged or
 /// untagged enum or a `#[serde(flatten)]` struct, serde reads the value
@@ -613,6 +626,9 @@ struct Builder<'s> {
     sites: Vec<(Vec<Step>, usize)>,
     /// Maps with string keys and no stated size, with a valid entry.
     maps: Vec<(Vec<Step>, Value)>,
+    /// Maps whose keys are integers of a range the schema does not state
+    /// (see [`keyed_instances`]).
+    keyed: Vec<Keyed>,
     /// For each union met, in order, which of its branches that is not
     /// `null` to choose; the first where it says nothing.
     plan: Vec<usize>,
@@ -643,6 +659,7 @@ impl<'s> Builder<'s> {
             root,
             sites: Vec::new(),
             maps: Vec::new(),
+            keyed: Vec::new(),
             plan,
             branches: Vec::new(),
             bounds: Vec::new(),
@@ -968,7 +985,10 @@ impl<'s> Builder<'s> {
             && map.get("patternProperties").is_none();
         if let (Some((pattern, schema)), true) = (entry_schema, out.is_empty()) {
             for i in 0..entries {
+                // `1`, the one integer every integer key type takes.
+                let integer = pattern.is_some_and(|p| crate::schema::is_integer_key_pattern(p));
                 let key = match (pattern, i) {
+                    (Some(_), 0) if integer => "1".to_owned(),
                     (Some(pattern), 0) => matching(pattern)?,
                     // A second key the pattern matches is not easy to write.
                     (Some(_), _) => return None,
@@ -985,6 +1005,10 @@ impl<'s> Builder<'s> {
                 let value = self.stepping(&step, |b| b.value(schema, depth + 1, path));
                 path.pop();
                 out.insert(key, value?);
+                if integer {
+                    self.keyed
+                        .push((path.clone(), core::ptr::from_ref(map) as usize));
+                }
             }
             if unsized_map && let Some(entry) = out.values().next() {
                 self.maps.push((path.clone(), entry.clone()));

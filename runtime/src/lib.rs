@@ -167,18 +167,22 @@ pub use toolgate_macros::tools;
 /// cannot be helped: rules JSON Schema cannot express. The differential
 /// test (`tests/tests/differential.rs`) excludes exactly these, by name.
 ///
-/// `integer-map-keys` concerns fields: every tool that has them says so at
-/// the end of its description ("Numbers used as keys must fit the key's
-/// integer type."). The other two concern the document, not a field, and
-/// are documented with [`Limits`]; generated instances (small, parsed
-/// values) cannot show them.
+/// `integer-map-keys` concerns fields: a map keyed by a type with a range
+/// of its own (its own `Deserialize` over an integer: a floor number, at
+/// most 200), whose range no key pattern states. Every tool that has one
+/// says so at the end of its description ("Numbers used as keys must fit
+/// the key's integer type."). The key pattern of every integer type,
+/// `NonZero…` and 128-bit ones included, states its range, and is no
+/// difference. The other two concern the document, not a field, and are
+/// documented with [`Limits`]; generated instances (small, parsed values)
+/// cannot show them.
 ///
 /// Numbers are read by value, as JSON Schema reads them: `2.0`, `1e2` and
 /// `-0` are integers where an integer is expected, and no difference.
 ///
 /// | rule | the schema says | the server does |
 /// |---|---|---|
-/// | `integer-map-keys` | a key of a map with integer keys is digits without a leading zero | also refuses a key past the key type's range (`"300"` for `u8`) |
+/// | `integer-map-keys` | a key of a map keyed by such a type is digits without a leading zero | also refuses a key past the type's own range (`"250"` for the floor numbers) |
 /// | `gate-1-limits` | nothing about size, depth, node count or string length | refuses documents past the [`Limits`] |
 /// | `duplicate-keys` | nothing: a validator sees the parsed value, last key winning | refuses any repeated key |
 pub const KNOWN_DIFFERENCES: [&str; 3] = ["integer-map-keys", "gate-1-limits", "duplicate-keys"];

@@ -145,6 +145,27 @@ pub(crate) fn unknown(parent: &str, field: Option<&str>, schema: &Value) -> Stri
     out
 }
 
+/// The message for `key`, an integer past the range of the integer keys
+/// of the map at `parent` (exact), where the schema states that range
+/// (see [`crate::keys::KeyRange`]): `by_room: keys must be whole numbers
+/// from 0 to 65535, written in digits`. `None` for a key not written as
+/// an integer, or a map of other keys.
+pub(crate) fn key_out_of_range(parent: &str, key: &str, schema: &Value) -> Option<String> {
+    let digits = key.strip_prefix('-').unwrap_or(key);
+    let integer = matches!(digits.as_bytes(), [b'0'] | [b'1'..=b'9', ..])
+        && digits.bytes().all(|b| b.is_ascii_digit());
+    if !integer {
+        return None;
+    }
+    let node = non_null(schema, node_at(schema, parent)?);
+    let range = node
+        .get("patternProperties")?
+        .as_object()?
+        .keys()
+        .find_map(|pattern| crate::keys::KeyRange::of_pattern(pattern))?;
+    Some(format!("{}: {}", label(parent), range.words()))
+}
+
 /// The names of the members the object at `parent` may have, sorted: those
 /// its subschema lists, with those of the branches of its unions. Where
 /// the first subschema found lists none (an adjacently tagged enum's

@@ -34,6 +34,16 @@ pub struct Meta {
     pub resources: &'static [crate::ResourceField],
     /// The argument struct's schema, as schemars writes it.
     pub schema: fn(&mut schemars::SchemaGenerator) -> schemars::Schema,
+    /// Reads a document as the argument struct, for the schema to state
+    /// the range of each integer map key (see [`read_keys`]).
+    pub keys: fn(&str),
+}
+
+/// Reads `text` as `A` for the probe of integer map keys that states their
+/// range in the schema (`crate::keys::state_ranges`): what matters is what
+/// each key's type asks of the reader, not what is read.
+pub fn read_keys<A: serde::de::DeserializeOwned>(text: &str) {
+    crate::reader::read_keys(text, &mut crate::reader::Read::<A>(None));
 }
 
 /// A field's wire name, and its default as the schema states it.
@@ -57,6 +67,7 @@ pub fn definition(
 fn defined(meta: &Meta, output_schema: Option<serde_json::Value>) -> ToolDef {
     let mut schema = schema::root(meta.schema);
     schema::state_defaults(&mut schema, meta.defaults);
+    crate::keys::state_ranges(&mut schema, meta.keys);
     let fingerprint = schema::fingerprint(&schema);
     let shape = crate::shape::Shape::new(&schema);
     let sets = crate::accepted::declares_sets(&schema);

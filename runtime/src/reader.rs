@@ -363,7 +363,9 @@ pub(crate) fn recording<T>(read: impl FnOnce() -> T) -> (T, Vec<Ask>) {
 /// do that): what serde_json reads differently from the single pass (a
 /// struct from an array, a unit variant written with a value, numbers past
 /// 64 bits, numeric map keys, bytes, raw values) is read as serde_json
-/// reads it, and what serde_json refuses is refused with its message.
+/// reads it, and what serde_json refuses is refused with its message; but
+/// a numeric map key is read by its value, escapes decoded (see
+/// `KeyReader::number_key`).
 #[cfg(test)]
 pub(crate) fn explain<A: DeserializeOwned>(text: &str) -> core::result::Result<A, Refused> {
     let mut value = Read::<A>(None);
@@ -442,6 +444,69 @@ pub(crate) fn probe_keys(json: &str, serde: &mut dyn Serde) {
     }
     drop(reader);
     KEYS.set(Some(found.get()));
+}
+
+/// A map key a probe read as an integer (see [`integer_keys`]): the byte
+/// offset just past it, the `deserialize_*` method its type asked for,
+/// and whether the type took the key.
+pub(crate) type IntegerKey = (usize, &'static str, bool);
+
+std::thread_local! {
+    /// Set while [`integer_keys`] runs: each key a probe read as an
+    /// integer, in the order read.
+    static INTEGER_KEYS: core::cell::RefCell<Option<Vec<IntegerKey>>> =
+        const { core::cell::RefCell::new(None) };
+}
+
+/// Runs `read`, which reads documents by [`read_keys`], and gives every
+/// map key those readings read as an integer (see [`crate::keys`]). A key
+/// is taken where its integer type took it and serde then asked for the
+/// value beside it: a key type with a range of its own (a floor number,
+/// at most 200) refuses the key after its integer type took it, and the
+/// value is never asked for. What registration's proof records (see
+/// [`recording`]) is kept aside meanwhile.
+pub(crate) fn integer_keys(read: impl FnOnce()) -> Vec<IntegerKey> {
+    struct Restore(Option<Vec<IntegerKey>>, Vec<Ask>);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            INTEGER_KEYS.set(self.0.take());
+            ASKED.set(core::mem::take(&mut self.1));
+        }
+    }
+    let _restore = Restore(INTEGER_KEYS.replace(Some(Vec::new())), ASKED.take());
+    read();
+    let asked = ASKED.take();
+    let keys = INTEGER_KEYS
+        .with_borrow_mut(Option::take)
+        .unwrap_or_default();
+    keys.into_iter()
+        .map(|(at, reads, took)| (at, reads, took && asked.iter().any(|(pos, _)| *pos == at)))
+        .collect()
+}
+
+/// Notes an integer key read by a probe, if [`integer_keys`] is running.
+#[cold]
+fn note_integer_key(at: usize, reads: &'static str, took: bool) {
+    INTEGER_KEYS.with_borrow_mut(|keys| {
+        if let Some(keys) = keys {
+            keys.push((at, reads, took));
+        }
+    });
+}
+
+/// Reads `json` into what `serde` reads, as a probe of map keys does (see
+/// [`probe_keys`]), for [`integer_keys`] to see how each integer key is
+/// read, and whether the value beside it was then asked for. No schema is
+/// checked and nothing is decided.
+pub(crate) fn read_keys(json: &str, serde: &mut dyn Serde) {
+    let found = Cell::new(None);
+    let limits = crate::lengths::PROBE_LIMITS;
+    let mut reader = Reader::new(json.as_bytes(), Some(json), &limits, no_shape());
+    reader.probe = Some(&found);
+    reader.recording = true;
+    if reader.at_object() {
+        let _ = serde.read(&mut reader);
+    }
 }
 
 /// The shape of no schema: every value accepted.
@@ -2764,11 +2829,13 @@ enum Text<'a, 'de> {
 ///
 /// Probing map keys (`probe`), it records the first key whose type asks
 /// for anything that parses its text, and reads numbers, booleans and
-/// variant names as serde_json does, so that the probe goes on past them.
+/// variant names as serde_json does, so that the probe goes on past them;
+/// and notes how each integer key was read (see [`integer_keys`]).
 ///
 /// Explaining (`explain`: the key as written, quotes and all, and where to
 /// capture what its type read of it), it reads every request as
-/// serde_json's map keys do.
+/// serde_json's map keys do, but a number key by its value, as the
+/// schema's key pattern reads it (see [`KeyReader::number_key`]).
 struct KeyReader<'a, 'de> {
     text: Text<'a, 'de>,
     stopped: &'a mut bool,
@@ -2806,9 +2873,23 @@ impl<'de> KeyReader<'_, 'de> {
         }
     }
 
-    /// Explaining: a number key read as serde_json reads it: a number
-    /// right after the opening quote, and the closing quote right after
-    /// the number.
+    /// serde_json's last check of a number key: its closing quote comes
+    /// right after the number.
+    fn quoted_after(inner: &str, end: usize) -> Result<()> {
+        if end == inner.len() {
+            Ok(())
+        } else {
+            Err(de::Error::custom("expected `\"`"))
+        }
+    }
+}
+
+impl<'a, 'de: 'a> KeyReader<'a, 'de> {
+    /// Explaining: a number key read as serde_json reads a number key (a
+    /// number right after the opening quote, the closing quote right after
+    /// the number), from the key's text with its escapes decoded: the
+    /// schema's key pattern reads `"\u0037"` as `7`, and so does the
+    /// server, where serde_json refuses it.
     fn number_key<V: Visitor<'de>>(mut self, visitor: V) -> Result<V::Value> {
         let Some(inner) = self.numeric()? else {
             return Err(self.stop());
@@ -2832,33 +2913,45 @@ impl<'de> KeyReader<'_, 'de> {
         Ok(value)
     }
 
-    /// Explaining: a 128-bit integer key, read by serde_json.
-    fn wide_key<V: Visitor<'de>>(
+    /// Explaining: a 128-bit integer key, read by value as
+    /// [`Self::number_key`] reads, with serde_json's rules for a 128-bit
+    /// integer: a sign, then digits without a leading zero, in range. `-0`
+    /// is refused, as for every other integer key: it would be a second
+    /// spelling of the key `0`, which the schema's key pattern refuses.
+    fn wide_key<T: core::str::FromStr, V: Visitor<'de>>(
         mut self,
         visitor: V,
-        read: impl FnOnce(&mut JsonReader<'de>, V) -> serde_json::Result<V::Value>,
+        visit: fn(V, T) -> Result<V::Value>,
     ) -> Result<V::Value> {
         let Some(inner) = self.numeric()? else {
             return Err(self.stop());
         };
-        // serde_json reads a sign and digits, then wants the quote.
         let end = integer_len(inner.as_bytes());
         let integer = inner.get(..end).unwrap_or_default();
-        let mut json = serde_json::Deserializer::from_str(integer);
-        let value = read(&mut json, visitor).map_err(de::Error::custom)?;
+        let digits = integer.strip_prefix('-').unwrap_or(integer);
+        if matches!(digits.as_bytes(), [] | [b'0', _, ..]) {
+            return Err(de::Error::custom("invalid number"));
+        }
+        let Ok(n) = integer.parse::<T>() else {
+            return Err(de::Error::custom("number out of range"));
+        };
+        if integer == "-0" {
+            return Err(de::Error::custom("invalid number"));
+        }
+        let value = visit(visitor, n)?;
         self.capture(integer);
         Self::quoted_after(inner, end)?;
         Ok(value)
     }
 
-    /// Explaining: the key's text between its quotes, if it may be a
-    /// number (serde_json's first check of a number key); `None` when not
+    /// Explaining: the key's text, escapes decoded, if it may be a number
+    /// (serde_json's first check of a number key); `None` when not
     /// explaining.
-    fn numeric(&self) -> Result<Option<&'de str>> {
-        let Some((quoted, _)) = &self.explain else {
+    fn numeric(&self) -> Result<Option<&'a str>> {
+        if self.explain.is_none() {
             return Ok(None);
-        };
-        let inner = quoted.get(1..quoted.len() - 1).unwrap_or_default();
+        }
+        let (Text::Borrowed(inner) | Text::Copied(inner)) = self.text;
         match inner.as_bytes().first() {
             Some(b'0'..=b'9' | b'-') => Ok(Some(inner)),
             _ => Err(de::Error::custom(
@@ -2867,18 +2960,6 @@ impl<'de> KeyReader<'_, 'de> {
         }
     }
 
-    /// serde_json's last check of a number key: its closing quote comes
-    /// right after the number.
-    fn quoted_after(inner: &str, end: usize) -> Result<()> {
-        if end == inner.len() {
-            Ok(())
-        } else {
-            Err(de::Error::custom("expected `\"`"))
-        }
-    }
-}
-
-impl<'a, 'de: 'a> KeyReader<'a, 'de> {
     /// The key's type asked for `reads`, which may parse the key's text:
     /// a stop when probing, after the first is recorded.
     fn parses(self, reads: &'static str) -> core::result::Result<Self, Stop> {
@@ -2895,8 +2976,13 @@ impl<'a, 'de: 'a> KeyReader<'a, 'de> {
 
     /// The key's text, when probing: a key that keeps its spelling.
     fn probed(self) -> core::result::Result<&'a str, Stop> {
+        self.probed_at().map(|(text, _)| text)
+    }
+
+    /// [`Self::probed`], and the offset just past the key.
+    fn probed_at(self) -> core::result::Result<(&'a str, usize), Stop> {
         match (self.probe, self.text) {
-            (Some(_), Text::Borrowed(text) | Text::Copied(text)) => Ok(text),
+            (Some((_, at)), Text::Borrowed(text) | Text::Copied(text)) => Ok((text, at)),
             (None, _) => Err(self.stop()),
         }
     }
@@ -2913,37 +2999,42 @@ macro_rules! parses {
     )*};
 }
 
-/// Methods for number keys: read as serde_json reads them when probing or
-/// explaining, else left to the separate gates.
+/// Methods for number keys: read by value when explaining (see
+/// [`KeyReader::number_key`]), as Rust parses them when probing (each
+/// noted for [`integer_keys`]), else left to the separate gates.
 macro_rules! number_keys {
     ($($method:ident => $ty:ty, $visit:ident;)*) => {$(
         fn $method<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
             if self.explain.is_some() {
                 return self.number_key(visitor);
             }
-            let text = self.probed()?;
-            match text.parse::<$ty>() {
+            let (text, at) = self.probed_at()?;
+            let read = match text.parse::<$ty>() {
                 Ok(n) => visitor.$visit(n),
                 Err(_) => Err(stop()),
-            }
+            };
+            note_integer_key(at, stringify!($method), read.is_ok());
+            read
         }
     )*};
 }
 
-/// Methods for 128-bit integer keys: read as serde_json reads them when
-/// explaining, as Rust parses them when probing, else left to the separate
-/// gates.
+/// Methods for 128-bit integer keys: read by value when explaining (see
+/// [`KeyReader::wide_key`]), as Rust parses them when probing (each noted
+/// for [`integer_keys`]), else left to the separate gates.
 macro_rules! wide_keys {
     ($($method:ident => $ty:ty, $visit:ident;)*) => {$(
         fn $method<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
             if self.explain.is_some() {
-                return self.wide_key(visitor, |json, visitor| json.$method(visitor));
+                return self.wide_key::<$ty, V>(visitor, V::$visit);
             }
-            let text = self.probed()?;
-            match text.parse::<$ty>() {
+            let (text, at) = self.probed_at()?;
+            let read = match text.parse::<$ty>() {
                 Ok(n) => visitor.$visit(n),
                 Err(_) => Err(stop()),
-            }
+            };
+            note_integer_key(at, stringify!($method), read.is_ok());
+            read
         }
     )*};
 }
@@ -3402,16 +3493,23 @@ mod tests {
         assert!(super::read::<Value>(fine.as_bytes(), None, &limits(), &shape).is_some());
     }
 
-    /// What the gates one by one make of `json`: the scan, then serde_json
-    /// over the text with integers written plainly.
+    /// What the gates one by one make of `json`, a document of [`Args`]:
+    /// the scan, then serde_json over the text with integers written
+    /// plainly where its schema reads integers.
     fn separately<A: DeserializeOwned>(json: &str, limits: &Limits) -> Option<A> {
         let raw = bounded::scan(json.as_bytes(), limits).ok()?;
         let text = if raw.has_spelled_integers() {
-            crate::number::with_plain_integers(json)
+            crate::number::with_plain_integers(json, args_shape())
         } else {
             json.into()
         };
         serde_json::from_str(&text).ok()
+    }
+
+    /// The shape of [`Args`]'s schema, made once.
+    fn args_shape() -> &'static Shape {
+        static SHAPE: OnceLock<Shape> = OnceLock::new();
+        SHAPE.get_or_init(|| schema().1)
     }
 
     /// The schema of [`Args`] as a tool publishes it, and its shape.
@@ -4168,7 +4266,7 @@ mod tests {
                 continue;
             };
             let text = if raw.has_spelled_integers() {
-                crate::number::with_plain_integers(&doc)
+                crate::number::with_plain_integers(&doc, args_shape())
             } else {
                 doc.as_str().into()
             };
@@ -4313,6 +4411,51 @@ mod tests {
                 "{doc}"
             );
         }
+    }
+
+    /// A number key is read by its value, as the schema's key pattern
+    /// reads it, where serde_json refuses one written with escapes: the
+    /// key's text, its escapes decoded, is read as serde_json reads a
+    /// number key, and a 128-bit key as serde_json reads a 128-bit integer,
+    /// but for `-0`, a second spelling of `0`.
+    #[test]
+    fn explaining_reads_a_number_key_by_its_value() {
+        use std::collections::BTreeMap;
+        let read = explain::<BTreeMap<u8, bool>>(r#"{"\u0031":true,"2\u0035\u0035":false}"#);
+        assert_eq!(read.ok(), Some(BTreeMap::from([(1, true), (255, false)])));
+        assert!(oracle::<BTreeMap<u8, bool>>(r#"{"\u0031":true}"#).is_err());
+        let read = explain::<BTreeMap<i128, bool>>(r#"{"\u002d5":true,"7":false}"#);
+        assert_eq!(read.ok(), Some(BTreeMap::from([(-5, true), (7, false)])));
+        for (doc, message) in [
+            (
+                r#"{"\u0032\u0035\u0036":true}"#,
+                "invalid value: integer `256`, expected u8",
+            ),
+            (r#"{"0\u0031":true}"#, "invalid number"),
+            (
+                r#"{"\u0020\u0031":true}"#,
+                "invalid value: expected key to be a number in quotes",
+            ),
+            (r#"{"1\u0020":true}"#, "expected `\"`"),
+        ] {
+            let refused = explain::<BTreeMap<u8, bool>>(doc).expect_err(doc);
+            assert_eq!(unplaced(&refused.message), message, "{doc}");
+        }
+        for (doc, message) in [
+            (r#"{"-0":true}"#, "invalid number"),
+            (r#"{"00":true}"#, "invalid number"),
+            (r#"{"-":true}"#, "invalid number"),
+            (
+                r#"{"170141183460469231731687303715884105728":true}"#,
+                "number out of range",
+            ),
+            (r#"{"1x":true}"#, "expected `\"`"),
+        ] {
+            let refused = explain::<BTreeMap<i128, bool>>(doc).expect_err(doc);
+            assert_eq!(refused.message, message, "{doc}");
+        }
+        let refused = explain::<BTreeMap<u128, bool>>(r#"{"-1":true}"#).expect_err("negative");
+        assert_eq!(refused.message, "number out of range");
     }
 
     /// A schema whose members are all scalars or arrays of scalars is read

@@ -60,7 +60,9 @@ fn canonical_of(mut value: Value) -> Value {
 ///   each integer states its type's range as `minimum`/`maximum`,
 ///   intersected with the rules' own bounds.
 /// - An integer map key is read as a JSON number: `^\d+$` would admit `007`,
-///   which the server refuses; the pattern says what the server reads.
+///   which the server refuses; the pattern says what the server reads. The
+///   key type's range, which schemars does not write, is stated once the
+///   definition can read the arguments (see [`crate::keys::state_ranges`]).
 fn tighten(node: &mut Value) {
     match node {
         Value::Object(map) => {
@@ -94,10 +96,19 @@ fn tighten(node: &mut Value) {
 }
 
 /// schemars' integer key patterns, and what serde_json reads as a key.
+/// Neither states the key type's range, which schemars does not write:
+/// [`crate::keys::state_ranges`] replaces each with its type's range
+/// where it can learn the type.
 const INTEGER_KEYS: [(&str, &str); 2] = [
     (r"^\d+$", "^(0|[1-9][0-9]*)$"),
     (r"^-?\d+$", "^(0|-?[1-9][0-9]*)$"),
 ];
+
+/// Whether `pattern` is one of the key patterns of [`INTEGER_KEYS`], of
+/// integer keys whose range the schema does not state.
+pub(crate) fn is_integer_key_pattern(pattern: &str) -> bool {
+    INTEGER_KEYS.iter().any(|(_, ours)| *ours == pattern)
+}
 
 /// Sets `key` to `bound` unless the schema already states a bound at least
 /// as tight (a `lower` bound that is higher, an upper one that is lower).
@@ -179,16 +190,18 @@ pub(crate) fn state_defaults(schema: &mut Value, defaults: &[crate::__private::F
     }
 }
 
-/// A map with integer keys publishes the keys' spelling, not their type's
-/// range: `"300"` matches where the keys are `u8`.
+/// A map keyed by a type with a range of its own publishes the keys'
+/// spelling, not that range (see [`crate::keys::state_ranges`]).
 pub(crate) const INTEGER_KEYS_FIT: &str = "Numbers used as keys must fit the key's integer type.";
 
-fn has_integer_keys(node: &Value) -> bool {
+/// Whether some map in `node` has integer keys whose range the schema
+/// does not state (see [`is_integer_key_pattern`]).
+pub(crate) fn has_integer_keys(node: &Value) -> bool {
     match node {
         Value::Object(map) => {
             map.get("patternProperties")
                 .and_then(Value::as_object)
-                .is_some_and(|p| INTEGER_KEYS.iter().any(|(_, ours)| p.contains_key(*ours)))
+                .is_some_and(|p| p.keys().any(|k| is_integer_key_pattern(k)))
                 || map.values().any(has_integer_keys)
         }
         Value::Array(items) => items.iter().any(has_integer_keys),
@@ -819,10 +832,21 @@ fn steps_within<'s>(root: &'s Value, node: &'s Value, segment: &str, depth: u8) 
 }
 
 /// The subschema `node` writes for its member or item `segment`, before
-/// any `$ref` in it is followed: from `properties`, `prefixItems`, `items`
+/// any `$ref` in it is followed: from `properties`, `prefixItems`, `items`,
+/// the key pattern of integers whose range takes `segment` (see
+/// [`crate::keys::KeyRange`]; no other pattern is compiled for a lookup)
 /// or `additionalProperties`, not through a union.
 fn written_child<'s>(node: &'s Value, segment: &str) -> Option<&'s Value> {
     if let Some(child) = node.get("properties").and_then(|p| p.get(segment)) {
+        return Some(child);
+    }
+    let keyed = (node.get("patternProperties").and_then(Value::as_object))
+        .into_iter()
+        .flatten()
+        .find(|(pattern, _)| {
+            crate::keys::KeyRange::of_pattern(pattern).is_some_and(|range| range.takes(segment))
+        });
+    if let Some((_, child)) = keyed {
         return Some(child);
     }
     if let Ok(index) = segment.parse::<usize>() {

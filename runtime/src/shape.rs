@@ -1846,8 +1846,13 @@ impl<'a> Walk<'a> {
             && let Some((Step::Key(field), parent)) = failure.path.split_last()
         {
             let parent_at = pointer::exact_of_steps(parent);
-            let text = message::unknown(&parent_at, Some(field), schema);
             let at = pointer::shown(&pointer::exact_of_steps(&failure.path)).to_owned();
+            // An integer key past its map's range is a number out of range,
+            // not a field the model misnamed.
+            if let Some(text) = message::key_out_of_range(&parent_at, field, schema) {
+                return Rejection::new(Code::OutOfRange, text).at(at);
+            }
+            let text = message::unknown(&parent_at, Some(field), schema);
             return Rejection::new(Code::UnknownField, text).at(at);
         }
         // The message reads the schema at the exact place; the rejection
@@ -2072,6 +2077,13 @@ impl Shape {
     pub(crate) fn takes_one(&self, id: Id, kind: u8) -> bool {
         let node = self.node(id);
         node.kinds & kind != 0 && node.choices.is_empty()
+    }
+
+    /// Whether subschema `id` takes numbers that are integers and no
+    /// other (`"type": "integer"`): a number there is read into an
+    /// integer type (see [`crate::number::with_plain_integers`]).
+    pub(crate) fn integer_only(&self, id: Id) -> bool {
+        self.node(id).kinds & (INTEGER | FRACTION) == INTEGER
     }
 
     /// Whether subschema `id` requires an array's items to be all

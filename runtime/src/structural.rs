@@ -104,8 +104,9 @@ pub(crate) fn before_rules(bytes: &[u8], def: &ToolDef) -> Option<Rejection> {
         return None;
     }
     // As the gates one by one read it (gate 2 accepted it, so it is text):
-    // integers spelled otherwise (`2.0`) read as integers.
-    let text = crate::number::with_plain_integers(core::str::from_utf8(bytes).ok()?);
+    // integers spelled otherwise (`2.0`) read as integers where the schema
+    // reads an integer.
+    let text = crate::number::with_plain_integers(core::str::from_utf8(bytes).ok()?, &def.shape);
     def.shape.check(&text, def.schema()).err()
 }
 
@@ -133,7 +134,7 @@ fn gate_by_gate(
 fn separately(raw: RawArgs<'_>, def: &ToolDef, serde: &mut dyn Serde) -> Result<(), Rejection> {
     let schema = def.schema();
     let text = if raw.has_spelled_integers() {
-        crate::number::with_plain_integers(raw.as_str())
+        crate::number::with_plain_integers(raw.as_str(), &def.shape)
     } else {
         Cow::Borrowed(raw.as_str())
     };

@@ -824,26 +824,73 @@ fn same_meaning(
         return;
     }
     let additional = |n: &Value| n.get("additionalProperties").cloned();
-    match additional(&c) {
-        Some(Value::Bool(false)) => {
-            let says = e
-                .get("description")
-                .and_then(Value::as_str)
-                .is_some_and(|d| d.contains(CLOSED));
-            if additional(&e) != Some(Value::Bool(false)) && !says {
-                v.add(format!(
-                    "{at}: closed in the canonical schema, neither closed nor said to be here"
-                ));
+    // A map whose keys a pattern states (integer keys): the exported
+    // schema keeps the patterns, or takes the values under
+    // `additionalProperties` and says what the keys must be.
+    let patterns = |n: &Value| {
+        n.get("patternProperties")
+            .and_then(Value::as_object)
+            .filter(|p| !p.is_empty())
+            .cloned()
+    };
+    if let Some(keyed) = patterns(&c) {
+        let stated = e
+            .get("description")
+            .and_then(Value::as_str)
+            .is_some_and(|d| d.contains("keys must"));
+        match (patterns(&e), additional(&e)) {
+            (Some(kept), _) if kept.keys().eq(keyed.keys()) => {
+                for (pattern, values) in &keyed {
+                    same_meaning(
+                        canonical_root,
+                        values,
+                        exported_root,
+                        &kept[pattern],
+                        &format!("{at}/patternProperties/{pattern}"),
+                        depth + 1,
+                        v,
+                    );
+                }
             }
-        }
-        Some(values) => {
-            if matches!(additional(&e), None | Some(Value::Bool(false))) {
-                v.add(format!(
-                    "{at}: a map in the canonical schema ({values}), not here"
-                ));
+            (None, Some(values @ Value::Object(_))) if stated => {
+                for (pattern, canonical_values) in &keyed {
+                    same_meaning(
+                        canonical_root,
+                        canonical_values,
+                        exported_root,
+                        &values,
+                        &format!("{at}/patternProperties/{pattern}"),
+                        depth + 1,
+                        v,
+                    );
+                }
             }
+            _ => v.add(format!(
+                "{at}: a map whose keys a pattern states in the canonical schema, neither kept nor said to be here"
+            )),
         }
-        None => {}
+    } else {
+        match additional(&c) {
+            Some(Value::Bool(false)) => {
+                let says = e
+                    .get("description")
+                    .and_then(Value::as_str)
+                    .is_some_and(|d| d.contains(CLOSED));
+                if additional(&e) != Some(Value::Bool(false)) && !says {
+                    v.add(format!(
+                        "{at}: closed in the canonical schema, neither closed nor said to be here"
+                    ));
+                }
+            }
+            Some(values) => {
+                if matches!(additional(&e), None | Some(Value::Bool(false))) {
+                    v.add(format!(
+                        "{at}: a map in the canonical schema ({values}), not here"
+                    ));
+                }
+            }
+            None => {}
+        }
     }
     let mut recurse = |c: &Value, e: &Value, at: String| {
         same_meaning(canonical_root, c, exported_root, e, &at, depth + 1, v)

@@ -14,7 +14,12 @@
 //!   the characters where regex dialects differ (`\r`, `\n`, U+2028,
 //!   U+2029, a trailing newline, non-ASCII and fullwidth digits, U+FEFF);
 //! - arrays and maps: sizes at and one past their bounds, edge keys (`00`,
-//!   `007`, `-0`, `""`, non-ASCII);
+//!   `007`, `-0`, `""`, non-ASCII), each integer type's ends and one past
+//!   them as keys, and keys written with escapes (`"\u0037"`);
+//! - free-form values (a schema that states no type, `serde_json::Value`):
+//!   numbers in every spelling (`1E2`, `-0`, `-0.0`, `1.0`, integers past
+//!   64 bits, the smallest and largest doubles), nested in arrays and
+//!   objects;
 //! - structure: an array for every object (its values positionally, as
 //!   serde reads a struct from a sequence), an object for every array,
 //!   every other JSON type for every value, extra and missing keys, and
@@ -87,6 +92,10 @@ impl Rng {
 /// Marks a string that [`Generator::render`] writes as a raw JSON token.
 const RAW: &str = "\u{0}\u{1}raw:";
 
+/// Marks a key that [`Generator::render`] writes with every character
+/// escaped: `"\u0037"` for `7`.
+const ESCAPED: &str = "\u{0}\u{2}esc:";
+
 /// A JSON token a `Value` cannot hold, written as it is by
 /// [`Generator::render`]: `-0`, `1e2`, `18446744073709551616`.
 pub fn raw(token: &str) -> Value {
@@ -138,6 +147,51 @@ const EDGE_KEYS: [&str; 24] = [
     "３",
     "é",
     "key",
+];
+
+/// Map keys at the ends of the 128-bit integer types and one past them,
+/// and of `i64` and `u64` one past (as keys they are text: no validator
+/// rounds them).
+const WIDE_KEYS: [&str; 8] = [
+    "-170141183460469231731687303715884105729",
+    "-170141183460469231731687303715884105728",
+    "170141183460469231731687303715884105727",
+    "170141183460469231731687303715884105728",
+    "340282366920938463463374607431768211455",
+    "340282366920938463463374607431768211456",
+    "-9223372036854775809",
+    "18446744073709551616",
+];
+
+/// Numbers for free-form values, in every spelling a model may send: each
+/// must reach the tool as serde_json reads it.
+const FREE_NUMBERS: [&str; 26] = [
+    "1E2",
+    "1e2",
+    "1E+2",
+    "-1e-2",
+    "-0",
+    "-0.0",
+    "0.0",
+    "0e5",
+    "1.0",
+    "2.50",
+    "-7",
+    "42",
+    "0.1",
+    "123456789.123456789",
+    "9007199254740993",
+    "18446744073709551615",
+    "18446744073709551616",
+    "-9223372036854775808",
+    "-9223372036854775809",
+    "100000000000000000000000",
+    "1e-300",
+    "5e-324",
+    "2.2250738585072014e-308",
+    "1.7976931348623157e308",
+    "-1.7976931348623157e308",
+    "1e-400",
 ];
 
 /// Every integer type's own ends and one past them. Not past 64 bits: a
@@ -233,9 +287,11 @@ impl<'s> Generator<'s> {
         value
     }
 
-    /// The instance as JSON text, raw tokens written as they are.
+    /// The instance as JSON text, raw tokens written as they are, and
+    /// escaped keys with every character escaped.
     pub fn render(value: &Value) -> String {
         let text = serde_json::to_string(value).expect("a Value serializes");
+        let text = Self::escape_keys(&text);
         let marker = "\"\\u0000\\u0001raw:";
         let mut out = String::with_capacity(text.len());
         let mut rest = text.as_str();
@@ -248,6 +304,33 @@ impl<'s> Generator<'s> {
         }
         out.push_str(rest);
         out
+    }
+
+    /// `text` with each key marked [`ESCAPED`] written with every
+    /// character escaped. Such keys hold ASCII digits and `-` only, which
+    /// serde_json writes as they are.
+    fn escape_keys(text: &str) -> String {
+        let marker = "\"\\u0000\\u0002esc:";
+        let mut out = String::with_capacity(text.len());
+        let mut rest = text;
+        while let Some(at) = rest.find(marker) {
+            out.push_str(&rest[..at]);
+            let after = &rest[at + marker.len()..];
+            let end = after.find('"').unwrap_or(after.len());
+            out.push('"');
+            for c in after[..end].chars() {
+                out.push_str(&format!("\\u{:04x}", u32::from(c)));
+            }
+            out.push('"');
+            rest = after.get(end + 1..).unwrap_or("");
+        }
+        out.push_str(rest);
+        out
+    }
+
+    /// `key`, to be written with every character escaped.
+    pub fn escaped(key: &str) -> String {
+        format!("{ESCAPED}{key}")
     }
 
     fn resolve(&self, node: &'s Value) -> &'s Value {
@@ -289,6 +372,10 @@ impl<'s> Generator<'s> {
             return Value::Null;
         }
         let node = self.resolve(node);
+        if Self::is_free(node) {
+            self.sites.push((at, node));
+            return self.free(depth);
+        }
         if let Some(branches) = Self::branches(node) {
             self.sites.push((at.clone(), node));
             // Deep in a recursive type, take the branch without a `$ref`.
@@ -327,6 +414,57 @@ impl<'s> Generator<'s> {
         }
     }
 
+    /// Whether `node` states nothing of its value's type: a free-form
+    /// value (`serde_json::Value`).
+    fn is_free(node: &Value) -> bool {
+        const TYPING: [&str; 11] = [
+            "type",
+            "enum",
+            "const",
+            "anyOf",
+            "oneOf",
+            "allOf",
+            "$ref",
+            "properties",
+            "items",
+            "additionalProperties",
+            "patternProperties",
+        ];
+        match node {
+            Value::Bool(any) => *any,
+            Value::Object(map) => !TYPING.iter().any(|k| map.contains_key(*k)),
+            _ => false,
+        }
+    }
+
+    /// A free-form value: a number in one of its spellings half the time,
+    /// else any other JSON value, nested a few levels at most.
+    fn free(&mut self, depth: usize) -> Value {
+        let kinds = if depth > 8 { 3 } else { 5 };
+        match self.rng.below(kinds) {
+            0 => raw(self.rng.pick(&FREE_NUMBERS).unwrap_or(&"1E2")),
+            1 => match self.rng.below(4) {
+                0 => Value::from(self.rng.range(-5, 5)),
+                1 => Value::Null,
+                2 => Value::Bool(self.rng.chance(50)),
+                _ => Value::String(self.text(3)),
+            },
+            2 => raw(self.rng.pick(&FREE_NUMBERS).unwrap_or(&"-0")),
+            3 => {
+                let n = self.rng.below(4);
+                Value::Array((0..n).map(|_| self.free(depth + 1)).collect())
+            }
+            _ => {
+                let n = self.rng.below(4);
+                Value::Object(
+                    (0..n)
+                        .map(|i| (format!("k{i}"), self.free(depth + 1)))
+                        .collect(),
+                )
+            }
+        }
+    }
+
     fn child(at: &str, key: &str) -> String {
         format!("{at}/{}", key.replace('~', "~0").replace('/', "~1"))
     }
@@ -351,7 +489,10 @@ impl<'s> Generator<'s> {
         }
         // A map: keys its patterns or its value schema accept, at its sizes.
         let patterns = node.get("patternProperties").and_then(Value::as_object);
-        let additional = node.get("additionalProperties").filter(|a| a.is_object());
+        // A map of free-form values says `true`.
+        let additional = node
+            .get("additionalProperties")
+            .filter(|a| a.is_object() || **a == Value::Bool(true));
         if patterns.is_some_and(|p| !p.is_empty()) || additional.is_some() {
             let (min, max) = Self::size_bounds(node, "minProperties", "maxProperties", 4);
             let size = self.size(min, max, depth);
@@ -970,9 +1111,31 @@ impl<'s> Generator<'s> {
                 }
             }
             3 => return self.substitute(node, current, depth),
-            // A map key at an edge, with a valid value.
+            // A map key at an edge, with a valid value: an edge key, an
+            // integer type's end or one past it, or a key the map takes,
+            // any of them now and then with its characters escaped.
             4 => {
-                let key = (*self.rng.pick(&EDGE_KEYS).unwrap_or(&"")).to_owned();
+                let patterns = node.get("patternProperties").and_then(Value::as_object);
+                let key = match self.rng.below(4) {
+                    0 => (*self.rng.pick(&EDGE_KEYS).unwrap_or(&"")).to_owned(),
+                    1 => self.rng.pick(&TYPE_ENDS).unwrap_or(&0).to_string(),
+                    2 => (*self.rng.pick(&WIDE_KEYS).unwrap_or(&"")).to_owned(),
+                    _ => match patterns.and_then(|p| p.keys().next()) {
+                        Some(pattern) => self.matching_pattern(pattern, 0, 12, false),
+                        None => self.map_key(),
+                    },
+                };
+                let plain = !key.is_empty() && key.bytes().all(|b| b.is_ascii_digit() || b == b'-');
+                // One spelling of the key at a time: two would be a
+                // repeated key, a difference of its own (`duplicate-keys`).
+                let escaped = Self::escaped(&key);
+                map.remove(&key);
+                map.remove(&escaped);
+                let key = if plain && self.rng.chance(30) {
+                    escaped
+                } else {
+                    key
+                };
                 let schema = node
                     .get("additionalProperties")
                     .filter(|a| a.is_object())

@@ -510,3 +510,37 @@ fn meaning_rules_compare_the_export_with_the_canonical_schema() {
         );
     }
 }
+
+#[test]
+fn a_map_keyed_by_a_pattern_must_keep_it_or_say_it() {
+    let keys = "^(0|[1-9][0-9]?|1[0-9]{2}|2[0-4][0-9]|25[0-5])$";
+    let canonical = json!({
+        "type":"object",
+        "properties":{"m":{"type":"object","additionalProperties":false,"patternProperties":{keys:{"type":"integer"}}}},
+        "required":["m"],"additionalProperties":false
+    });
+    let tool = |m: Value| {
+        gemini(
+            json!({"type":"object","properties":{"m":m},"required":["m"],"additionalProperties":false}),
+        )
+    };
+    for faithful in [
+        json!({"type":"object","additionalProperties":false,"patternProperties":{keys:{"type":"integer"}}}),
+        json!({"type":"object","additionalProperties":{"type":"integer"},"description":"Server checks: keys must be whole numbers from 0 to 255, written in digits."}),
+    ] {
+        assert_eq!(
+            check_meaning(Dialect::Gemini, &canonical, &tool(faithful.clone())),
+            Vec::<String>::new(),
+            "{faithful}"
+        );
+    }
+    // Dropped, the map reads as an object that takes no key; its values
+    // without the rule for its keys say less than the canonical schema.
+    for silent in [
+        json!({"type":"object","additionalProperties":false}),
+        json!({"type":"object","additionalProperties":{"type":"integer"}}),
+    ] {
+        let problems = check_meaning(Dialect::Gemini, &canonical, &tool(silent.clone()));
+        assert!(!problems.is_empty(), "{silent}");
+    }
+}

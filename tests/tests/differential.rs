@@ -12,9 +12,10 @@
 //!
 //! Besides the example tools, the tools of `common/shapes.rs` cover every
 //! shape of argument (nested structs, options, vectors, maps, fixed arrays,
-//! tuples, enums of every tagging, integers of every width, recursion).
-//! Maps with a size rule and maps with integer keys have tests of their
-//! own in [`maps`].
+//! tuples, enums of every tagging, integers of every width, recursion,
+//! free-form values). Maps with a size rule and maps keyed by every integer
+//! type have tests of their own in [`maps`]. Free-form values must also
+//! reach the tool as sent: [`free_form_values_arrive_as_serde_json_reads_them`].
 //!
 //! CI runs 10,000 instances per tool. For a million:
 //!
@@ -35,8 +36,27 @@ fn cases() -> usize {
         .unwrap_or(10_000)
 }
 
-/// The known differences an instance shows.
-fn known_differences(instance: &Value) -> Vec<&'static str> {
+/// Whether `schema` has a map of integer keys whose range it does not
+/// state: a key type with a `Deserialize` of its own, whose range
+/// registration could not learn (`integer-map-keys`).
+fn states_no_key_range(schema: &Value) -> bool {
+    match schema {
+        Value::Object(map) => {
+            map.get("patternProperties")
+                .and_then(Value::as_object)
+                .is_some_and(|p| {
+                    p.keys()
+                        .any(|k| k == "^(0|[1-9][0-9]*)$" || k == "^(0|-?[1-9][0-9]*)$")
+                })
+                || map.values().any(states_no_key_range)
+        }
+        Value::Array(items) => items.iter().any(states_no_key_range),
+        _ => false,
+    }
+}
+
+/// The known differences an instance of `schema` shows.
+fn known_differences(schema: &Value, instance: &Value) -> Vec<&'static str> {
     fn has_wide_integer_key(value: &Value) -> bool {
         match value {
             Value::Array(items) => items.iter().any(has_wide_integer_key),
@@ -47,7 +67,7 @@ fn known_differences(instance: &Value) -> Vec<&'static str> {
         }
     }
     let mut rules = Vec::new();
-    if has_wide_integer_key(instance) {
+    if states_no_key_range(schema) && has_wide_integer_key(instance) {
         rules.push("integer-map-keys");
     }
     rules
@@ -55,8 +75,8 @@ fn known_differences(instance: &Value) -> Vec<&'static str> {
 
 /// The instance with each of its known differences taken out, one at a
 /// time, then all of them.
-fn plains(instance: &Value) -> Vec<Value> {
-    let rules = known_differences(instance);
+fn plains(schema: &Value, instance: &Value) -> Vec<Value> {
+    let rules = known_differences(schema, instance);
     let mut out: Vec<Value> = rules.iter().map(|rule| without(instance, rule)).collect();
     if rules.len() > 1 {
         out.push(
@@ -92,7 +112,7 @@ fn without_wide_keys(instance: &Value) -> Value {
 
 /// A key spelled as an integer that the narrowest integer type (`i8`)
 /// cannot hold: it may be past the range of a map's integer key type,
-/// which the schema's key pattern does not state (`integer-map-keys`).
+/// where the schema's key pattern does not state it (`integer-map-keys`).
 fn is_wide_integer_key(key: &str) -> bool {
     let digits = key.strip_prefix('-').unwrap_or(key);
     !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()) && key.parse::<i8>().is_err()
@@ -125,6 +145,7 @@ fn decide<S: Send + Sync + 'static>(
     text: &str,
 ) -> Verdict {
     let instance: Value = serde_json::from_str(text).expect("generated text is JSON");
+    let schema = toolbox.definition(tool).unwrap().schema();
     let server = check_arguments(toolbox, tool, text.as_bytes()).unwrap();
     let gate_by_gate = check_arguments_gate_by_gate(toolbox, tool, text.as_bytes()).unwrap();
     if server != gate_by_gate {
@@ -139,10 +160,10 @@ fn decide<S: Send + Sync + 'static>(
         // A known difference excuses a disagreement only if it is the whole
         // of it: with the difference taken out, both sides must agree.
         (Err(_), true)
-            if known_differences(&instance)
+            if known_differences(schema, &instance)
                 .iter()
                 .all(|rule| KNOWN_DIFFERENCES.contains(rule))
-                && plains(&instance).into_iter().any(|plain| {
+                && plains(schema, &instance).into_iter().any(|plain| {
                     let plain = serde_json::to_string(&plain).unwrap();
                     plain != text
                         && matches!(
@@ -244,6 +265,8 @@ fn refund_invoice() {
 mod unstated {
     use std::collections::BTreeMap;
 
+    use schemars::JsonSchema;
+    use serde::{Deserialize, Deserializer};
     use toolgate::{ToolError, tool};
 
     fn even(n: &u32, _: &()) -> garde::Result {
@@ -260,13 +283,46 @@ mod unstated {
         Ok(n)
     }
 
-    /// Take an even number, and flags by small numbers.
+    /// A floor number: read as a `u8`, and no floor is above 200. Its
+    /// range is its own: registration cannot state it in the key pattern
+    /// of a map keyed by it (`integer-map-keys`).
+    #[derive(Debug, PartialEq, Eq, PartialOrd, Ord)]
+    pub struct FloorNumber(u8);
+
+    impl<'de> Deserialize<'de> for FloorNumber {
+        fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+            match u8::deserialize(d)? {
+                n @ 0..=200 => Ok(FloorNumber(n)),
+                _ => Err(serde::de::Error::custom("no floor above 200")),
+            }
+        }
+    }
+
+    impl JsonSchema for FloorNumber {
+        fn schema_name() -> std::borrow::Cow<'static, str> {
+            u8::schema_name()
+        }
+
+        fn json_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
+            u8::json_schema(generator)
+        }
+    }
+
+    /// Flags by floor.
+    #[derive(Debug, Deserialize, JsonSchema, garde::Validate)]
+    #[serde(deny_unknown_fields)]
+    pub struct Floors {
+        #[garde(skip)]
+        pub flags: BTreeMap<FloorNumber, bool>,
+    }
+
+    /// Take an even number, and flags by floor.
     #[tool(effect = read)]
     pub fn take_even_and_flags(
         #[garde(custom(even))] n: u32,
-        flags: BTreeMap<u8, bool>,
+        #[garde(dive)] floors: Floors,
     ) -> Result<usize, ToolError> {
-        Ok(n as usize + flags.len())
+        Ok(n as usize + floors.flags.len())
     }
 }
 
@@ -285,32 +341,47 @@ fn the_harness_finds_a_rule_the_schema_does_not_state() {
 
 #[test]
 fn a_known_difference_excuses_nothing_else() {
-    // `"300"` is a key past `u8` (the known difference) and `3` is odd (a
-    // rule the schema does not state): the known difference must not hide
-    // the other.
+    // `"300"` is a key past the floor numbers (the known difference, where
+    // the key type's range is its own) and `3` is odd (a rule the schema
+    // does not state): the known difference must not hide the other.
     let mut toolbox = Toolbox::new(());
     toolbox.register(unstated::TakeEvenAndFlags).unwrap();
-    let validator = validator(&toolbox, "take_even_and_flags");
-    let decide = |instance: Value| {
+    let floors_validator = validator(&toolbox, "take_even_and_flags");
+    let judge = |instance: Value| {
         decide(
             &toolbox,
             "take_even_and_flags",
-            &validator,
+            &floors_validator,
             &instance.to_string(),
         )
     };
-    let flags = |key: &str| serde_json::json!({ key: true });
+    let floors = |key: &str| serde_json::json!({"flags": { key: true }});
     assert_eq!(
-        decide(serde_json::json!({"n": 4, "flags": flags("300")})),
+        judge(serde_json::json!({"n": 4, "floors": floors("300")})),
         Verdict::Known
     );
     assert!(matches!(
-        decide(serde_json::json!({"n": 3, "flags": flags("300")})),
+        judge(serde_json::json!({"n": 3, "floors": floors("300")})),
         Verdict::Disagreement(_)
     ));
     assert_eq!(
-        decide(serde_json::json!({"n": 4, "flags": flags("3")})),
+        judge(serde_json::json!({"n": 4, "floors": floors("3")})),
         Verdict::AcceptedByBoth
+    );
+    // Where the schema states the keys' range, there is nothing to excuse:
+    // both sides refuse a key past it.
+    let keys = shapes::open::toolbox();
+    let keys_validator = validator(&keys, "integer_keys");
+    let by_offset =
+        |key: &str| serde_json::json!({"by_id": {}, "by_offset": { key: 1 }, "floors": []});
+    assert_eq!(
+        decide(
+            &keys,
+            "integer_keys",
+            &keys_validator,
+            &by_offset("300").to_string()
+        ),
+        Verdict::RejectedByBoth
     );
 }
 
@@ -347,13 +418,22 @@ fn numbers_are_read_by_value_as_the_schema_reads_them() {
 
 #[test]
 fn a_known_difference_is_stated_in_the_description() {
-    let toolbox = shapes::open::toolbox();
-    let keys = toolbox.definition("integer_keys").unwrap();
+    let mut toolbox = Toolbox::new(());
+    toolbox.register(unstated::TakeEvenAndFlags).unwrap();
+    let floors = toolbox.definition("take_even_and_flags").unwrap();
     assert!(
-        keys.description()
+        floors
+            .description()
             .ends_with("Numbers used as keys must fit the key's integer type."),
         "{}",
-        keys.description()
+        floors.description()
+    );
+    // Keys of integer types state their range: nothing to add.
+    let toolbox = shapes::open::toolbox();
+    let keys = toolbox.definition("integer_keys").unwrap();
+    assert_eq!(
+        keys.description(),
+        "Maps by integer key: every integer type, at the top and nested."
     );
     // A tool with integers but no integer keys has nothing to add.
     assert_eq!(
@@ -402,18 +482,49 @@ mod maps {
         assert_agree(differential(&shapes::open::toolbox(), "sized_map", 21));
     }
 
-    /// An integer map key's pattern admits any digits (`700704798900` for a
-    /// `u32` key); the server refuses keys past the key type's range. The
-    /// known difference `integer-map-keys`, stated in the description.
+    /// Maps keyed by every integer type, at the top and nested: the key
+    /// pattern states each type's range, and keys at each end, one past
+    /// it, and written with escapes are decided alike, with no known
+    /// difference to excuse them.
     #[test]
     fn integer_map_keys() {
-        let tally = differential(&shapes::open::toolbox(), "integer_keys", 22);
-        // Most instances hold a key past the range; both sides are still
-        // exercised.
-        assert!(tally.accepted_by_both > cases() / 20, "{tally:?}");
-        assert!(tally.known > 0, "{tally:?}");
-        assert_agree_only(tally);
+        let toolbox = shapes::open::toolbox();
+        let schema = toolbox.definition("integer_keys").unwrap().schema();
+        assert!(!states_no_key_range(schema), "{schema}");
+        let tally = differential(&toolbox, "integer_keys", 22);
+        assert_eq!(tally.known, 0, "{tally:?}");
+        assert_agree(tally);
     }
+}
+
+/// Free-form values (`serde_json::Value`, alone, optional, in a list, as a
+/// map's values, in a struct, and a `RawValue`), decided alike by both
+/// sides, and received by the tool exactly as serde_json reads the same
+/// text: number kinds (`u64`, `i64`, `f64`) and the sign of zero included.
+#[test]
+fn free_form_values_arrive_as_serde_json_reads_them() {
+    let toolbox = shapes::toolbox();
+    let validator = validator(&toolbox, "free_form");
+    let mut generator = Generator::new(toolbox.definition("free_form").unwrap().schema(), 16);
+    let mut tally = Tally::default();
+    let mut received = 0;
+    for _ in 0..cases() {
+        let text = Generator::render(&generator.instance());
+        match decide(&toolbox, "free_form", &validator, &text) {
+            Verdict::AcceptedByBoth => {
+                tally.accepted_by_both += 1;
+                if let Some(difference) = shapes::received_as_sent(&toolbox, &text) {
+                    tally.disagreements.push(difference);
+                }
+                received += 1;
+            }
+            Verdict::RejectedByBoth => tally.rejected_by_both += 1,
+            Verdict::Known => tally.known += 1,
+            Verdict::Disagreement(d) => tally.disagreements.push(d),
+        }
+    }
+    assert!(received > cases() / 10, "{tally:?}");
+    assert_agree(tally);
 }
 
 /// The generator reaches the bounds a weaker one missed: a server that

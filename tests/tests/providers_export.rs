@@ -355,6 +355,99 @@ fn a_map_stays_a_map_where_the_dialect_can_say_it() {
     }
 }
 
+/// Count nights by room number, and bunks by floor.
+#[tool(effect = read)]
+fn count_nights(
+    /// Nights, by room number.
+    rooms: std::collections::BTreeMap<u16, u32>,
+    /// Bunks by floor, floors below ground negative.
+    bunks: Option<std::collections::BTreeMap<std::num::NonZeroI8, Vec<u8>>>,
+) -> Result<u32, ToolError> {
+    let bunks: usize = bunks.iter().flatten().map(|(_, b)| b.len()).sum();
+    Ok(rooms.values().sum::<u32>() + u32::try_from(bunks).unwrap_or(u32::MAX))
+}
+
+/// A map with integer keys is a map in every dialect that can say one: its
+/// values under `additionalProperties`, the keys' range (the canonical
+/// schema's key pattern) in words, and in MCP the pattern itself. Strict
+/// dialects and Gemini's legacy form refuse it as they refuse any map,
+/// where an object that takes no key at all once stood for it.
+#[test]
+fn a_map_with_integer_keys_states_their_range_in_every_dialect() {
+    let def = CountNights::definition();
+    let rooms = &def.schema()["properties"]["rooms"];
+    for dialect in Dialect::ALL {
+        let exported = export(dialect, def);
+        let tool = match (dialect, exported) {
+            (Dialect::GeminiLegacy, Err(error)) => {
+                assert!(
+                    error.reason.starts_with("field `rooms` is a map"),
+                    "{error}"
+                );
+                continue;
+            }
+            (dialect, Err(error)) if STRICT_DIALECTS.contains(&dialect) => {
+                assert!(
+                    error.reason.starts_with("field `rooms` is a map"),
+                    "{error}"
+                );
+                continue;
+            }
+            (_, Ok(tool)) => tool,
+            (dialect, Err(error)) => panic!("{dialect:?}: {error}"),
+        };
+        let mut problems = check(dialect, &tool);
+        problems.extend(check_meaning(dialect, def.schema(), &tool));
+        assert!(
+            problems.is_empty(),
+            "{}: {problems:#?}\n{tool:#}",
+            dialect.slug()
+        );
+        let schema = match dialect {
+            Dialect::OpenAiChat { .. } => &tool["function"]["parameters"],
+            Dialect::OpenAiResponses { .. } => &tool["parameters"],
+            Dialect::Anthropic { .. } => &tool["input_schema"],
+            Dialect::Gemini => &tool["parametersJsonSchema"],
+            Dialect::Mcp => &tool["inputSchema"],
+            Dialect::GeminiLegacy => unreachable!("refused above"),
+        };
+        if dialect == Dialect::Mcp {
+            assert_eq!(&schema["properties"]["rooms"], rooms);
+        } else {
+            assert_eq!(
+                schema["properties"]["rooms"],
+                json!({
+                    "type": "object",
+                    "additionalProperties": {"type": "integer", "minimum": 0, "maximum": 4294967295u32},
+                    "description": "Nights, by room number. Server checks: keys must be whole numbers from 0 to 65535, written in digits."
+                }),
+                "{}",
+                dialect.slug()
+            );
+        }
+        insta::with_settings!({ sort_maps => true }, {
+            insta::assert_json_snapshot!(format!("count_nights__{}", dialect.slug()), tool);
+        });
+    }
+    // The server holds every model to the range, whatever it was told.
+    let mut toolbox = Toolbox::new(());
+    toolbox.register(CountNights).unwrap();
+    let ctx = ToolContext::new("u", "t", "r").allow_all_tools();
+    for (args, counted) in [
+        (r#"{"rooms":{"65535":2}}"#, Some(2)),
+        (r#"{"rooms":{"65536":2}}"#, None),
+        (r#"{"rooms":{},"bunks":{"-128":[1],"127":[2]}}"#, Some(2)),
+        (r#"{"rooms":{},"bunks":{"0":[1]}}"#, None),
+    ] {
+        let outcome = block_on(toolbox.call(&ctx, "count_nights", args));
+        assert_eq!(
+            outcome.value(),
+            counted.map(|n| json!(n)).as_ref(),
+            "{args}"
+        );
+    }
+}
+
 #[test]
 fn gemini_legacy_states_that_nested_objects_are_closed() {
     let def = toolgate_examples::invoice::RefundInvoice::definition();

@@ -112,6 +112,7 @@ pub(crate) fn emit(tool: &ToolFn) -> TokenStream {
                     timeout_ms: #timeout_ms,
                     resources: &[#(#resources),*],
                     schema: <#args as ::toolgate::__private::schemars::JsonSchema>::json_schema,
+                    keys: ::toolgate::__private::read_keys::<#args>,
                 };
                 ::toolgate::__private::definition(&DEFINITION, &META, #output_schema)
             }

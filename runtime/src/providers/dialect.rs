@@ -264,6 +264,7 @@ impl Cx<'_> {
         let mut out = Map::new();
         let mut removed = Map::new();
         let mut default = None;
+        let mut patterns = None;
         for (key, value) in map {
             match key.as_str() {
                 "$schema" if rules.keep_schema_keyword => {
@@ -290,6 +291,9 @@ impl Cx<'_> {
                 }
                 "items" => {
                     out.insert(key.clone(), self.walk_field("[]", value)?);
+                }
+                "patternProperties" => {
+                    patterns = Some(value);
                 }
                 "additionalProperties" | "not" | "contains" | "propertyNames" => {
                     out.insert(key.clone(), self.walk(value)?);
@@ -349,6 +353,9 @@ impl Cx<'_> {
             ));
         }
         let mut notes = message::rules_of(&removed);
+        if let Some(patterns) = patterns {
+            self.keyed_by_pattern(patterns, &mut out, &mut notes)?;
+        }
         self.unions(&mut out, &mut notes);
         self.objects(&mut out, &mut notes)?;
         self.nullable(&mut out);
@@ -430,6 +437,43 @@ impl Cx<'_> {
             self.lone_any_of(out);
         }
         Ok(inlined)
+    }
+
+    /// A map whose keys a pattern states (`patternProperties` beside
+    /// `additionalProperties: false`: what schemars writes for integer
+    /// keys), which no dialect here is known to keep: its values' schema
+    /// goes under `additionalProperties`, and the keys' rule into the
+    /// description (`keys must be whole numbers from 0 to 255, written in
+    /// digits`), still enforced. Dropped, the map would read as an object
+    /// that takes no keys at all.
+    fn keyed_by_pattern(
+        &mut self,
+        patterns: &Value,
+        out: &mut Map<String, Value>,
+        notes: &mut Vec<String>,
+    ) -> Result<(), ExportError> {
+        let Some(patterns) = patterns.as_object().filter(|p| !p.is_empty()) else {
+            return Ok(());
+        };
+        let mut values = patterns.values();
+        let first = values.next();
+        let closed = out.get("additionalProperties") == Some(&Value::Bool(false));
+        let (Some(values_schema), true, true) = (first, closed, values.all(|v| Some(v) == first))
+        else {
+            return Err(self.error(format!(
+                "{} states its keys by patterns (`patternProperties`) that this dialect cannot express; give it a struct, or one map of string keys",
+                self.field()
+            )));
+        };
+        let walked = self.walk(values_schema)?;
+        out.insert("additionalProperties".to_owned(), walked);
+        for pattern in patterns.keys() {
+            notes.push(match crate::keys::KeyRange::of_pattern(pattern) {
+                Some(range) => range.words(),
+                None => format!("keys must match the pattern {pattern}"),
+            });
+        }
+        Ok(())
     }
 
     /// `oneOf` as `anyOf` where the dialect needs it; the same meaning when

@@ -83,9 +83,12 @@ pub fn collections(
     Ok(())
 }
 
-/// Maps the schema and the server read differently (issue 9 items 1 and
-/// 2): a `length` rule on a map, integer keys past the key type's range.
+/// Maps the schema and the server once read differently (issue 9 items 1
+/// and 2, issue 50 item 19): a `length` rule on a map, integer keys past
+/// the key type's range or written with escapes.
 pub mod open {
+    use std::num::{NonZeroI64, NonZeroU8, NonZeroU32};
+
     use super::*;
 
     /// A map with a size rule.
@@ -97,13 +100,44 @@ pub mod open {
         Ok(())
     }
 
-    /// Maps by integer key.
+    /// A floor: maps by integer key inside a struct, inside a list.
+    #[derive(Debug, Deserialize, JsonSchema, garde::Validate)]
+    #[serde(deny_unknown_fields)]
+    pub struct Floor {
+        #[garde(skip)]
+        pub rooms: BTreeMap<u16, String>,
+        #[garde(skip)]
+        pub doors: Option<HashMap<NonZeroU8, bool>>,
+    }
+
+    /// Maps by integer key: every integer type, at the top and nested.
     #[tool(effect = read)]
     pub fn integer_keys(
         #[garde(skip)] by_id: BTreeMap<u32, String>,
         #[garde(skip)] by_offset: BTreeMap<i8, u8>,
+        #[garde(skip)] by_byte: Option<HashMap<u8, bool>>,
+        #[garde(skip)] by_short: Option<BTreeMap<i16, bool>>,
+        #[garde(skip)] by_int: Option<HashMap<i32, bool>>,
+        #[garde(skip)] by_long: Option<BTreeMap<i64, bool>>,
+        #[garde(skip)] by_unsigned: Option<HashMap<u64, bool>>,
+        #[garde(skip)] by_wide: Option<BTreeMap<i128, bool>>,
+        #[garde(skip)] by_unsigned_wide: Option<BTreeMap<u128, bool>>,
+        #[garde(skip)] by_size: Option<BTreeMap<usize, bool>>,
+        #[garde(skip)] by_signed_size: Option<HashMap<isize, bool>>,
+        #[garde(skip)] by_nonzero: Option<BTreeMap<NonZeroU32, bool>>,
+        #[garde(skip)] by_nonzero_signed: Option<BTreeMap<NonZeroI64, bool>>,
+        #[garde(skip)] grid: Option<BTreeMap<u8, BTreeMap<i8, bool>>>,
+        #[garde(dive)] floors: Vec<Floor>,
     ) -> Result<(), ToolError> {
-        let _ = (by_id, by_offset);
+        let _ = (by_id, by_offset, by_byte, by_short, by_int, by_long);
+        let _ = (
+            by_unsigned,
+            by_wide,
+            by_unsigned_wide,
+            by_size,
+            by_signed_size,
+        );
+        let _ = (by_nonzero, by_nonzero_signed, grid, floors);
         Ok(())
     }
 
@@ -198,6 +232,111 @@ pub fn plant_tree(#[garde(dive)] root: Branch) -> Result<(), ToolError> {
     Ok(())
 }
 
+/// A note of any shape, and the same kept as the text that was sent.
+#[derive(Debug, Deserialize, JsonSchema, garde::Validate)]
+#[serde(deny_unknown_fields)]
+pub struct Note {
+    #[garde(skip)]
+    pub body: serde_json::Value,
+    #[garde(skip)]
+    #[schemars(with = "serde_json::Value")]
+    pub raw: Box<serde_json::value::RawValue>,
+}
+
+/// Free-form values, given back as received.
+#[tool(effect = read)]
+pub fn free_form(
+    #[garde(skip)] any: serde_json::Value,
+    #[garde(skip)] maybe: Option<serde_json::Value>,
+    #[garde(skip)] many: Vec<serde_json::Value>,
+    #[garde(skip)] fields: serde_json::Map<String, serde_json::Value>,
+    #[garde(dive)] note: Note,
+) -> Result<serde_json::Value, ToolError> {
+    Ok(serde_json::json!({
+        "any": any,
+        "maybe": maybe,
+        "many": many,
+        "fields": fields,
+        "note": {"body": note.body, "raw": note.raw.get()},
+    }))
+}
+
+/// `free_form`'s arguments as serde_json reads them itself: what the tool
+/// must receive.
+#[derive(Deserialize)]
+struct FreeFormAsRead {
+    any: serde_json::Value,
+    #[serde(default)]
+    maybe: Option<serde_json::Value>,
+    many: Vec<serde_json::Value>,
+    fields: serde_json::Map<String, serde_json::Value>,
+    note: NoteAsRead,
+}
+
+#[derive(Deserialize)]
+struct NoteAsRead {
+    body: serde_json::Value,
+    raw: Box<serde_json::value::RawValue>,
+}
+
+/// Calls `free_form` with `text`, which it accepts, and says where what it
+/// received differs from what serde_json reads of the same text, if
+/// anywhere.
+pub fn received_as_sent(toolbox: &Toolbox<()>, text: &str) -> Option<String> {
+    let reference: FreeFormAsRead = match serde_json::from_str(text) {
+        Ok(read) => read,
+        Err(error) => return Some(format!("serde_json refuses {text}: {error}")),
+    };
+    let ctx = toolgate::ToolContext::new("u", "t", "r").allow_all_tools();
+    let outcome = tokio::runtime::Builder::new_current_thread()
+        .build()
+        .expect("a runtime")
+        .block_on(toolbox.call(&ctx, "free_form", text));
+    let Some(got) = outcome.value() else {
+        return Some(format!("free_form refused {text}: {outcome:?}"));
+    };
+    let expected = serde_json::json!({
+        "any": reference.any,
+        "maybe": reference.maybe,
+        "many": reference.many,
+        "fields": reference.fields,
+        "note": {"body": reference.note.body, "raw": reference.note.raw.get()},
+    });
+    difference(got, &expected, "").map(|at| format!("free_form received {at} otherwise than sent: {text}\n got      {got}\n expected {expected}"))
+}
+
+/// The first place where `a` and `b` differ, numbers compared by kind
+/// (`u64`, `i64`, `f64`) and bits, so that `100` is not `100.0` and `0.0`
+/// is not `-0.0`.
+pub fn difference(a: &serde_json::Value, b: &serde_json::Value, at: &str) -> Option<String> {
+    use serde_json::Value;
+    match (a, b) {
+        (Value::Number(x), Value::Number(y)) => {
+            let same = match (x.as_u64(), x.as_i64(), y.as_u64(), y.as_i64()) {
+                (Some(x), _, Some(y), _) => x == y,
+                (None, Some(x), None, Some(y)) => x == y,
+                (None, None, None, None) => {
+                    x.as_f64().map(f64::to_bits) == y.as_f64().map(f64::to_bits)
+                }
+                _ => false,
+            };
+            (!same).then(|| format!("{at} ({x} and {y})"))
+        }
+        (Value::Array(x), Value::Array(y)) if x.len() == y.len() => x
+            .iter()
+            .zip(y)
+            .enumerate()
+            .find_map(|(i, (x, y))| difference(x, y, &format!("{at}/{i}"))),
+        (Value::Object(x), Value::Object(y)) if x.len() == y.len() => {
+            x.iter().find_map(|(k, v)| match y.get(k) {
+                Some(w) => difference(v, w, &format!("{at}/{k}")),
+                None => Some(format!("{at}/{k}")),
+            })
+        }
+        _ => (a != b).then(|| at.to_owned()),
+    }
+}
+
 /// A toolbox holding each tool of this file.
 pub fn toolbox() -> Toolbox<()> {
     let mut toolbox = Toolbox::new(());
@@ -206,5 +345,6 @@ pub fn toolbox() -> Toolbox<()> {
     toolbox.register(Collections).unwrap();
     toolbox.register(Enums).unwrap();
     toolbox.register(PlantTree).unwrap();
+    toolbox.register(FreeForm).unwrap();
     toolbox
 }

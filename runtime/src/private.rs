@@ -607,6 +607,7 @@ pub(crate) fn definition_for_tests(schema: serde_json::Value) -> ToolDef {
         defaults: &[],
         resources: &[],
         schema: |_| schemars::Schema::default(),
+        keys: |_| {},
     };
     let mut def = defined(&META, None);
     def.sets = crate::accepted::declares_sets(&schema);

@@ -1,6 +1,7 @@
 //! The audit log, printed as it happens: every event toolgate sends to the
 //! `toolgate::audit` tracing target, one line each, beside the transcript
-//! (on standard output) or the server's protocol (on standard error).
+//! (on standard output) or the server's protocol (on standard error); and
+//! with `--otlp`, the spans too, to a collector.
 
 use std::fmt::Write as _;
 use std::io::Write as _;
@@ -27,7 +28,7 @@ impl Visit for Line {
         match field.name() {
             "message" => self.message = value.to_owned(),
             // Who and where are the same on every line of a session.
-            "tenant" | "request_id" => {}
+            "tenant" | "request_id" | "session_id" => {}
             _ if value.is_empty() => {}
             name => {
                 let _ = write!(self.fields, " {name}={value}");
@@ -57,8 +58,22 @@ impl<S: tracing::Subscriber> Layer<S> for AuditLines {
     }
 }
 
-/// Sends the audit log to standard output, or standard error.
-pub fn install(to_stdout: bool) {
-    let subscriber = Registry::default().with(AuditLines { to_stdout });
+/// Sends the audit log to standard output, or standard error; with
+/// `otlp`, every span (and the audit events in it) to the collector there.
+pub fn install(
+    to_stdout: bool,
+    otlp: Option<&str>,
+) -> Result<Option<crate::traces::Exporting>, crate::Error> {
+    let (layer, exporting) = match otlp {
+        Some(url) => {
+            let (layer, exporting) = crate::traces::exporting(url)?;
+            (Some(layer), Some(exporting))
+        }
+        None => (None, None),
+    };
+    let subscriber = Registry::default()
+        .with(AuditLines { to_stdout })
+        .with(layer);
     let _ = tracing::subscriber::set_global_default(subscriber);
+    Ok(exporting)
 }

@@ -11,6 +11,10 @@
 //! `--store PATH` keeps gate 6's records in that file across runs; by
 //! default each run starts on a new file in the temporary directory.
 //!
+//! `--otlp URL` sends every span to an OpenTelemetry collector over
+//! OTLP/HTTP (`http://127.0.0.1:4318`): each `tools/call`, the toolbox's
+//! `execute_tool` span beneath it, and the audit events as their events.
+//!
 //! `--actor NAME` names the caller, an actor of `tenant_a` with every demo
 //! scope (default `analyst_1`): the one the stdio server serves; over HTTP,
 //! given more than once, the callers a token is printed for, one a line,
@@ -20,6 +24,7 @@
 
 mod audit;
 mod script;
+mod traces;
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -34,8 +39,7 @@ use toolgate_sqlite::SqliteStore;
 
 type Error = Box<dyn std::error::Error + Send + Sync>;
 
-const USAGE: &str =
-    "usage: toolgate-demo [--stdio | --http ADDR] [--store PATH] [--actor NAME]... [--cedar]";
+const USAGE: &str = "usage: toolgate-demo [--stdio | --http ADDR] [--store PATH] [--actor NAME]... [--cedar] [--otlp URL]";
 
 /// What to run.
 enum Mode {
@@ -51,6 +55,8 @@ struct Args {
     actors: Vec<String>,
     /// Gate 5 by the seeds' Cedar policies instead of the Rust ones.
     cedar: bool,
+    /// The OTLP/HTTP endpoint of a collector to send spans to.
+    otlp: Option<String>,
 }
 
 fn args() -> Result<Args, String> {
@@ -60,6 +66,7 @@ fn args() -> Result<Args, String> {
         store: None,
         actors: Vec::new(),
         cedar: false,
+        otlp: None,
     };
     while let Some(arg) = args.next() {
         match arg.as_str() {
@@ -68,6 +75,7 @@ fn args() -> Result<Args, String> {
             "--store" => parsed.store = Some(args.next().ok_or(USAGE)?.into()),
             "--actor" => parsed.actors.push(args.next().ok_or(USAGE)?),
             "--cedar" => parsed.cedar = true,
+            "--otlp" => parsed.otlp = Some(args.next().ok_or(USAGE)?),
             "-h" | "--help" => return Err(USAGE.to_owned()),
             other => return Err(format!("unknown argument `{other}`\n{USAGE}")),
         }
@@ -206,7 +214,7 @@ async fn run(args: Args) -> Result<(), Error> {
     // Over stdio, standard output is the protocol's: the audit log goes to
     // standard error there, and for the HTTP server too.
     let to_stdout = matches!(args.mode, Mode::Script);
-    audit::install(to_stdout);
+    let exporting = audit::install(to_stdout, args.otlp.as_deref())?;
     let store = SqliteStore::open(&path).await?;
     let demo = Demo::new(&store, args.cedar)?;
     let served = async {
@@ -229,6 +237,9 @@ async fn run(args: Args) -> Result<(), Error> {
     };
     if scratch {
         remove_scratch(&path);
+    }
+    if let Some(exporting) = exporting {
+        exporting.finish().await;
     }
     result
 }

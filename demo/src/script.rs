@@ -6,17 +6,24 @@
 use std::path::Path;
 
 use rmcp::RoleClient;
-use rmcp::model::{CallToolRequestParams, CallToolResult, ProtocolVersion};
+use rmcp::model::{CallToolRequestParams, CallToolResult, ProtocolVersion, RequestMetaObject};
 use rmcp::service::{ClientLifecycleMode, RunningService};
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt as _, AsyncWriteExt as _, BufReader};
 use toolgate::ToolContext;
+use tracing::Instrument as _;
 
 use crate::{Demo, Error, SCOPES, agent};
 
 type Client = RunningService<RoleClient, ()>;
 
 pub async fn run(demo: &Demo, store: &Path) -> Result<(), Error> {
+    // The agent's session, which each of its calls is a part of: one trace.
+    let session = tracing::info_span!("demo session", otel.name = "toolgate demo session");
+    session_run(demo, store).instrument(session).await
+}
+
+async fn session_run(demo: &Demo, store: &Path) -> Result<(), Error> {
     println!("toolgate demo: four tools served over MCP, gate 6 on SQLite");
     println!("({})", store.display());
     let client = connect(demo).await?;
@@ -197,9 +204,12 @@ async fn call(client: &Client, tool: &str, arguments: Value) -> Result<CallToolR
     let Value::Object(arguments) = arguments else {
         return Err("arguments are an object".into());
     };
-    let result = client
-        .call_tool(CallToolRequestParams::new(tool.to_owned()).with_arguments(arguments))
-        .await?;
+    let span = client_span(tool);
+    let mut params = CallToolRequestParams::new(tool.to_owned()).with_arguments(arguments);
+    let mut meta = RequestMetaObject::new();
+    crate::traces::inject(&span, &mut meta);
+    params.meta = Some(meta).filter(|meta| !meta.0.0.is_empty());
+    let result = client.call_tool(params).instrument(span).await?;
     println!("   ← {}", read_back(&result));
     Ok(result)
 }
@@ -266,8 +276,20 @@ async fn duplicate_key(demo: &Demo) -> Result<(), Error> {
     let (read, mut write) = tokio::io::split(serve(demo));
     let mut read = BufReader::new(read);
     let arguments = r#"{"order":"ord_1001","amount_cents":100,"amount_cents":50000}"#;
+    let span = client_span("issue_refund");
+    let mut meta = RequestMetaObject::new();
+    meta.0.0.insert(
+        "io.modelcontextprotocol/protocolVersion".to_owned(),
+        json!("2026-07-28"),
+    );
+    meta.0.0.insert(
+        "io.modelcontextprotocol/clientCapabilities".to_owned(),
+        json!({}),
+    );
+    crate::traces::inject(&span, &mut meta);
+    let meta = serde_json::to_string(&meta)?;
     let frame = format!(
-        r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"name":"issue_refund","arguments":{arguments},"_meta":{{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{{}}}}}}}}"#
+        r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"name":"issue_refund","arguments":{arguments},"_meta":{meta}}}}}"#
     );
     println!("   → issue_refund {arguments}");
     write.write_all(frame.as_bytes()).await?;
@@ -278,6 +300,19 @@ async fn duplicate_key(demo: &Demo) -> Result<(), Error> {
     let result: CallToolResult = serde_json::from_value(answer["result"].clone())?;
     println!("   ← {}", read_back(&result));
     Ok(())
+}
+
+/// The client's span of one `tools/call`, as OpenTelemetry's MCP
+/// conventions name it: the server's span continues it.
+fn client_span(tool: &str) -> tracing::Span {
+    tracing::info_span!(
+        "tools/call",
+        otel.name = format!("tools/call {tool}"),
+        otel.kind = "client",
+        mcp.method.name = "tools/call",
+        gen_ai.operation.name = "execute_tool",
+        gen_ai.tool.name = tool,
+    )
 }
 
 fn section(title: &str) {

@@ -44,6 +44,18 @@
 //! - Both protocol generations that rmcp speaks are served: 2025-11-25
 //!   (`initialize`) and 2026-07-28 (`server/discover`, `_meta` on every
 //!   request).
+//! - Every `tools/call` is a server span, as OpenTelemetry's MCP
+//!   conventions name it (`tools/call {tool}`, with `mcp.method.name`,
+//!   `mcp.session.id`, `mcp.protocol.version`, `jsonrpc.request.id`,
+//!   `network.transport`, and `error.type` = `tool_error` for a result
+//!   the model reads as an error); the toolbox's `execute_tool` spans are
+//!   its children. With the `otel` feature its parent is the client's span
+//!   named by `params._meta.traceparent`, read by the host's OpenTelemetry
+//!   propagator; without it, or without a `traceparent`, it is a root.
+//! - Each request has an id no other request has, in this process or
+//!   another (`mcp-` and a part drawn at start, then a count): the audit
+//!   log files the request under it, and a failure gives it to the model
+//!   as its reference.
 
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
@@ -60,8 +72,8 @@ pub use http::{
 pub use jwt::{Claims, JwtAuthenticator};
 pub use tools::Tools;
 
-use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, OnceLock};
 
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ErrorData, Implementation,
@@ -71,6 +83,8 @@ use rmcp::model::{
 use rmcp::service::RequestContext;
 use rmcp::{RoleServer, ServerHandler, ServiceExt as _};
 use toolgate::{Limits, Outcome, ToolContext};
+use tracing::Instrument as _;
+use tracing::field::Empty;
 
 use crate::frame::{RawArguments, Refused};
 
@@ -224,6 +238,26 @@ fn connection_id() -> String {
     )
 }
 
+/// A request id no other request has: `mcp-`, a part drawn once per
+/// process, and this process's count. The JSON-RPC id alone (`7`) recurs
+/// in every session, so a failure's reference would name many requests.
+fn request_id() -> String {
+    static PROCESS: OnceLock<String> = OnceLock::new();
+    static NEXT: AtomicU64 = AtomicU64::new(0);
+    let process = PROCESS.get_or_init(|| {
+        use std::hash::BuildHasher as _;
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::SystemTime::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos());
+        // std's hasher keys are drawn from the system's random source once
+        // per process: two processes started together still differ.
+        let drawn =
+            std::collections::hash_map::RandomState::new().hash_one((std::process::id(), nanos));
+        format!("{:012x}", drawn & 0xffff_ffff_ffff)
+    });
+    format!("mcp-{process}-{}", NEXT.fetch_add(1, Ordering::Relaxed))
+}
+
 impl McpServer {
     /// Serves `tools` (a toolbox, or several as [`Tools`]) to `identity`,
     /// the one caller of this connection.
@@ -274,7 +308,98 @@ impl McpServer {
             (None, None) => "http".to_owned(),
         };
         let conversation = identity.conversation(&within);
-        Some(identity.context(format!("mcp-{}", request.id), &conversation))
+        Some(identity.context(request_id(), &conversation))
+    }
+
+    /// The server span of a `tools/call`: `tools/call {tool}` for a tool
+    /// served here, `tools/call` for a name no tool has (which the span
+    /// records, escaped, but is not named by). A root unless the client
+    /// named its span in `_meta` (feature `otel`).
+    fn call_span(
+        &self,
+        request: &CallToolRequestParams,
+        context: &RequestContext<RoleServer>,
+    ) -> tracing::Span {
+        let parts = context.extensions.get::<axum::http::request::Parts>();
+        let session = parts
+            .filter(|_| {
+                context
+                    .protocol_version()
+                    .is_some_and(|version| version.has_initialize())
+            })
+            .and_then(|p| p.headers.get(http::SESSION_HEADER))
+            .and_then(|v| v.to_str().ok());
+        let served = self.tools.serves(&request.name);
+        let span = tracing::info_span!(
+            target: "toolgate_mcp",
+            parent: None,
+            "tools/call",
+            otel.name = if served {
+                format!("tools/call {}", request.name)
+            } else {
+                "tools/call".to_owned()
+            },
+            otel.kind = "server",
+            otel.status_code = Empty,
+            mcp.method.name = "tools/call",
+            mcp.session.id = session.map(|s| bounded(s, 128)),
+            mcp.protocol.version = context.protocol_version().map(|v| v.to_string()),
+            jsonrpc.request.id = bounded(&context.id.to_string(), 128),
+            network.transport = if self.connection.is_some() { "pipe" } else { "tcp" },
+            gen_ai.operation.name = "execute_tool",
+            gen_ai.tool.name = bounded(&request.name, 64),
+            error.type = Empty,
+            rpc.response.status_code = Empty,
+            toolgate.request.id = Empty,
+        );
+        #[cfg(feature = "otel")]
+        otel::adopt(&span, &context.meta);
+        span
+    }
+}
+
+/// Text from the client as a span field: cut at `max` characters, with
+/// control and unprintable characters escaped.
+fn bounded(text: &str, max: usize) -> String {
+    let cut: String = text.chars().take(max).collect();
+    cut.escape_debug().to_string()
+}
+
+/// Trace context from the client's `_meta`.
+#[cfg(feature = "otel")]
+mod otel {
+    use opentelemetry::propagation::Extractor;
+    use opentelemetry::trace::TraceContextExt as _;
+    use tracing_opentelemetry::OpenTelemetrySpanExt as _;
+
+    /// A request's `_meta`, as OpenTelemetry's propagators read a carrier:
+    /// the keys are unprefixed (`traceparent`, `tracestate`, `baggage`).
+    struct Meta<'a>(&'a serde_json::Map<String, serde_json::Value>);
+
+    impl Extractor for Meta<'_> {
+        fn get(&self, key: &str) -> Option<&str> {
+            self.0.get(key).and_then(serde_json::Value::as_str)
+        }
+
+        fn keys(&self) -> Vec<&str> {
+            self.0.keys().map(String::as_str).collect()
+        }
+    }
+
+    /// Makes the client's span, named by `meta`, the parent of `span`,
+    /// through the propagator the host installed
+    /// (`opentelemetry::global::set_text_map_propagator`).
+    pub(crate) fn adopt(span: &tracing::Span, meta: &rmcp::model::RequestMetaObject) {
+        // From an empty context: `extract` alone would fall back to the
+        // ambient one (rmcp's span of the whole connection) when `_meta`
+        // names no span, and every call of a session would be one trace.
+        let parent = opentelemetry::global::get_text_map_propagator(|p| {
+            p.extract_with_context(&opentelemetry::Context::new(), &Meta(&meta.0.0))
+        });
+        if parent.span().span_context().is_valid() {
+            // Refused only where no OpenTelemetry layer takes the span.
+            let _ = span.set_parent(parent);
+        }
     }
 }
 
@@ -411,6 +536,8 @@ fn audit_refused_state(ctx: &ToolContext, tool: &str) {
         request_id = ctx.request_id(),
         actor = ctx.actor(),
         tenant = ctx.tenant(),
+        session_id = ctx.session_id(),
+        call_id = ctx.call_id(),
         tool = %tool.escape_debug(),
         gate = "effect",
         reason = "the request state names no approval of this caller's for this tool",
@@ -496,7 +623,45 @@ impl ServerHandler for McpServer {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
-        let outcome = match (attached::<Refused>(&context), self.context(&context)) {
+        let span = self.call_span(&request, &context);
+        let answer = self
+            .called(request, context, &span)
+            .instrument(span.clone())
+            .await;
+        // A result the model reads as an error is `tool_error`; a protocol
+        // error is its JSON-RPC code.
+        let error = match &answer {
+            Ok(CallToolResponse::Complete(result)) if result.is_error == Some(true) => {
+                Some("tool_error".to_owned())
+            }
+            Ok(_) => None,
+            Err(error) => {
+                let code = error.code.0.to_string();
+                span.record("rpc.response.status_code", code.as_str());
+                Some(code)
+            }
+        };
+        if let Some(error) = error {
+            span.record("error.type", error);
+            span.record("otel.status_code", "error");
+        }
+        answer
+    }
+}
+
+impl McpServer {
+    /// A `tools/call`, inside its span.
+    async fn called(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+        span: &tracing::Span,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let ctx = self.context(&context);
+        if let Some(ctx) = &ctx {
+            span.record("toolgate.request.id", ctx.request_id());
+        }
+        let outcome = match (attached::<Refused>(&context), ctx) {
             (Some(Refused(rejection)), _) => Outcome::Rejected(rejection),
             (None, None) => Outcome::Rejected(toolgate::Rejection::not_permitted()),
             // 2026-07-28: the retry carrying the person's answer.

@@ -156,6 +156,11 @@ impl Tools {
         self.boxes.iter().find(|b| b.has(name))
     }
 
+    /// Whether a toolbox here has the tool `name`.
+    pub(crate) fn serves(&self, name: &str) -> bool {
+        self.serving(name).is_some()
+    }
+
     /// Approves (or denies) an approval of the tool `name`, as `approver`.
     pub(crate) async fn decide(
         &self,

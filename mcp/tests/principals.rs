@@ -155,10 +155,11 @@ async fn a_session_presented_by_another_principal_is_refused_as_unknown() {
     assert_eq!(toolbox.state().bookings().len(), 1);
 
     // Each refusal is in the audit log, with who presented the session and
-    // without the token that proved it.
+    // without the token that proved it. (The owner's calls name the
+    // session too, as the conversation they belong to.)
     let refusals: Vec<String> = common::audit_log()
         .into_iter()
-        .filter(|line| line.contains(&session))
+        .filter(|line| line.contains(&session) && line.contains("session refused"))
         .collect();
     assert_eq!(refusals.len(), 3, "{refusals:?}");
     for line in &refusals {

@@ -1,8 +1,10 @@
 //! The server-side record of every refusal and failure.
 //!
 //! Events go to the `toolgate::audit` tracing target with the request id,
-//! actor, tenant, tool and gate. This is where the specific reasons live that
-//! the model is not told.
+//! the session and call ids where the host set them, actor, tenant, tool
+//! and gate. This is where the specific reasons live that the model is not
+//! told. An event of a call is a child of the call's span
+//! (`execute_tool …`, see `telemetry`), and a decision is noted there too.
 //!
 //! Every text field of an event (the context's ids, the tool name, the reason,
 //! the reference asked for, an error's or a panic's message) passes through
@@ -12,7 +14,7 @@
 
 use core::fmt::{self, Write as _};
 
-use crate::{Rejection, ToolContext};
+use crate::{Rejection, ToolContext, telemetry};
 
 /// Longest text field of an audit event, in characters after escaping.
 pub(crate) const MAX_FIELD_CHARS: usize = 256;
@@ -37,7 +39,7 @@ pub(crate) enum Gate {
 }
 
 impl Gate {
-    fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             Gate::Admission => "admission",
             Gate::BoundedParse => "bounded_parse",
@@ -89,6 +91,12 @@ pub(crate) fn text_of(value: &dyn fmt::Display) -> String {
     text(&capped.0)
 }
 
+/// A tool name as an audit field: registered names are short, and a name
+/// the model invented is cut where it needs no more to be recognised.
+pub(crate) fn tool_text(name: &str) -> String {
+    escaped(name, MAX_TOOL_CHARS)
+}
+
 fn escaped(raw: &str, max: usize) -> String {
     let mut out = String::with_capacity(raw.len().min(max));
     let mut used = 0;
@@ -119,11 +127,14 @@ fn escaped(raw: &str, max: usize) -> String {
 }
 
 pub(crate) fn denied(ctx: &ToolContext, tool: &str, gate: Gate, reason: &str) {
+    telemetry::decided(gate);
     tracing::warn!(
         target: "toolgate::audit",
         request_id = text(ctx.request_id()),
         actor = text(ctx.actor()),
         tenant = text(ctx.tenant()),
+        session_id = ctx.session_id().map(text),
+        call_id = ctx.call_id().map(text),
         tool = escaped(tool, MAX_TOOL_CHARS),
         gate = gate.as_str(),
         reason = text(reason),
@@ -140,6 +151,8 @@ pub(crate) fn approval_asked(ctx: &ToolContext, tool: &str, field: &str, reason:
         request_id = text(ctx.request_id()),
         actor = text(ctx.actor()),
         tenant = text(ctx.tenant()),
+        session_id = ctx.session_id().map(text),
+        call_id = ctx.call_id().map(text),
         tool = escaped(tool, MAX_TOOL_CHARS),
         gate = Gate::Authorize.as_str(),
         field = text(field),
@@ -158,11 +171,14 @@ pub(crate) fn refused(
     reference: &str,
     reason: &str,
 ) {
+    telemetry::decided(gate);
     tracing::warn!(
         target: "toolgate::audit",
         request_id = text(ctx.request_id()),
         actor = text(ctx.actor()),
         tenant = text(ctx.tenant()),
+        session_id = ctx.session_id().map(text),
+        call_id = ctx.call_id().map(text),
         tool = escaped(tool, MAX_TOOL_CHARS),
         gate = gate.as_str(),
         field = text(field),
@@ -174,11 +190,14 @@ pub(crate) fn refused(
 }
 
 pub(crate) fn rejected(ctx: &ToolContext, tool: &str, gate: Gate, rejection: &Rejection) {
+    telemetry::decided(gate);
     tracing::info!(
         target: "toolgate::audit",
         request_id = text(ctx.request_id()),
         actor = text(ctx.actor()),
         tenant = text(ctx.tenant()),
+        session_id = ctx.session_id().map(text),
+        call_id = ctx.call_id().map(text),
         tool = escaped(tool, MAX_TOOL_CHARS),
         gate = gate.as_str(),
         code = rejection.code().as_str(),
@@ -193,6 +212,8 @@ pub(crate) fn failed(ctx: &ToolContext, tool: &str, error: &dyn std::error::Erro
         request_id = text(ctx.request_id()),
         actor = text(ctx.actor()),
         tenant = text(ctx.tenant()),
+        session_id = ctx.session_id().map(text),
+        call_id = ctx.call_id().map(text),
         tool = escaped(tool, MAX_TOOL_CHARS),
         gate = Gate::Execute.as_str(),
         error = text_of(error),
@@ -203,11 +224,14 @@ pub(crate) fn failed(ctx: &ToolContext, tool: &str, error: &dyn std::error::Erro
 /// A decision of gate 6: an approval requested, granted, denied or used, a
 /// stale object, a replay, a call in progress, a conflicting key.
 pub(crate) fn effect(ctx: &ToolContext, tool: &str, decision: &str, approval: &str) {
+    telemetry::decided(Gate::Effect);
     tracing::info!(
         target: "toolgate::audit",
         request_id = text(ctx.request_id()),
         actor = text(ctx.actor()),
         tenant = text(ctx.tenant()),
+        session_id = ctx.session_id().map(text),
+        call_id = ctx.call_id().map(text),
         tool = escaped(tool, MAX_TOOL_CHARS),
         gate = Gate::Effect.as_str(),
         decision,
@@ -225,6 +249,8 @@ pub(crate) fn panicked(ctx: &ToolContext, tool: &str, message: &str) {
         request_id = text(ctx.request_id()),
         actor = text(ctx.actor()),
         tenant = text(ctx.tenant()),
+        session_id = ctx.session_id().map(text),
+        call_id = ctx.call_id().map(text),
         tool = escaped(tool, MAX_TOOL_CHARS),
         panic = text(message),
         "tool panicked"

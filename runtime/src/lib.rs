@@ -84,6 +84,7 @@ mod semantic;
 mod shape;
 mod stored;
 mod structural;
+mod telemetry;
 #[cfg(feature = "testing")]
 pub mod testing;
 mod text;

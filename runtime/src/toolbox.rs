@@ -11,6 +11,7 @@ use crate::effect::Effects;
 use crate::audit::{self, Gate};
 use crate::bounded::Reading;
 use crate::outcome::Failure;
+use crate::telemetry::{Content, Watch};
 use crate::tool::{Call, Invocation};
 use crate::{
     Approval, ApprovalState, Arguments, Clock, Code, Decided, Decision, EffectPolicy, EffectStore,
@@ -65,6 +66,9 @@ pub struct Toolbox<S> {
     /// Whether the definitions shown state toolgate's notes
     /// ([`Toolbox::without_notes`]).
     notes: bool,
+    /// What each call's span records of its arguments and result
+    /// ([`Toolbox::with_traced_arguments`], [`Toolbox::with_traced_results`]).
+    content: Content,
 }
 
 struct Entry<S> {
@@ -363,7 +367,49 @@ impl<S: Send + Sync + 'static> Toolbox<S> {
             tools: BTreeMap::new(),
             effects: Effects::default(),
             notes: true,
+            content: Content::default(),
         }
+    }
+
+    /// Records each call's arguments, as the model sent them, on the
+    /// call's span (`gen_ai.tool.call.arguments`); off by default. The
+    /// OpenTelemetry conventions mark arguments as sensitive: turn this on
+    /// where the trace backend may hold what users and models send. A
+    /// value is cut at 4,096 characters, and its line breaks and control
+    /// characters cannot break a line of a text log.
+    ///
+    /// Every call has a span, `execute_tool {tool}`, at the `INFO` level
+    /// with the target `toolgate`; nothing is recorded unless the host
+    /// installs a `tracing` subscriber that takes it.
+    ///
+    /// ```
+    /// use toolgate::Toolbox;
+    ///
+    /// let toolbox = Toolbox::new(()).with_traced_arguments(true).with_traced_results(true);
+    /// # let _ = toolbox;
+    /// ```
+    #[must_use]
+    pub fn with_traced_arguments(mut self, traced: bool) -> Self {
+        self.content.arguments = traced;
+        self
+    }
+
+    /// Records each completed call's result on the call's span
+    /// (`gen_ai.tool.call.result`), as the model reads it; off by default,
+    /// and bounded as [`with_traced_arguments`](Self::with_traced_arguments)
+    /// bounds arguments. A refusal or failure is recorded as its code
+    /// (`error.type`) whatever this says.
+    ///
+    /// ```
+    /// use toolgate::Toolbox;
+    ///
+    /// let toolbox = Toolbox::new(()).with_traced_results(true);
+    /// # let _ = toolbox;
+    /// ```
+    #[must_use]
+    pub fn with_traced_results(mut self, traced: bool) -> Self {
+        self.content.results = traced;
+        self
     }
 
     /// Shows every definition without toolgate's notes
@@ -591,8 +637,34 @@ impl<S: Send + Sync + 'static> Toolbox<S> {
         arguments: impl Into<Arguments<'a>>,
     ) -> Outcome {
         let arguments = arguments.into();
-        self.dispatch(ctx, name, arguments.as_bytes(), arguments.as_text(), None)
-            .await
+        let (bytes, text) = (arguments.as_bytes(), arguments.as_text());
+        if crate::telemetry::quiet() {
+            // Nothing watches: the call runs as it would without a span.
+            return self.dispatch(ctx, name, bytes, text, None).await;
+        }
+        self.watched(ctx, name, bytes, text, None).await
+    }
+
+    /// [`dispatch`](Self::dispatch) inside the call's span, for a host whose
+    /// subscriber may take it (or with the metrics): boxed, so that the
+    /// span and what it notes do not size every call's future.
+    fn watched<'a>(
+        &'a self,
+        ctx: &'a ToolContext,
+        name: &'a str,
+        bytes: &'a [u8],
+        text: Option<&'a str>,
+        stored: Option<&'a StoredCall>,
+    ) -> crate::BoxFuture<'a, Outcome> {
+        Box::pin(async move {
+            let tool = || self.tools.get_key_value(name).map(|(tool, _)| *tool);
+            let dispatch = self.dispatch(ctx, name, bytes, text, stored);
+            match Watch::call(ctx, name, tool, bytes, self.content) {
+                // The subscriber does not take the span after all.
+                None => dispatch.await,
+                Some(watch) => watch.watch(dispatch).await,
+            }
+        })
     }
 
     /// Every gate of a call made by the model, live or stored: admission,
@@ -748,7 +820,12 @@ impl<S: Send + Sync + 'static> Toolbox<S> {
     /// has the version and schema fingerprint the call was made for.
     pub async fn call_stored(&self, ctx: &ToolContext, call: &StoredCall) -> Outcome {
         let text = call.arguments.get();
-        self.dispatch(ctx, &call.tool, text.as_bytes(), Some(text), Some(call))
+        if crate::telemetry::quiet() {
+            return self
+                .dispatch(ctx, &call.tool, text.as_bytes(), Some(text), Some(call))
+                .await;
+        }
+        self.watched(ctx, &call.tool, text.as_bytes(), Some(text), Some(call))
             .await
     }
 
@@ -863,13 +940,36 @@ impl<S: Send + Sync + 'static> Toolbox<S> {
     /// the flat `NOT_PERMITTED`; a pending, denied, expired or used one has
     /// its own code.
     pub async fn resume(&self, ctx: &ToolContext, approval_id: &str) -> Outcome {
-        let approval = match self.effects.store.approval(approval_id).await {
-            Ok(Some(approval))
-                if approval.tenant == ctx.tenant() && approval.actor == ctx.actor() =>
-            {
-                approval
-            }
-            Ok(_) => {
+        let watch = Watch::resume(ctx, approval_id, self.content);
+        // The approval is looked up before the span is entered: an
+        // OpenTelemetry span takes its name when it starts, and the name is
+        // the tool the approval runs.
+        let found = self.effects.store.approval(approval_id).await;
+        let found = found.map(|approval| {
+            approval.filter(|a| a.tenant == ctx.tenant() && a.actor == ctx.actor())
+        });
+        if let (Some(watch), Ok(Some(approval))) = (&watch, &found)
+            && let Some((tool, _)) = self.tools.get_key_value(approval.tool.as_str())
+        {
+            watch.named(tool);
+        }
+        match watch {
+            None => self.resumed(ctx, found, None).await,
+            Some(watch) => watch.watch(self.resumed(ctx, found, Some(&watch))).await,
+        }
+    }
+
+    /// [`resume`](Self::resume) once the approval was looked up (`None`
+    /// if it is not the caller's), inside its span if it has one.
+    async fn resumed(
+        &self,
+        ctx: &ToolContext,
+        found: Result<Option<Approval>, StoreError>,
+        watch: Option<&Watch>,
+    ) -> Outcome {
+        let approval = match found {
+            Ok(Some(approval)) => approval,
+            Ok(None) => {
                 audit::denied(
                     ctx,
                     "",
@@ -914,6 +1014,9 @@ impl<S: Send + Sync + 'static> Toolbox<S> {
             return refused;
         }
         let bytes = crate::accepted::canonical(&approval.arguments);
+        if let Some(watch) = watch {
+            watch.arguments(&bytes);
+        }
         let started = AtomicBool::new(false);
         let outcome = self
             .run(
@@ -953,10 +1056,15 @@ impl<S: Send + Sync + 'static> Toolbox<S> {
     fn admit(&self, ctx: &ToolContext, name: &str) -> Result<&Entry<S>, Rejection> {
         let reason = match self.tools.get(name) {
             None => "no tool has this name",
-            Some(entry) => match Self::permits(ctx, entry.def) {
-                Ok(()) => return Ok(entry),
-                Err(reason) => reason,
-            },
+            Some(entry) => {
+                // The metrics count the call under the tool's own name
+                // (a resume's and a stored call's too).
+                crate::telemetry::named(entry.def.name());
+                match Self::permits(ctx, entry.def) {
+                    Ok(()) => return Ok(entry),
+                    Err(reason) => reason,
+                }
+            }
         };
         audit::denied(ctx, name, Gate::Admission, reason);
         Err(Rejection::not_permitted())

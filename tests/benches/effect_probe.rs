@@ -6,7 +6,11 @@
 //! action; `replay` repeats one id, so every call after the first returns
 //! the stored outcome; `gates` checks the same arguments with gates 1–3
 //! only, and `floor` reads them with serde_json and garde alone. Arguments:
-//! the number of calls, then `read`, `write`, `replay`, `gates` or `floor`.
+//! the number of calls, then `read`, `write`, `replay`, `gates` or `floor`,
+//! then optionally `subscribed`: the calls run under a tracing subscriber
+//! (tracing-subscriber's registry, which every layer builds on, with no
+//! layer), so that each call's span is made, entered and closed; without
+//! it no subscriber is installed, as in a host that traces nothing.
 //!
 //! ```sh
 //! cargo bench -p toolgate-tests --bench effect_probe --no-run
@@ -45,6 +49,9 @@ fn main() {
     let mut args = std::env::args().skip(1);
     let calls: usize = args.next().and_then(|a| a.parse().ok()).unwrap_or(20_000);
     let mode = args.next().unwrap_or_else(|| "write".to_owned());
+    if args.next().as_deref() == Some("subscribed") {
+        tracing::subscriber::set_global_default(tracing_subscriber::registry()).unwrap();
+    }
     let mut toolbox = Toolbox::new(());
     toolbox
         .register(NoteRead)

@@ -15,10 +15,11 @@ use std::io::Write as _;
 use std::str::FromStr as _;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 use toolgate::{Code, ToolContext, ToolError, Toolbox, tool};
-use toolgate_postgres::PostgresStore;
 use toolgate_postgres::deadpool_postgres::{self, Manager, ManagerConfig, Pool, RecyclingMethod};
+use toolgate_postgres::{PostgresOptions, PostgresStore};
 use toolgate_store_suite::{self as suite, Store};
 
 const URL: &str = "TOOLGATE_POSTGRES_URL";
@@ -52,6 +53,17 @@ fn the_postgres_store_passes_the_store_suite() {
         return;
     };
     suite::runtime().block_on(suite::assert_suite(|| open(&url)));
+}
+
+#[test]
+fn the_postgres_store_follows_the_rules() {
+    let Some(url) = url("the_postgres_store_follows_the_rules") else {
+        return;
+    };
+    suite::runtime().block_on(async {
+        let store = PostgresStore::connect(&url).await.unwrap();
+        suite::model::assert_follows_the_rules(&store).await;
+    });
 }
 
 /// Run as the second process of the tests below, never on its own.
@@ -380,10 +392,18 @@ fn a_toolbox_on_a_clock_ahead_sweeps_no_live_row() {
 struct Scratch {
     admin: tokio_postgres::Client,
     schema: String,
+    url: String,
 }
 
 impl Scratch {
     async fn new(url: &str, what: &str) -> (PostgresStore, Scratch) {
+        let scratch = Scratch::empty(url, what).await;
+        let store = scratch.store(PostgresOptions::default(), 4).await.unwrap();
+        (store, scratch)
+    }
+
+    /// A schema of its own, with no tables yet.
+    async fn empty(url: &str, what: &str) -> Scratch {
         let schema = suite::fresh(what).replace('-', "_");
         let (admin, connection) = tokio_postgres::connect(url, tokio_postgres::NoTls)
             .await
@@ -393,10 +413,24 @@ impl Scratch {
             .batch_execute(&format!("CREATE SCHEMA {schema}"))
             .await
             .unwrap();
-        let mut config = tokio_postgres::Config::from_str(url).unwrap();
-        config.options(format!("-c search_path={schema}"));
-        let store = PostgresStore::from_pool(pool(config, 4)).await.unwrap();
-        (store, Scratch { admin, schema })
+        Scratch {
+            admin,
+            schema,
+            url: url.to_owned(),
+        }
+    }
+
+    /// A store on the schema, on a pool of `size` built as a host builds
+    /// one, with `options`' settings applied.
+    async fn store(
+        &self,
+        options: PostgresOptions,
+        size: usize,
+    ) -> Result<PostgresStore, toolgate::StoreError> {
+        let mut config = tokio_postgres::Config::from_str(&self.url).unwrap();
+        config.options(format!("-c search_path={}", self.schema));
+        options.configure(&mut config);
+        PostgresStore::from_pool_with(pool(config, size), options).await
     }
 
     async fn drop(self) {
@@ -428,4 +462,387 @@ fn two_processes_on_one_database_resume_an_approval_once() {
         1,
         "{here} refunds here, {there} in the other process"
     );
+}
+
+/// How long the tests below wait for an answer before they call it a hang:
+/// far past every deadline they set.
+const HANG: Duration = Duration::from_secs(10);
+
+fn short() -> PostgresOptions {
+    PostgresOptions::default().deadline(Duration::from_secs(1))
+}
+
+/// Every cause in `error`'s chain, `: ` between them.
+fn chain(error: &dyn std::error::Error) -> String {
+    let mut text = error.to_string();
+    let mut next = error.source();
+    while let Some(cause) = next {
+        text.push_str(": ");
+        text.push_str(&cause.to_string());
+        next = cause.source();
+    }
+    text
+}
+
+/// A server that accepts connections and never says a word.
+async fn silent_server() -> u16 {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let port = listener.local_addr().unwrap().port();
+    tokio::spawn(async move {
+        let mut held = Vec::new();
+        while let Ok((socket, _)) = listener.accept().await {
+            held.push(socket);
+        }
+    });
+    port
+}
+
+#[test]
+fn connecting_to_a_server_that_never_answers_fails_within_the_deadline() {
+    // No PostgreSQL needed: the server is the test's own.
+    suite::runtime().block_on(async {
+        let port = silent_server().await;
+        // `connect_timeout` bounds the TCP connect only, which succeeds.
+        let url = format!("postgres://toolgate:secret@127.0.0.1:{port}/app?connect_timeout=1");
+        let connected = tokio::time::timeout(HANG, PostgresStore::connect_with(&url, short()))
+            .await
+            .expect("connect answered within its deadline");
+        let error = connected.expect_err("nothing answered");
+        assert!(error.is_timeout(), "{}", chain(&error));
+        // With the default deadline (5 seconds), too.
+        let connected = tokio::time::timeout(3 * HANG, PostgresStore::connect(&url))
+            .await
+            .expect("connect answered within the default deadline");
+        assert!(connected.expect_err("nothing answered").is_timeout());
+    });
+}
+
+#[test]
+fn calls_waiting_for_another_sessions_lock_answer_within_their_deadline() {
+    let Some(url) = url("calls_waiting_for_another_sessions_lock_answer_within_their_deadline")
+    else {
+        return;
+    };
+    suite::runtime().block_on(async {
+        let scratch = Scratch::empty(&url, "locked").await;
+        // One connection: the calls queue for it, too.
+        let store = scratch.store(short(), 1).await.unwrap();
+        let locker = scratch.locker().await;
+        let now = std::time::SystemTime::now();
+        let minute = Duration::from_secs(60);
+        let calls: Vec<_> = (0..4)
+            .map(|i| {
+                let store = store.clone();
+                tokio::spawn(async move {
+                    toolgate::EffectStore::claim(&store, &format!("k{i}"), "d", now, minute, minute)
+                        .await
+                })
+            })
+            .collect();
+        for call in calls {
+            let answer = tokio::time::timeout(HANG, call)
+                .await
+                .expect("a claim answered within its deadline")
+                .unwrap();
+            let error = answer.expect_err("the table is locked");
+            assert!(error.is_timeout(), "{}", chain(&error));
+        }
+        // Through a toolbox: UNAVAILABLE, and the body does not run.
+        let toolbox = suite::hotels(Arc::new(store.clone()));
+        let ctx = ToolContext::new("traveller_7", "tenant_a", "req")
+            .with_session(suite::fresh("locked"))
+            .with_scopes(["bookings:write"])
+            .allow_tools(["book_hotel"]);
+        let outcome = tokio::time::timeout(HANG, toolbox.call(&ctx, "book_hotel", suite::BOOKING))
+            .await
+            .expect("the call answered");
+        assert_eq!(
+            outcome.rejection().map(|r| r.code()),
+            Some(Code::Unavailable),
+            "{outcome:?}"
+        );
+        assert!(toolbox.state().bookings().is_empty());
+
+        // With a lock timeout shorter than the deadline, the server
+        // cancels the wait, and says why.
+        let patient = scratch
+            .store(
+                short()
+                    .deadline(HANG)
+                    .lock_timeout(Duration::from_millis(100)),
+                1,
+            )
+            .await
+            .unwrap();
+        let error = toolgate::EffectStore::claim(&patient, "k", "d", now, minute, minute)
+            .await
+            .expect_err("the table is locked");
+        assert!(error.is_timeout(), "{}", chain(&error));
+        assert!(chain(&error).contains("lock timeout"), "{}", chain(&error));
+
+        // The lock gone, the store works again.
+        locker.batch_execute("ROLLBACK").await.unwrap();
+        let outcome = toolbox.call(&ctx, "book_hotel", suite::BOOKING).await;
+        assert!(matches!(outcome, toolgate::Outcome::Done(_)), "{outcome:?}");
+        scratch.drop().await;
+    });
+}
+
+impl Scratch {
+    /// Another session, holding an exclusive lock on the idempotency table
+    /// in a transaction until it rolls back.
+    async fn locker(&self) -> tokio_postgres::Client {
+        let (locker, connection) = tokio_postgres::connect(&self.url, tokio_postgres::NoTls)
+            .await
+            .unwrap();
+        tokio::spawn(connection);
+        locker
+            .batch_execute(&format!(
+                "BEGIN; LOCK TABLE {}.toolgate_idempotency IN ACCESS EXCLUSIVE MODE;",
+                self.schema
+            ))
+            .await
+            .unwrap();
+        locker
+    }
+}
+
+/// A TCP proxy to PostgreSQL that a test can freeze, as a server whose
+/// every process stopped (or a network partition) looks: connections stay
+/// open and are accepted, and not a byte moves either way until it thaws.
+#[derive(Clone)]
+struct Freezer {
+    port: u16,
+    frozen: Arc<tokio::sync::watch::Sender<bool>>,
+}
+
+impl Freezer {
+    async fn start(target: (String, u16)) -> Freezer {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let freezer = Freezer {
+            port: listener.local_addr().unwrap().port(),
+            frozen: Arc::new(tokio::sync::watch::channel(false).0),
+        };
+        let frozen = Arc::clone(&freezer.frozen);
+        tokio::spawn(async move {
+            while let Ok((inbound, _)) = listener.accept().await {
+                let target = target.clone();
+                let mut thawed = frozen.subscribe();
+                tokio::spawn(async move {
+                    let _ = thawed.wait_for(|frozen| !frozen).await;
+                    let Ok(outbound) = tokio::net::TcpStream::connect(target).await else {
+                        return;
+                    };
+                    let (from_client, to_client) = inbound.into_split();
+                    let (from_server, to_server) = outbound.into_split();
+                    tokio::spawn(pump(from_client, to_server, thawed.clone()));
+                    tokio::spawn(pump(from_server, to_client, thawed));
+                });
+            }
+        });
+        freezer
+    }
+
+    fn freeze(&self) {
+        self.frozen.send_replace(true);
+    }
+
+    fn thaw(&self) {
+        self.frozen.send_replace(false);
+    }
+}
+
+/// Copies `from` to `to`, holding each read while the proxy is frozen.
+async fn pump(
+    mut from: tokio::net::tcp::OwnedReadHalf,
+    mut to: tokio::net::tcp::OwnedWriteHalf,
+    mut thawed: tokio::sync::watch::Receiver<bool>,
+) {
+    use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
+    let mut buffer = vec![0; 16 * 1024];
+    loop {
+        let n = match from.read(&mut buffer).await {
+            Ok(0) | Err(_) => break,
+            Ok(n) => n,
+        };
+        if thawed.wait_for(|frozen| !frozen).await.is_err() {
+            break;
+        }
+        if to.write_all(&buffer[..n]).await.is_err() {
+            break;
+        }
+    }
+    let _ = to.shutdown().await;
+}
+
+#[test]
+fn calls_to_a_frozen_server_answer_within_their_deadline() {
+    let Some(url) = url("calls_to_a_frozen_server_answer_within_their_deadline") else {
+        return;
+    };
+    suite::runtime().block_on(async {
+        let direct = tokio_postgres::Config::from_str(&url).unwrap();
+        let host = match direct.get_hosts().first() {
+            Some(tokio_postgres::config::Host::Tcp(host)) => host.clone(),
+            _ => "127.0.0.1".to_owned(),
+        };
+        let port = direct.get_ports().first().copied().unwrap_or(5432);
+        let freezer = Freezer::start((host, port)).await;
+        let mut frozen = tokio_postgres::Config::new();
+        frozen.host("127.0.0.1").port(freezer.port);
+        if let Some(user) = direct.get_user() {
+            frozen.user(user);
+        }
+        if let Some(password) = direct.get_password() {
+            frozen.password(password);
+        }
+        if let Some(dbname) = direct.get_dbname() {
+            frozen.dbname(dbname);
+        }
+        short().configure(&mut frozen);
+        let store = PostgresStore::from_pool_with(pool(frozen, 2), short())
+            .await
+            .unwrap();
+        let toolbox = suite::hotels(Arc::new(store.clone()));
+        let ctx = ToolContext::new("traveller_7", "tenant_a", "req")
+            .with_session(suite::fresh("frozen"))
+            .with_scopes(["bookings:write"])
+            .allow_tools(["book_hotel"]);
+        let now = std::time::SystemTime::now();
+        let minute = Duration::from_secs(60);
+
+        freezer.freeze();
+        // More calls than connections: some wait for the pool, some for a
+        // connection that is mid-statement, some for a new connection's
+        // handshake. Each answers at its deadline.
+        let calls: Vec<_> = (0..4)
+            .map(|i| {
+                let store = store.clone();
+                tokio::spawn(async move {
+                    toolgate::EffectStore::claim(&store, &format!("k{i}"), "d", now, minute, minute)
+                        .await
+                })
+            })
+            .collect();
+        for call in calls {
+            let answer = tokio::time::timeout(HANG, call)
+                .await
+                .expect("a claim answered within its deadline")
+                .unwrap();
+            let error = answer.expect_err("the server is frozen");
+            assert!(error.is_timeout(), "{}", chain(&error));
+        }
+        let outcome = tokio::time::timeout(HANG, toolbox.call(&ctx, "book_hotel", suite::BOOKING))
+            .await
+            .expect("the call answered");
+        assert_eq!(
+            outcome.rejection().map(|r| r.code()),
+            Some(Code::Unavailable),
+            "{outcome:?}"
+        );
+        assert!(toolbox.state().bookings().is_empty());
+
+        // Thawed: new connections, and the store works again.
+        freezer.thaw();
+        let outcome = toolbox.call(&ctx, "book_hotel", suite::BOOKING).await;
+        assert!(matches!(outcome, toolgate::Outcome::Done(_)), "{outcome:?}");
+    });
+}
+
+#[test]
+fn a_schema_newer_than_this_release_is_refused_naming_both_versions() {
+    let Some(url) = url("a_schema_newer_than_this_release_is_refused_naming_both_versions") else {
+        return;
+    };
+    suite::runtime().block_on(async {
+        let scratch = Scratch::empty(&url, "newer").await;
+        scratch.store(PostgresOptions::default(), 1).await.unwrap();
+        let newer = toolgate_postgres::SCHEMA_VERSION + 1;
+        scratch
+            .admin
+            .batch_execute(&format!(
+                "UPDATE {}.toolgate_schema SET version = {newer}",
+                scratch.schema
+            ))
+            .await
+            .unwrap();
+        let error = scratch
+            .store(PostgresOptions::default(), 1)
+            .await
+            .expect_err("a newer schema is refused");
+        let text = error.to_string();
+        assert!(text.contains(&format!("version {newer}")), "{text}");
+        assert!(
+            text.contains(&format!("version {}", toolgate_postgres::SCHEMA_VERSION)),
+            "{text}"
+        );
+        scratch.drop().await;
+    });
+}
+
+#[test]
+fn a_counter_stops_at_its_largest_value() {
+    let Some(url) = url("a_counter_stops_at_its_largest_value") else {
+        return;
+    };
+    suite::runtime().block_on(async {
+        let (store, scratch) = Scratch::new(&url, "counter").await;
+        let now = std::time::SystemTime::now();
+        let hour = Duration::from_secs(3600);
+        toolgate::EffectStore::count(&store, "full", now, hour)
+            .await
+            .unwrap();
+        scratch
+            .admin
+            .batch_execute(&format!(
+                "UPDATE {}.toolgate_counters SET value = {} WHERE key = 'full'",
+                scratch.schema,
+                u32::MAX
+            ))
+            .await
+            .unwrap();
+        for _ in 0..2 {
+            let counted = toolgate::EffectStore::count(&store, "full", now, hour).await;
+            assert_eq!(counted.unwrap(), u32::MAX);
+        }
+        let kept: i64 = scratch
+            .admin
+            .query_one(
+                &format!(
+                    "SELECT value FROM {}.toolgate_counters WHERE key = 'full'",
+                    scratch.schema
+                ),
+                &[],
+            )
+            .await
+            .unwrap()
+            .get(0);
+        assert_eq!(kept, i64::from(u32::MAX));
+        scratch.drop().await;
+    });
+}
+
+#[test]
+fn options_leave_a_url_s_own_settings_alone() {
+    let mut config = tokio_postgres::Config::from_str(
+        "postgres://u@h/db?connect_timeout=2&keepalives_idle=60&options=-c%20work_mem%3D4MB",
+    )
+    .unwrap();
+    short()
+        .lock_timeout(Duration::from_millis(50))
+        .configure(&mut config);
+    assert_eq!(config.get_connect_timeout(), Some(&Duration::from_secs(2)));
+    assert_eq!(config.get_keepalives_idle(), Duration::from_secs(60));
+    assert_eq!(
+        config.get_options(),
+        Some(
+            "-c work_mem=4MB -c statement_timeout=1000 -c lock_timeout=50 \
+             -c idle_in_transaction_session_timeout=1000"
+        )
+    );
+    let mut bare = tokio_postgres::Config::from_str("postgres://u@h/db").unwrap();
+    short().configure(&mut bare);
+    assert_eq!(bare.get_connect_timeout(), Some(&Duration::from_secs(1)));
+    assert_eq!(bare.get_keepalives_idle(), Duration::from_secs(15));
+    assert_eq!(bare.get_keepalives_retries(), Some(3));
 }

@@ -67,9 +67,15 @@ pub(crate) fn text(raw: &str) -> String {
 /// [`text`] of a value's `Display`, formatting no more of it than the field
 /// can show: an error whose message is megabytes long costs a few hundred.
 pub(crate) fn text_of(value: &dyn fmt::Display) -> String {
-    /// Enough bytes for more than [`MAX_FIELD_CHARS`] characters, so that a
-    /// value that was cut is also cut (and marked) by [`text`].
-    const CAP: usize = (MAX_FIELD_CHARS + 1) * 4;
+    text(&capped(value))
+}
+
+/// Enough bytes for more than [`MAX_FIELD_CHARS`] characters, so that a
+/// value that was cut is also cut (and marked) by [`text`].
+const CAP: usize = (MAX_FIELD_CHARS + 1) * 4;
+
+/// A value's `Display`, up to [`CAP`] bytes, formatting no more of it.
+fn capped(value: &dyn fmt::Display) -> String {
     struct Capped(String);
     impl fmt::Write for Capped {
         fn write_str(&mut self, s: &str) -> fmt::Result {
@@ -88,7 +94,30 @@ pub(crate) fn text_of(value: &dyn fmt::Display) -> String {
     // An `Err` here is the cap, or a `Display` that failed: either way,
     // what was written is what there is to log.
     let _ = write!(capped, "{value}");
-    text(&capped.0)
+    capped.0
+}
+
+/// [`text`] of an error and every cause beneath it, `: ` between them, as
+/// far as the field can show. A cause whose text its error already ends
+/// with (a library that repeats its `source` in its `Display`) is shown
+/// once.
+pub(crate) fn chain_of(error: &dyn std::error::Error) -> String {
+    let mut out = String::new();
+    let mut next: Option<&dyn std::error::Error> = Some(error);
+    while let Some(error) = next {
+        let shown = capped(&error);
+        if !out.ends_with(&shown) {
+            if !out.is_empty() {
+                out.push_str(": ");
+            }
+            out.push_str(&shown);
+        }
+        if out.len() > CAP {
+            break;
+        }
+        next = error.source();
+    }
+    text(&out)
 }
 
 /// A tool name as an audit field: registered names are short, and a name
@@ -216,8 +245,56 @@ pub(crate) fn failed(ctx: &ToolContext, tool: &str, error: &dyn std::error::Erro
         call_id = ctx.call_id().map(text),
         tool = escaped(tool, MAX_TOOL_CHARS),
         gate = Gate::Execute.as_str(),
-        error = text_of(error),
+        error = chain_of(error),
         "tool failed"
+    );
+}
+
+/// A body ran and its call answered, but the store would not take its
+/// outcome: the toolbox keeps it, under `key`, until the store does.
+pub(crate) fn outcome_unrecorded(ctx: &ToolContext, tool: &str, key: &str) {
+    tracing::warn!(
+        target: "toolgate::audit",
+        request_id = text(ctx.request_id()),
+        actor = text(ctx.actor()),
+        tenant = text(ctx.tenant()),
+        tool = escaped(tool, MAX_TOOL_CHARS),
+        gate = Gate::Effect.as_str(),
+        decision = "outcome_unrecorded",
+        key = text(key),
+        "effect decision"
+    );
+}
+
+/// An outcome of a body that ran, which the store never took before the
+/// toolbox stopped (or before a flush gave up): its key, and the outcome
+/// the caller read, for an operator to reconcile. Once this process ends
+/// no server can replay it, and a repeat after the lease runs the body
+/// again.
+pub(crate) fn unrecorded_at_shutdown(key: &str, outcome: &serde_json::Value) {
+    tracing::error!(
+        target: "toolgate::audit",
+        gate = Gate::Effect.as_str(),
+        key = text(key),
+        outcome = text_of(outcome),
+        "outcome unrecorded at shutdown"
+    );
+}
+
+/// Gate 6's store failed: the call answers a retryable `UNAVAILABLE` (or,
+/// after its body ran, keeps its outcome until the store takes it). The
+/// error goes here with every cause beneath it: the reason an operator
+/// needs (a lock timeout, a refused password) is usually the deepest.
+pub(crate) fn store_failed(ctx: &ToolContext, tool: &str, error: &dyn std::error::Error) {
+    tracing::error!(
+        target: "toolgate::audit",
+        request_id = text(ctx.request_id()),
+        actor = text(ctx.actor()),
+        tenant = text(ctx.tenant()),
+        tool = escaped(tool, MAX_TOOL_CHARS),
+        gate = Gate::Effect.as_str(),
+        error = chain_of(error),
+        "effect store failed"
     );
 }
 
@@ -294,5 +371,41 @@ mod tests {
         assert_eq!(shown.chars().count(), MAX_FIELD_CHARS);
         assert!(shown.starts_with("é\\né\\n"));
         assert_eq!(text_of(&"short"), "short");
+    }
+
+    /// An error as tokio-postgres builds them: its `Display` a summary,
+    /// the reason in its `source`.
+    #[derive(Debug)]
+    struct Summary(&'static str, Option<Box<dyn std::error::Error + 'static>>);
+    impl fmt::Display for Summary {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            f.write_str(self.0)
+        }
+    }
+    impl std::error::Error for Summary {
+        fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+            self.1.as_deref()
+        }
+    }
+
+    #[test]
+    fn the_chain_shows_every_cause_once() {
+        let deepest = Summary("canceling statement due to lock timeout", None);
+        let error = Summary("db error", Some(Box::new(deepest)));
+        assert_eq!(
+            chain_of(&error),
+            "db error: canceling statement due to lock timeout"
+        );
+        // A library that repeats its cause in its own text.
+        let repeated = Summary(
+            "connect failed: password authentication failed",
+            Some(Box::new(Summary("password authentication failed", None))),
+        );
+        assert_eq!(
+            chain_of(&repeated),
+            "connect failed: password authentication failed"
+        );
+        let long = Summary("x", Some(Box::new(Summary("\n", None))));
+        assert_eq!(chain_of(&long), "x: \\n");
     }
 }

@@ -104,7 +104,7 @@ pub use context::{Extensions, ToolContext};
 pub use definition::{Effect, ResourceField, ToolDef};
 pub use effect::{
     Approval, ApprovalRule, ApprovalState, Bucket, Claim, Clock, Consumed, Decided, Decision,
-    EffectPolicy, EffectStore, MemoryStore, Seen, StoreError, SystemClock,
+    EffectPolicy, EffectStore, FlushError, MemoryStore, Seen, StoreError, SystemClock, rules,
 };
 pub use error::{BodyCode, ToolError};
 pub use limits::Limits;

@@ -1147,12 +1147,15 @@ pub async fn assert_approvals_hold<S, F>(
     }
 
     if let Some(clock) = case.clock {
+        // A call id of this run's own: on a store that keeps earlier runs'
+        // records (a shared database), a fixed one would find the approval
+        // an earlier run asked for, still live on this run's clock.
+        let call_id = match crate::effect::new_id() {
+            Ok(id) => format!("toolgate-testing-expiry-{id}"),
+            Err(error) => panic!("no random call id for the expiry case: {error}"),
+        };
         let third = toolbox
-            .call(
-                &ctx.clone().with_call_id("toolgate-testing-expiry"),
-                tool,
-                case.arguments,
-            )
+            .call(&ctx.clone().with_call_id(call_id), tool, case.arguments)
             .await;
         match third.approval() {
             Some(third) => {
@@ -1267,6 +1270,43 @@ pub async fn assert_store_conforms(store: &dyn crate::EffectStore, racers: usize
         ),
         "a record past its retention is gone",
     );
+    let never = key("never");
+    check(
+        store
+            .complete(&never, serde_json::json!("an outcome"))
+            .await
+            .is_ok()
+            && matches!(claim(never.clone(), "d1", t0).await, Ok(Claim::Claimed)),
+        "an outcome for a key nobody holds is not recorded",
+    );
+    let first = key("first");
+    let _ = claim(first.clone(), "d1", t0).await;
+    let _ = store.complete(&first, outcome.clone()).await;
+    let _ = store
+        .complete(&first, serde_json::json!("a later outcome"))
+        .await;
+    check(
+        matches!(claim(first.clone(), "d1", t0 + s(1)).await, Ok(Claim::Finished(ref o)) if *o == outcome),
+        "the first outcome recorded stands",
+    );
+    let short = key("short");
+    check(
+        matches!(
+            store.claim(&short, "d1", t0, s(60), s(10)).await,
+            Ok(Claim::Claimed)
+        ),
+        "a key is claimed with a retention shorter than its lease",
+    );
+    check(
+        matches!(
+            store.claim(&short, "d1", t0 + s(30), s(60), s(10)).await,
+            Ok(Claim::InFlight)
+        ) && matches!(
+            store.claim(&short, "d2", t0 + s(30), s(60), s(10)).await,
+            Ok(Claim::Conflict)
+        ),
+        "a record is kept as long as its lease, whatever its retention",
+    );
     let k2 = key("release");
     let _ = claim(k2.clone(), "d1", t0).await;
     let _ = store.release(&k2).await;
@@ -1358,6 +1398,17 @@ pub async fn assert_store_conforms(store: &dyn crate::EffectStore, racers: usize
     check(
         matches!(store.consume(&key("none"), t0).await, Ok(Consumed::Unknown)),
         "an unknown approval cannot be consumed",
+    );
+    check(
+        store
+            .create_approval(approval(&a, t0 + s(900)))
+            .await
+            .is_err(),
+        "an approval id is created once",
+    );
+    check(
+        matches!(store.approval(&a).await, Ok(Some(ref r)) if matches!(r.state, crate::ApprovalState::Used { .. })),
+        "a second approval with a taken id replaces nothing",
     );
     let late = key("late");
     let _ = store.create_approval(approval(&late, t0 + s(900))).await;

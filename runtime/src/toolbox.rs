@@ -458,6 +458,36 @@ impl<S: Send + Sync + 'static> Toolbox<S> {
         self
     }
 
+    /// Hands gate 6's store every outcome it failed to record, trying
+    /// again until `within` has passed. Call it when the server stops
+    /// gracefully, after the last call has answered.
+    ///
+    /// A body that ran while the store was down (or locked past its
+    /// deadline) keeps its outcome in this toolbox: a repeat here replays
+    /// it, and later calls hand it to the store. A process that ends with
+    /// such an outcome loses it: another server would run the body again
+    /// once the key's lease runs out. Each outcome still unrecorded when
+    /// the flush gives up (or when the toolbox is dropped unflushed) is in
+    /// the audit log with its key (`outcome unrecorded at shutdown`).
+    ///
+    /// ```
+    /// # use std::time::Duration;
+    /// # let rt = tokio::runtime::Builder::new_current_thread().build().unwrap();
+    /// # rt.block_on(async {
+    /// let toolbox = toolgate::Toolbox::new(());
+    /// // … serve calls; then, on SIGTERM:
+    /// if let Err(error) = toolbox.flush(Duration::from_secs(10)).await {
+    ///     eprintln!("{error}: see the audit log");
+    /// }
+    /// # });
+    /// ```
+    pub async fn flush(&self, within: Duration) -> Result<(), crate::FlushError> {
+        self.effects
+            .unrecorded
+            .flush(&*self.effects.store, within)
+            .await
+    }
+
     /// Sets gate 5's policy for the calls that authorize no object: a tool
     /// without resources, or a call that leaves out an optional one. Such
     /// a call runs only if `policy` allows it; see [`CallPolicy`](crate::CallPolicy).
@@ -707,7 +737,7 @@ impl<S: Send + Sync + 'static> Toolbox<S> {
             // A body stopped by a panic left its outcome here: the store
             // takes it now, so that no other process reads IN_PROGRESS.
             if let Err(error) = self.effects.unrecorded.retry(&*self.effects.store).await {
-                audit::failed(ctx, name, &error);
+                audit::store_failed(ctx, name, &error);
             }
         }
         // Only a rejection in a conversation counts against a budget.
@@ -747,7 +777,7 @@ impl<S: Send + Sync + 'static> Toolbox<S> {
                 Some(rejection)
             }
             Err(error) => {
-                audit::failed(ctx, name, &error);
+                audit::store_failed(ctx, name, &error);
                 None
             }
         }
@@ -808,7 +838,7 @@ impl<S: Send + Sync + 'static> Toolbox<S> {
             }
             Ok(_) => None,
             Err(error) => {
-                audit::failed(ctx, name, &error);
+                audit::store_failed(ctx, name, &error);
                 None
             }
         }
@@ -892,7 +922,7 @@ impl<S: Send + Sync + 'static> Toolbox<S> {
         let approval = match store.approval(approval_id).await {
             Ok(Some(approval)) if approval.tenant == approver.tenant() => approval,
             Ok(_) => return refuse(ApprovalError::NotFound),
-            Err(error) => return refuse(ApprovalError::Store(error.to_string())),
+            Err(error) => return refuse(ApprovalError::Store(audit::chain_of(&error))),
         };
         if let Some(scope) = &approval.approver_scope
             && !approver.has_scope(scope)
@@ -924,7 +954,7 @@ impl<S: Send + Sync + 'static> Toolbox<S> {
             Ok(Decided::Unknown) => refuse(ApprovalError::NotFound),
             Ok(Decided::Expired) => refuse(ApprovalError::Expired),
             Ok(Decided::AlreadyDecided) => refuse(ApprovalError::AlreadyDecided),
-            Err(error) => refuse(ApprovalError::Store(error.to_string())),
+            Err(error) => refuse(ApprovalError::Store(audit::chain_of(&error))),
         }
     }
 
@@ -979,7 +1009,7 @@ impl<S: Send + Sync + 'static> Toolbox<S> {
                 return Outcome::Rejected(Rejection::not_permitted());
             }
             Err(error) => {
-                audit::failed(ctx, "", &error);
+                audit::store_failed(ctx, "", &error);
                 return Outcome::Rejected(Rejection::new(
                     Code::Unavailable,
                     "The server could not look up this approval. Try again shortly.",
@@ -1047,7 +1077,7 @@ impl<S: Send + Sync + 'static> Toolbox<S> {
         if !self.effects.unrecorded.is_empty()
             && let Err(error) = self.effects.unrecorded.retry(&*self.effects.store).await
         {
-            audit::failed(ctx, &approval.tool, &error);
+            audit::store_failed(ctx, &approval.tool, &error);
         }
         outcome
     }

@@ -24,25 +24,51 @@
 //! | `toolgate_counters` | `key` | a count and the end of its window |
 //! | `toolgate_buckets` | `key` | tokens left, when they were counted, and when the bucket is full again |
 //!
-//! Times are microseconds since the Unix epoch. Every operation that
-//! reads and then writes runs in one `BEGIN IMMEDIATE` transaction, which
-//! takes SQLite's write lock first: no two processes interleave them.
-//! Expired rows (and buckets full again, which are the same as none) are
-//! deleted in batches of at most 256, once every 256 writes, in a
-//! transaction of their own on the blocking pool: no call waits for it.
+//! Times are microseconds since the Unix epoch. Every operation reads its
+//! row and writes it back in one `BEGIN IMMEDIATE` transaction, which
+//! takes SQLite's write lock first, so that no two processes interleave;
+//! what the row becomes is decided by [`toolgate::rules`], the rules every
+//! store shares. Completing and releasing a key, whose rules are a
+//! condition on one column, are single statements that say which rule
+//! they implement; the store suite's seeded model test proves them equal
+//! to it. Expired rows (and buckets full again, which are the same
+//! as none) are deleted in batches of at most 256, once every 256 writes,
+//! in a transaction of their own on the blocking pool: no call waits for
+//! it.
+//!
+//! **Deadlines.** Every operation answers within its deadline (5 seconds
+//! unless [`SqliteOptions::deadline`] says otherwise), counted from the
+//! call: waiting for this process's other writers, for SQLite's lock
+//! (another process's transaction, a backup) and for the statement all
+//! come out of it. Past it, the operation fails with a
+//! [`StoreError::is_timeout`] error, and the toolbox answers a retryable
+//! `UNAVAILABLE` without running anything.
+//!
+//! **Durability.** The database runs in WAL mode. With
+//! [`Durability::Full`] (the default) every commit is flushed to disk
+//! before the call goes on: a claim or an outcome that was answered
+//! survives a power cut. With [`Durability::Normal`] a commit survives a
+//! crash of the process but a power cut or a crash of the operating
+//! system can roll back the last commits, so an action that ran just
+//! before it could run again; it is several times faster (see the
+//! repository's BENCHMARKS.md, "Gate 6 on each store").
+//!
+//! **Versions.** A database whose schema is newer than this release knows
+//! (a newer release migrated it, and this one was rolled back to), or a
+//! file whose `user_version` another program set, is refused at open with
+//! both versions named, and nothing is written to it.
 
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex, PoisonError};
-use std::time::{Duration, SystemTime};
+use std::sync::atomic::{AtomicI64, Ordering};
+use std::sync::{Arc, Condvar, Mutex, PoisonError};
+use std::time::{Duration, Instant, SystemTime};
 
-use rusqlite::{Connection, OptionalExtension, TransactionBehavior, params};
+use rusqlite::{Connection, ErrorCode, OptionalExtension, TransactionBehavior, params};
 use serde_json::Value;
-use toolgate::{
-    Approval, ApprovalState, BoxFuture, Bucket, Claim, Consumed, Decided, Decision, EffectStore,
-    StoreError,
-};
+use toolgate::rules::{self, Bucket, ClaimRule, Stage};
+use toolgate::{Approval, BoxFuture, Claim, Consumed, Decided, Decision, EffectStore, StoreError};
 
 /// The migrations, in order; `PRAGMA user_version` counts those applied.
 const MIGRATIONS: &[&str] = &[
@@ -83,14 +109,91 @@ const MIGRATIONS: &[&str] = &[
 ",
 ];
 
-/// How long a decided, used or expired approval is kept for lookups.
-const KEEP_APPROVALS: Duration = Duration::from_secs(24 * 60 * 60);
+/// The schema version this release writes and reads.
+pub const SCHEMA_VERSION: usize = MIGRATIONS.len();
 
 /// Rows deleted per sweep, and writes between sweeps.
 const SWEEP: i64 = 256;
 
-/// Connections kept open for reuse.
-const POOL: usize = 8;
+/// How long a sweep waits for SQLite's lock: a sweep can wait for the
+/// next one, and the callers queued behind it cannot.
+const SWEEP_WAIT: Duration = Duration::from_millis(100);
+
+/// How durable a commit is: what a power cut can take back.
+///
+/// ```
+/// use toolgate_sqlite::{Durability, SqliteOptions};
+///
+/// let faster = SqliteOptions::default().durability(Durability::Normal);
+/// # let _ = faster;
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Durability {
+    /// `PRAGMA synchronous = FULL`: every commit is on disk before the call
+    /// goes on. An answered claim or outcome survives a power cut.
+    #[default]
+    Full,
+    /// `PRAGMA synchronous = NORMAL`: a commit survives a crash of the
+    /// process; a power cut or an operating-system crash can roll back the
+    /// last commits, and with them the claims of actions that then run
+    /// again.
+    Normal,
+}
+
+/// How a [`SqliteStore`] waits and how durable its commits are.
+///
+/// ```
+/// use std::time::Duration;
+/// use toolgate_sqlite::SqliteOptions;
+///
+/// // Answer UNAVAILABLE after one second rather than five.
+/// let options = SqliteOptions::default().deadline(Duration::from_secs(1));
+/// # let _ = options;
+/// ```
+#[derive(Clone, Debug)]
+pub struct SqliteOptions {
+    deadline: Duration,
+    durability: Durability,
+    connections: usize,
+}
+
+impl Default for SqliteOptions {
+    fn default() -> Self {
+        SqliteOptions {
+            deadline: Duration::from_secs(5),
+            durability: Durability::Full,
+            connections: 8,
+        }
+    }
+}
+
+impl SqliteOptions {
+    /// The longest an operation takes before it answers with a timeout
+    /// (default 5 seconds): its wait for this process's other writers,
+    /// SQLite's busy timeout (the wait for another process's lock) and
+    /// the statements themselves, together. Opening the store has the
+    /// same deadline.
+    #[must_use]
+    pub fn deadline(mut self, deadline: Duration) -> Self {
+        self.deadline = deadline;
+        self
+    }
+
+    /// How durable each commit is (default [`Durability::Full`]).
+    #[must_use]
+    pub fn durability(mut self, durability: Durability) -> Self {
+        self.durability = durability;
+        self
+    }
+
+    /// How many connections are kept open for reuse (default 8).
+    #[must_use]
+    pub fn connections(mut self, connections: usize) -> Self {
+        self.connections = connections;
+        self
+    }
+}
 
 /// Gate 6's state in a SQLite database file.
 #[derive(Clone)]
@@ -100,22 +203,92 @@ pub struct SqliteStore {
 
 struct Inner {
     path: PathBuf,
+    options: SqliteOptions,
     idle: Mutex<Vec<Connection>>,
-    /// Held by this process's one writer at a time.
-    writer: Mutex<()>,
-    writes: std::sync::atomic::AtomicI64,
+    /// Taken by this process's one writer at a time.
+    turn: Turn,
+    writes: AtomicI64,
 }
 
 impl std::fmt::Debug for SqliteStore {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("SqliteStore")
             .field("path", &self.inner.path)
+            .field("options", &self.inner.options)
             .finish_non_exhaustive()
     }
 }
 
-fn store_error(error: impl std::error::Error + Send + Sync + 'static) -> StoreError {
-    StoreError::new(error)
+/// The writers of this process take turns here rather than in SQLite's
+/// busy handler, which sleeps and retries: the slowest writes stay close
+/// to the typical one. Unlike a mutex, a turn is waited for until a
+/// deadline only, so that a call queued behind a writer that waits for
+/// another process's lock still answers in time.
+#[derive(Default)]
+struct Turn {
+    taken: Mutex<bool>,
+    given_back: Condvar,
+}
+
+/// A turn held; given back when dropped.
+struct Held<'a>(&'a Turn);
+
+impl Turn {
+    /// The turn, once free, if that is before `deadline`.
+    fn take(&self, deadline: Instant) -> Option<Held<'_>> {
+        let taken = self.taken.lock().unwrap_or_else(PoisonError::into_inner);
+        let wait = deadline.saturating_duration_since(Instant::now());
+        let (mut taken, _) = self
+            .given_back
+            .wait_timeout_while(taken, wait, |taken| *taken)
+            .unwrap_or_else(PoisonError::into_inner);
+        if *taken {
+            return None;
+        }
+        *taken = true;
+        Some(Held(self))
+    }
+}
+
+impl Drop for Held<'_> {
+    fn drop(&mut self) {
+        *self.0.taken.lock().unwrap_or_else(PoisonError::into_inner) = false;
+        self.0.given_back.notify_one();
+    }
+}
+
+/// How an operation takes its turn.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Mode {
+    /// A read: no turn; WAL readers do not wait for writers.
+    Read,
+    /// A write: waits for its turn until the deadline.
+    Write,
+    /// A sweep: waits for its turn as a write does, and for SQLite's lock
+    /// only briefly, since it holds the turn while it waits.
+    Sweep,
+}
+
+/// Why an operation's closure stopped: SQLite failed, or the store refused.
+enum Fault {
+    Sql(rusqlite::Error),
+    Store(StoreError),
+}
+
+impl From<rusqlite::Error> for Fault {
+    fn from(error: rusqlite::Error) -> Self {
+        Fault::Sql(error)
+    }
+}
+
+impl From<StoreError> for Fault {
+    fn from(error: StoreError) -> Self {
+        Fault::Store(error)
+    }
+}
+
+fn json_error(error: serde_json::Error) -> Fault {
+    Fault::Store(StoreError::context("a record is not valid JSON", error))
 }
 
 fn micros(time: SystemTime) -> i64 {
@@ -127,105 +300,200 @@ fn time(micros: i64) -> SystemTime {
     SystemTime::UNIX_EPOCH + Duration::from_micros(u64::try_from(micros).unwrap_or(0))
 }
 
-fn span(duration: Duration) -> i64 {
-    i64::try_from(duration.as_micros()).unwrap_or(i64::MAX)
+/// `now` as the database keeps it: whole microseconds.
+fn exact(now: SystemTime) -> SystemTime {
+    time(micros(now))
+}
+
+fn millis(duration: Duration) -> u128 {
+    duration.as_millis()
 }
 
 impl SqliteStore {
-    /// Opens (creating it if needed) the database at `path` and brings its
-    /// tables up to date.
+    /// Opens (creating it if needed) the database at `path` with the
+    /// default [`SqliteOptions`] and brings its tables up to date.
+    ///
+    /// Refuses a database whose schema is newer than this release's
+    /// ([`SCHEMA_VERSION`]) and a file whose `user_version` another program
+    /// set, naming both versions.
     pub async fn open(path: impl AsRef<Path>) -> Result<SqliteStore, StoreError> {
+        SqliteStore::open_with(path, SqliteOptions::default()).await
+    }
+
+    /// [`open`](Self::open), with `options`.
+    ///
+    /// ```no_run
+    /// # async fn run() -> Result<(), toolgate::StoreError> {
+    /// use std::time::Duration;
+    /// use toolgate_sqlite::{SqliteOptions, SqliteStore};
+    ///
+    /// let options = SqliteOptions::default().deadline(Duration::from_secs(2));
+    /// let store = SqliteStore::open_with("effects.db", options).await?;
+    /// # let _ = store;
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub async fn open_with(
+        path: impl AsRef<Path>,
+        options: SqliteOptions,
+    ) -> Result<SqliteStore, StoreError> {
         let path = path.as_ref().to_path_buf();
         let store = SqliteStore {
             inner: Arc::new(Inner {
                 path,
+                options,
                 idle: Mutex::new(Vec::new()),
-                writer: Mutex::new(()),
-                writes: std::sync::atomic::AtomicI64::new(0),
+                turn: Turn::default(),
+                writes: AtomicI64::new(0),
             }),
         };
+        let shown = store.inner.path.display().to_string();
         store
-            .write(|connection| {
+            .run("open", Mode::Write, move |connection| {
                 let tx = connection.transaction_with_behavior(TransactionBehavior::Immediate)?;
-                let applied: usize = tx.query_row("PRAGMA user_version", [], |row| row.get(0))?;
+                let applied: i64 = tx.query_row("PRAGMA user_version", [], |row| row.get(0))?;
+                let ours: bool = tx.query_row(
+                    "SELECT EXISTS (SELECT 1 FROM sqlite_master
+                         WHERE type = 'table' AND name = 'toolgate_idempotency')",
+                    [],
+                    |row| row.get(0),
+                )?;
+                let applied = refuse_unknown(&shown, applied, ours)?;
                 for (i, migration) in MIGRATIONS.iter().enumerate().skip(applied) {
                     tx.execute_batch(migration)?;
                     tx.execute_batch(&format!("PRAGMA user_version = {}", i + 1))?;
                 }
-                tx.commit()
+                tx.commit()?;
+                // Only once the file is known to be toolgate's: WAL mode is
+                // kept in the file, for every connection after this one.
+                let _: String =
+                    connection.query_row("PRAGMA journal_mode = WAL", [], |row| row.get(0))?;
+                Ok(())
             })
             .await?;
         Ok(store)
     }
 
-    fn connect(&self) -> rusqlite::Result<Connection> {
+    fn connect(&self, wait: Duration) -> rusqlite::Result<Connection> {
         let connection = Connection::open(&self.inner.path)?;
-        connection.busy_timeout(Duration::from_secs(10))?;
-        connection.execute_batch("PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;")?;
+        connection.busy_timeout(wait)?;
+        let synchronous = match self.inner.options.durability {
+            Durability::Full => "FULL",
+            Durability::Normal => "NORMAL",
+        };
+        connection.execute_batch(&format!("PRAGMA synchronous = {synchronous};"))?;
         Ok(connection)
     }
 
-    /// Runs the read `f` on a pooled connection, on tokio's blocking pool.
-    async fn with<T, F>(&self, f: F) -> Result<T, StoreError>
+    /// Runs `f` on a pooled connection, on tokio's blocking pool, within
+    /// the deadline counted from now.
+    async fn run<T, F>(&self, op: &'static str, mode: Mode, f: F) -> Result<T, StoreError>
     where
         T: Send + 'static,
-        F: FnOnce(&mut Connection) -> rusqlite::Result<T> + Send + 'static,
+        F: FnOnce(&mut Connection) -> Result<T, Fault> + Send + 'static,
     {
-        self.run(false, f).await
-    }
-
-    /// Runs the write `f` as [`with`](Self::with) does, one at a time in
-    /// this process. SQLite has one writer per file anyway; taking turns
-    /// here instead of in SQLite's busy handler, which sleeps and retries,
-    /// keeps the slowest writes close to the typical one. Other processes
-    /// still meet SQLite's lock, and wait for it up to the busy timeout.
-    async fn write<T, F>(&self, f: F) -> Result<T, StoreError>
-    where
-        T: Send + 'static,
-        F: FnOnce(&mut Connection) -> rusqlite::Result<T> + Send + 'static,
-    {
-        self.run(true, f).await
-    }
-
-    async fn run<T, F>(&self, exclusive: bool, f: F) -> Result<T, StoreError>
-    where
-        T: Send + 'static,
-        F: FnOnce(&mut Connection) -> rusqlite::Result<T> + Send + 'static,
-    {
+        let deadline = Instant::now() + self.inner.options.deadline;
         let store = self.clone();
-        tokio::task::spawn_blocking(move || {
-            let pooled = store
-                .inner
-                .idle
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner)
-                .pop();
-            let mut connection = match pooled {
-                Some(connection) => connection,
-                None => store.connect().map_err(store_error)?,
-            };
-            let result = if exclusive {
-                let _turn = store
-                    .inner
-                    .writer
-                    .lock()
-                    .unwrap_or_else(PoisonError::into_inner);
-                f(&mut connection).map_err(store_error)
-            } else {
-                f(&mut connection).map_err(store_error)
-            };
-            let mut idle = store
-                .inner
-                .idle
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner);
-            if idle.len() < POOL {
-                idle.push(connection);
+        tokio::task::spawn_blocking(move || store.run_now(op, mode, deadline, f))
+            .await
+            .map_err(|error| StoreError::context(format!("{op} stopped"), error))?
+    }
+
+    fn run_now<T, F>(
+        &self,
+        op: &'static str,
+        mode: Mode,
+        deadline: Instant,
+        f: F,
+    ) -> Result<T, StoreError>
+    where
+        F: FnOnce(&mut Connection) -> Result<T, Fault>,
+    {
+        let limit = millis(self.inner.options.deadline);
+        let _turn = match mode {
+            Mode::Read => None,
+            Mode::Write | Mode::Sweep => Some(self.inner.turn.take(deadline).ok_or_else(|| {
+                StoreError::timed_out(format!(
+                    "{op} did not finish within {limit} ms: this process's other writers held the database"
+                ))
+            })?),
+        };
+        let mut wait = deadline.saturating_duration_since(Instant::now());
+        if mode == Mode::Sweep {
+            wait = wait.min(SWEEP_WAIT);
+        }
+        if wait.is_zero() {
+            return Err(StoreError::timed_out(format!(
+                "{op} did not finish within {limit} ms"
+            )));
+        }
+        let fault = |fault: Fault| {
+            match fault {
+            Fault::Store(error) => error,
+            Fault::Sql(error) => match error.sqlite_error_code() {
+                Some(ErrorCode::DatabaseBusy | ErrorCode::DatabaseLocked) => {
+                    StoreError::timed_out(format!(
+                        "{op} did not finish within {limit} ms: another connection held the database's lock"
+                    ))
+                    .caused_by(error)
+                }
+                _ => StoreError::context(format!("{op} failed"), error),
+            },
+        }
+        };
+        let pooled = self
+            .inner
+            .idle
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .pop();
+        let mut connection = match pooled {
+            Some(connection) => {
+                // SQLite's busy handler waits for another process's lock
+                // no longer than this call may.
+                connection
+                    .busy_timeout(wait)
+                    .map_err(|e| fault(Fault::Sql(e)))?;
+                connection
             }
-            result
+            None => self.connect(wait).map_err(|e| fault(Fault::Sql(e)))?,
+        };
+        let result = f(&mut connection).map_err(fault);
+        let mut idle = self
+            .inner
+            .idle
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        if idle.len() < self.inner.options.connections {
+            idle.push(connection);
+        }
+        result
+    }
+
+    /// The durability the store's connections run with, as SQLite reports
+    /// it (`PRAGMA synchronous`): what the store promises about a power
+    /// cut, read back rather than assumed.
+    ///
+    /// ```no_run
+    /// # async fn run() -> Result<(), toolgate::StoreError> {
+    /// use toolgate_sqlite::{Durability, SqliteStore};
+    ///
+    /// let store = SqliteStore::open("effects.db").await?;
+    /// assert_eq!(store.durability().await?, Durability::Full);
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub async fn durability(&self) -> Result<Durability, StoreError> {
+        self.run("durability", Mode::Read, |connection| {
+            let level: i64 = connection.query_row("PRAGMA synchronous", [], |row| row.get(0))?;
+            // 2 is FULL, 3 EXTRA; below them a power cut can take commits back.
+            Ok(if level >= 2 {
+                Durability::Full
+            } else {
+                Durability::Normal
+            })
         })
         .await
-        .map_err(store_error)?
     }
 
     /// Every [`SWEEP`] writes, deletes expired rows in a blocking task of
@@ -235,30 +503,31 @@ impl SqliteStore {
     /// clock: a toolbox on a clock of its own that runs ahead (a test's)
     /// must not remove rows that callers on the system clock still hold.
     fn sweep_if_due(&self, now: i64) {
-        let n = self
-            .inner
-            .writes
-            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let n = self.inner.writes.fetch_add(1, Ordering::Relaxed);
         if n % SWEEP != 0 {
             return;
         }
         let store = self.clone();
         tokio::spawn(async move {
             // A failed sweep is retried by the next one.
-            let _ = store.sweep_at(now.min(micros(SystemTime::now()))).await;
+            let _ = store
+                .sweep_at(now.min(micros(SystemTime::now())), Mode::Sweep)
+                .await;
         });
     }
 
     /// Deletes at most 256 expired rows of each table (and buckets that
     /// are full again); returns how many went.
     pub async fn sweep(&self, now: SystemTime) -> Result<u64, StoreError> {
-        self.sweep_at(micros(now)).await
+        self.sweep_at(micros(now), Mode::Write).await
     }
 
-    async fn sweep_at(&self, now: i64) -> Result<u64, StoreError> {
-        self.write(move |connection| {
+    async fn sweep_at(&self, now: i64, mode: Mode) -> Result<u64, StoreError> {
+        self.run("sweep", mode, move |connection| {
             let tx = connection.transaction_with_behavior(TransactionBehavior::Immediate)?;
             let mut deleted = 0;
+            // The instant after which each table's rows are gone
+            // (`rules::gone`).
             for (table, column) in [
                 ("toolgate_approvals", "keep_until"),
                 ("toolgate_idempotency", "keep_until"),
@@ -280,44 +549,81 @@ impl SqliteStore {
     }
 }
 
-/// An approval's state and expiry, inside the transaction that changes it.
-fn approval_state(
-    tx: &rusqlite::Transaction<'_>,
-    id: &str,
-) -> rusqlite::Result<Option<(String, i64)>> {
-    tx.query_row(
-        "SELECT state, expires_at FROM toolgate_approvals WHERE id = ?1",
-        params![id],
-        |row| Ok((row.get(0)?, row.get(1)?)),
-    )
-    .optional()
+/// Refuses a database this release does not know: one whose `user_version`
+/// another program set (a version, but none of toolgate's tables), or
+/// whose schema is newer than this release's. The migrations already
+/// applied, otherwise.
+fn refuse_unknown(path: &str, version: i64, ours: bool) -> Result<usize, StoreError> {
+    let known = SCHEMA_VERSION;
+    if version != 0 && !ours {
+        return Err(StoreError::message(format!(
+            "{path} is not a toolgate database: its user_version is {version}, set by another \
+             program, and it has none of toolgate's tables (this release's schema is version \
+             {known}); give the store a file of its own"
+        )));
+    }
+    if version == 0 && ours {
+        return Err(StoreError::message(format!(
+            "{path} has toolgate's tables but no schema version (user_version 0; this release's \
+             schema is version {known}): another program reset it"
+        )));
+    }
+    match usize::try_from(version) {
+        Ok(version) if version <= known => Ok(version),
+        _ => Err(StoreError::message(format!(
+            "{path} holds toolgate schema version {version}, newer than this release's \
+             version {known}: a newer release migrated it; run that release, or restore the \
+             database from before the upgrade"
+        ))),
+    }
 }
 
-fn state_of(state: &str, by: Option<String>) -> ApprovalState {
-    let by = by.unwrap_or_default();
-    match state {
-        "approved" => ApprovalState::Approved { by },
-        "denied" => ApprovalState::Denied { by },
-        "used" => ApprovalState::Used { by },
-        _ => ApprovalState::Pending,
-    }
+/// An approval's stage and expiry, inside the transaction that changes it.
+fn approval_stage(
+    tx: &rusqlite::Transaction<'_>,
+    id: &str,
+) -> Result<Option<(Stage, SystemTime)>, Fault> {
+    let row: Option<(String, i64)> = tx
+        .prepare_cached("SELECT state, expires_at FROM toolgate_approvals WHERE id = ?1")?
+        .query_row(params![id], |row| Ok((row.get(0)?, row.get(1)?)))
+        .optional()?;
+    row.map(|(state, expires)| Ok((stage(&state)?, time(expires))))
+        .transpose()
+}
+
+fn stage(text: &str) -> Result<Stage, Fault> {
+    Stage::parse(text).ok_or_else(|| {
+        Fault::Store(StoreError::message(format!(
+            "an approval has the unknown state {text:?}"
+        )))
+    })
 }
 
 impl EffectStore for SqliteStore {
     fn create_approval(&self, record: Approval) -> BoxFuture<'_, Result<(), StoreError>> {
         Box::pin(async move {
-            let json = serde_json::to_string(&record).map_err(store_error)?;
-            let created = micros(record.created_at);
-            self.sweep_if_due(created);
-            self.write(move |connection| {
+            let json = serde_json::to_string(&record)
+                .map_err(|e| StoreError::context("an approval is not valid JSON", e))?;
+            self.sweep_if_due(micros(record.created_at));
+            self.run("create_approval", Mode::Write, move |connection| {
                 let tx = connection.transaction_with_behavior(TransactionBehavior::Immediate)?;
-                let expires = micros(record.expires_at);
-                tx.execute(
+                let taken: bool = tx
+                    .prepare_cached("SELECT EXISTS (SELECT 1 FROM toolgate_approvals WHERE id = ?1)")?
+                    .query_row(params![record.id], |row| row.get(0))?;
+                rules::create(&record.id, taken)?;
+                tx.prepare_cached(
                     "INSERT INTO toolgate_approvals (id, state, decided_by, expires_at, keep_until, record)
-                     VALUES (?1, 'pending', NULL, ?2, ?3, ?4)",
-                    params![record.id, expires, expires.saturating_add(span(KEEP_APPROVALS)), json],
-                )?;
-                tx.commit()
+                     VALUES (?1, ?2, NULL, ?3, ?4, ?5)",
+                )?
+                .execute(params![
+                    record.id,
+                    Stage::Pending.as_str(),
+                    micros(record.expires_at),
+                    micros(rules::approval_kept_until(record.expires_at)),
+                    json
+                ])?;
+                tx.commit()?;
+                Ok(())
             })
             .await
         })
@@ -326,29 +632,27 @@ impl EffectStore for SqliteStore {
     fn approval<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<Option<Approval>, StoreError>> {
         let id = id.to_owned();
         Box::pin(async move {
-            let row = self
-                .with(move |connection| {
-                    connection
-                        .query_row(
-                            "SELECT record, state, decided_by FROM toolgate_approvals WHERE id = ?1",
-                            params![id],
-                            |row| {
-                                Ok((
-                                    row.get::<_, String>(0)?,
-                                    row.get::<_, String>(1)?,
-                                    row.get::<_, Option<String>>(2)?,
-                                ))
-                            },
-                        )
-                        .optional()
-                })
-                .await?;
-            let Some((json, state, by)) = row else {
-                return Ok(None);
-            };
-            let mut approval: Approval = serde_json::from_str(&json).map_err(store_error)?;
-            approval.state = state_of(&state, by);
-            Ok(Some(approval))
+            self.run("approval", Mode::Read, move |connection| {
+                let row = connection
+                    .prepare_cached(
+                        "SELECT record, state, decided_by FROM toolgate_approvals WHERE id = ?1",
+                    )?
+                    .query_row(params![id], |row| {
+                        Ok((
+                            row.get::<_, String>(0)?,
+                            row.get::<_, String>(1)?,
+                            row.get::<_, Option<String>>(2)?,
+                        ))
+                    })
+                    .optional()?;
+                let Some((json, state, by)) = row else {
+                    return Ok(None);
+                };
+                let mut approval: Approval = serde_json::from_str(&json).map_err(json_error)?;
+                approval.state = stage(&state)?.with_approver(by);
+                Ok(Some(approval))
+            })
+            .await
         })
     }
 
@@ -360,25 +664,20 @@ impl EffectStore for SqliteStore {
     ) -> BoxFuture<'a, Result<Decided, StoreError>> {
         let id = id.to_owned();
         Box::pin(async move {
-            let (state, by) = match decision {
-                Decision::Approve(by) => ("approved", by),
-                Decision::Deny(by) => ("denied", by),
+            let (stage, by) = match decision {
+                Decision::Approve(by) => (Stage::Approved, by),
+                Decision::Deny(by) => (Stage::Denied, by),
             };
-            let now = micros(now);
-            self.write(move |connection| {
+            let now = exact(now);
+            self.run("decide", Mode::Write, move |connection| {
                 let tx = connection.transaction_with_behavior(TransactionBehavior::Immediate)?;
-                let decided = match approval_state(&tx, &id)? {
-                    None => Decided::Unknown,
-                    Some((current, _)) if current != "pending" => Decided::AlreadyDecided,
-                    Some((_, expires)) if now >= expires => Decided::Expired,
-                    Some(_) => {
-                        tx.execute(
-                            "UPDATE toolgate_approvals SET state = ?2, decided_by = ?3 WHERE id = ?1",
-                            params![id, state, by],
-                        )?;
-                        Decided::Done
-                    }
-                };
+                let decided = rules::decide(approval_stage(&tx, &id)?, now);
+                if decided == Decided::Done {
+                    tx.prepare_cached(
+                        "UPDATE toolgate_approvals SET state = ?2, decided_by = ?3 WHERE id = ?1",
+                    )?
+                    .execute(params![id, stage.as_str(), by])?;
+                }
                 tx.commit()?;
                 Ok(decided)
             })
@@ -393,25 +692,14 @@ impl EffectStore for SqliteStore {
     ) -> BoxFuture<'a, Result<Consumed, StoreError>> {
         let id = id.to_owned();
         Box::pin(async move {
-            let now = micros(now);
-            self.write(move |connection| {
+            let now = exact(now);
+            self.run("consume", Mode::Write, move |connection| {
                 let tx = connection.transaction_with_behavior(TransactionBehavior::Immediate)?;
-                let consumed = match approval_state(&tx, &id)? {
-                    None => Consumed::Unknown,
-                    Some((state, expires)) => match state.as_str() {
-                        "denied" => Consumed::Denied,
-                        "used" => Consumed::Used,
-                        _ if now >= expires => Consumed::Expired,
-                        "approved" => {
-                            tx.execute(
-                                "UPDATE toolgate_approvals SET state = 'used' WHERE id = ?1",
-                                params![id],
-                            )?;
-                            Consumed::Done
-                        }
-                        _ => Consumed::Pending,
-                    },
-                };
+                let consumed = rules::consume(approval_stage(&tx, &id)?, now);
+                if consumed == Consumed::Done {
+                    tx.prepare_cached("UPDATE toolgate_approvals SET state = ?2 WHERE id = ?1")?
+                        .execute(params![id, Stage::Used.as_str()])?;
+                }
                 tx.commit()?;
                 Ok(consumed)
             })
@@ -429,64 +717,55 @@ impl EffectStore for SqliteStore {
     ) -> BoxFuture<'a, Result<Claim, StoreError>> {
         let (key, digest) = (key.to_owned(), digest.to_owned());
         Box::pin(async move {
-            let now = micros(now);
-            self.sweep_if_due(now);
-            let claimed = self
-                .write(move |connection| {
-                    let tx =
-                        connection.transaction_with_behavior(TransactionBehavior::Immediate)?;
-                    let row: Option<(String, bool, i64, i64, Option<String>)> = tx
-                        .query_row(
-                            "SELECT digest, finished, lease_until, keep_until, outcome
-                             FROM toolgate_idempotency WHERE key = ?1",
-                            params![key],
-                            |row| {
-                                Ok((row.get(0)?, row.get(1)?, row.get(2)?, row.get(3)?, row.get(4)?))
-                            },
-                        )
-                        .optional()?;
-                    let answer = match row {
-                        Some((held, finished, lease_until, keep_until, outcome))
-                            if keep_until > now =>
-                        {
-                            if held != digest {
-                                Some(Err(()))
-                            } else if finished {
-                                Some(Ok(outcome))
-                            } else if lease_until > now {
-                                Some(Ok(None))
-                            } else {
-                                None
-                            }
-                        }
-                        _ => None,
-                    };
-                    if answer.is_none() {
-                        tx.execute(
+            let now = exact(now);
+            self.sweep_if_due(micros(now));
+            self.run("claim", Mode::Write, move |connection| {
+                let tx = connection.transaction_with_behavior(TransactionBehavior::Immediate)?;
+                let row: Option<(String, bool, i64, i64, Option<String>)> = tx
+                    .prepare_cached(
+                        "SELECT digest, finished, lease_until, keep_until, outcome
+                         FROM toolgate_idempotency WHERE key = ?1",
+                    )?
+                    .query_row(params![key], |row| {
+                        Ok((row.get(0)?, row.get(1)?, row.get(2)?, row.get(3)?, row.get(4)?))
+                    })
+                    .optional()?;
+                let held = row.as_ref().map(|(held, finished, lease, keep, _)| rules::Held {
+                    digest: held,
+                    finished: *finished,
+                    lease_until: time(*lease),
+                    kept_until: time(*keep),
+                });
+                let claim = match rules::claim(held, &digest, now, lease, retain) {
+                    ClaimRule::Take(hold) => {
+                        tx.prepare_cached(
                             "INSERT INTO toolgate_idempotency (key, digest, finished, lease_until, keep_until, outcome)
                              VALUES (?1, ?2, 0, ?3, ?4, NULL)
                              ON CONFLICT (key) DO UPDATE SET digest = ?2, finished = 0,
                                  lease_until = ?3, keep_until = ?4, outcome = NULL",
-                            params![
-                                key,
-                                digest,
-                                now.saturating_add(span(lease)),
-                                now.saturating_add(span(retain))
-                            ],
-                        )?;
+                        )?
+                        .execute(params![
+                            key,
+                            digest,
+                            micros(hold.lease_until),
+                            micros(hold.kept_until)
+                        ])?;
+                        Claim::Claimed
                     }
-                    tx.commit()?;
-                    Ok(answer)
-                })
-                .await?;
-            Ok(match claimed {
-                None => Claim::Claimed,
-                Some(Err(())) => Claim::Conflict,
-                Some(Ok(None)) => Claim::InFlight,
-                Some(Ok(Some(outcome))) => {
-                    Claim::Finished(serde_json::from_str(&outcome).map_err(store_error)?)
-                }
+                    ClaimRule::InFlight => Claim::InFlight,
+                    ClaimRule::Conflict => Claim::Conflict,
+                    ClaimRule::Finished => {
+                        let outcome = row.and_then(|(.., outcome)| outcome);
+                        Claim::Finished(
+                            serde_json::from_str(outcome.as_deref().unwrap_or("null"))
+                                .map_err(json_error)?,
+                        )
+                    }
+                };
+                tx.commit()?;
+                Ok(claim)
             })
+            .await
         })
     }
 
@@ -497,12 +776,17 @@ impl EffectStore for SqliteStore {
     ) -> BoxFuture<'a, Result<(), StoreError>> {
         let key = key.to_owned();
         Box::pin(async move {
-            let json = serde_json::to_string(&outcome).map_err(store_error)?;
-            self.write(move |connection| {
-                connection.execute(
-                    "UPDATE toolgate_idempotency SET finished = 1, outcome = ?2 WHERE key = ?1",
-                    params![key, json],
-                )?;
+            let json = serde_json::to_string(&outcome)
+                .map_err(|e| StoreError::context("an outcome is not valid JSON", e))?;
+            self.run("complete", Mode::Write, move |connection| {
+                // `rules::complete` as one statement, atomic on its own:
+                // only a record in flight takes an outcome.
+                connection
+                    .prepare_cached(
+                        "UPDATE toolgate_idempotency SET finished = 1, outcome = ?2
+                         WHERE key = ?1 AND finished = 0",
+                    )?
+                    .execute(params![key, json])?;
                 Ok(())
             })
             .await
@@ -512,11 +796,14 @@ impl EffectStore for SqliteStore {
     fn release<'a>(&'a self, key: &'a str) -> BoxFuture<'a, Result<(), StoreError>> {
         let key = key.to_owned();
         Box::pin(async move {
-            self.write(move |connection| {
-                connection.execute(
-                    "DELETE FROM toolgate_idempotency WHERE key = ?1 AND finished = 0",
-                    params![key],
-                )?;
+            self.run("release", Mode::Write, move |connection| {
+                // `rules::release` as one statement, atomic on its own:
+                // only a record without an outcome is given up.
+                connection
+                    .prepare_cached(
+                        "DELETE FROM toolgate_idempotency WHERE key = ?1 AND finished = 0",
+                    )?
+                    .execute(params![key])?;
                 Ok(())
             })
             .await
@@ -531,21 +818,27 @@ impl EffectStore for SqliteStore {
     ) -> BoxFuture<'a, Result<u32, StoreError>> {
         let key = key.to_owned();
         Box::pin(async move {
-            let now = micros(now);
-            let until = now.saturating_add(span(window));
-            self.sweep_if_due(now);
-            self.write(move |connection| {
-                // One statement: a new counter, a counter whose window
-                // ended starting over, or one more.
-                connection.query_row(
-                    "INSERT INTO toolgate_counters (key, value, until) VALUES (?1, 1, ?3)
-                     ON CONFLICT (key) DO UPDATE SET
-                         value = CASE WHEN until <= ?2 THEN 1 ELSE value + 1 END,
-                         until = CASE WHEN until <= ?2 THEN ?3 ELSE until END
-                     RETURNING value",
-                    params![key, now, until],
-                    |row| row.get::<_, u32>(0),
-                )
+            let now = exact(now);
+            self.sweep_if_due(micros(now));
+            self.run("count", Mode::Write, move |connection| {
+                let tx = connection.transaction_with_behavior(TransactionBehavior::Immediate)?;
+                let held = tx
+                    .prepare_cached("SELECT value, until FROM toolgate_counters WHERE key = ?1")?
+                    .query_row(params![key], |row| {
+                        Ok(rules::Counter {
+                            value: u32::try_from(row.get::<_, i64>(0)?.max(0)).unwrap_or(u32::MAX),
+                            until: time(row.get(1)?),
+                        })
+                    })
+                    .optional()?;
+                let counter = rules::count(held, now, window);
+                tx.prepare_cached(
+                    "INSERT INTO toolgate_counters (key, value, until) VALUES (?1, ?2, ?3)
+                     ON CONFLICT (key) DO UPDATE SET value = ?2, until = ?3",
+                )?
+                .execute(params![key, counter.value, micros(counter.until)])?;
+                tx.commit()?;
+                Ok(counter.value)
             })
             .await
         })
@@ -560,33 +853,28 @@ impl EffectStore for SqliteStore {
     ) -> BoxFuture<'a, Result<Option<Duration>, StoreError>> {
         let key = key.to_owned();
         Box::pin(async move {
+            let now = exact(now);
             self.sweep_if_due(micros(now));
-            self.write(move |connection| {
+            self.run("take", Mode::Write, move |connection| {
                 let tx = connection.transaction_with_behavior(TransactionBehavior::Immediate)?;
-                let bucket = tx
-                    .query_row(
-                        "SELECT tokens, at FROM toolgate_buckets WHERE key = ?1",
-                        params![key],
-                        |row| {
-                            Ok(Bucket {
-                                tokens: row.get(0)?,
-                                at: time(row.get(1)?),
-                            })
-                        },
-                    )
-                    .optional()?
-                    .unwrap_or_else(|| Bucket::full(capacity, now));
-                let (after, wait) = bucket.take(capacity, period, now);
-                tx.execute(
+                let held = tx
+                    .prepare_cached(
+                        "SELECT tokens, at, full_at FROM toolgate_buckets WHERE key = ?1",
+                    )?
+                    .query_row(params![key], |row| {
+                        let bucket = Bucket {
+                            tokens: row.get(0)?,
+                            at: time(row.get(1)?),
+                        };
+                        Ok((bucket, time(row.get(2)?)))
+                    })
+                    .optional()?;
+                let ((after, full_at), wait) = rules::take(held, capacity, period, now);
+                tx.prepare_cached(
                     "INSERT INTO toolgate_buckets (key, tokens, at, full_at) VALUES (?1, ?2, ?3, ?4)
                      ON CONFLICT (key) DO UPDATE SET tokens = ?2, at = ?3, full_at = ?4",
-                    params![
-                        key,
-                        after.tokens,
-                        micros(after.at),
-                        micros(after.full_at(capacity, period))
-                    ],
-                )?;
+                )?
+                .execute(params![key, after.tokens, micros(after.at), micros(full_at)])?;
                 tx.commit()?;
                 Ok(wait)
             })

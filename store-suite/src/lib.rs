@@ -21,6 +21,8 @@ use toolgate::{Code, EffectStore, Outcome, ToolContext, Toolbox};
 use toolgate_examples::hotel::{BookHotel, Hotels};
 use toolgate_examples::refund::{IssueRefund, Shop};
 
+pub mod model;
+
 /// A store under test, shared by the toolboxes a test builds.
 pub type Store = Arc<dyn EffectStore>;
 
@@ -87,6 +89,15 @@ pub const BOOKING: &str = r#"{"hotel_id":"h_seaview1","nights":3}"#;
 /// A hotel toolbox on `store`.
 pub fn hotels(store: Store) -> Toolbox<Hotels> {
     let mut toolbox = Toolbox::new(Hotels::demo()).with_effect_store(store);
+    toolbox.register(BookHotel).expect("book_hotel registers");
+    toolbox
+}
+
+/// A hotel toolbox on `store`, reading the time from `clock`.
+pub fn hotels_on(store: Store, clock: ManualClock) -> Toolbox<Hotels> {
+    let mut toolbox = Toolbox::new(Hotels::demo())
+        .with_clock(clock)
+        .with_effect_store(store);
     toolbox.register(BookHotel).expect("book_hotel registers");
     toolbox
 }

@@ -15,3 +15,9 @@ fn the_memory_store_passes_the_store_suite() {
         async move { store }
     }));
 }
+
+#[test]
+fn the_memory_store_follows_the_rules() {
+    let store = MemoryStore::new();
+    suite::runtime().block_on(suite::model::assert_follows_the_rules(&store));
+}

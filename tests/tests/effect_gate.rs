@@ -275,22 +275,47 @@ struct Faulty {
     alter: Option<Alter>,
     down: Arc<AtomicBool>,
     reuse: bool,
+    /// The failure of a store that is down, if not "connection refused".
+    fault: Option<fn() -> StoreError>,
+    /// How many completions fail next, the store being up otherwise.
+    failing_completes: Arc<AtomicUsize>,
 }
 
 impl Faulty {
     fn is_down(&self) -> bool {
         self.down.load(Ordering::SeqCst)
     }
+
+    fn refused<'a, T: Send + 'a>(&self) -> toolgate::BoxFuture<'a, Result<T, StoreError>> {
+        let error = match self.fault {
+            Some(fault) => fault(),
+            None => StoreError::new("connection refused"),
+        };
+        Box::pin(async { Err(error) })
+    }
 }
 
-fn refused<'a, T: Send + 'a>() -> toolgate::BoxFuture<'a, Result<T, StoreError>> {
-    Box::pin(async { Err(StoreError::new("connection refused")) })
+/// An error as a database driver builds one: a summary, with the reason
+/// beneath it in its `source`.
+#[derive(Debug)]
+struct DriverError(std::io::Error);
+
+impl std::fmt::Display for DriverError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("db error")
+    }
+}
+
+impl std::error::Error for DriverError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        Some(&self.0)
+    }
 }
 
 impl EffectStore for Faulty {
     fn create_approval(&self, record: Approval) -> toolgate::BoxFuture<'_, Result<(), StoreError>> {
         if self.is_down() {
-            return refused();
+            return self.refused();
         }
         self.inner.create_approval(record)
     }
@@ -299,7 +324,7 @@ impl EffectStore for Faulty {
         id: &'a str,
     ) -> toolgate::BoxFuture<'a, Result<Option<Approval>, StoreError>> {
         if self.is_down() {
-            return refused();
+            return self.refused();
         }
         Box::pin(async move {
             let mut found = self.inner.approval(id).await?;
@@ -318,7 +343,7 @@ impl EffectStore for Faulty {
         now: SystemTime,
     ) -> toolgate::BoxFuture<'a, Result<Decided, StoreError>> {
         if self.is_down() {
-            return refused();
+            return self.refused();
         }
         self.inner.decide(id, decision, now)
     }
@@ -328,7 +353,7 @@ impl EffectStore for Faulty {
         now: SystemTime,
     ) -> toolgate::BoxFuture<'a, Result<Consumed, StoreError>> {
         if self.is_down() {
-            return refused();
+            return self.refused();
         }
         Box::pin(async move {
             match self.inner.consume(id, now).await? {
@@ -346,7 +371,7 @@ impl EffectStore for Faulty {
         retain: Duration,
     ) -> toolgate::BoxFuture<'a, Result<Claim, StoreError>> {
         if self.is_down() {
-            return refused();
+            return self.refused();
         }
         self.inner.claim(key, digest, now, lease, retain)
     }
@@ -355,14 +380,17 @@ impl EffectStore for Faulty {
         key: &'a str,
         outcome: Value,
     ) -> toolgate::BoxFuture<'a, Result<(), StoreError>> {
-        if self.is_down() {
-            return refused();
+        let failing =
+            self.failing_completes
+                .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |n| n.checked_sub(1));
+        if self.is_down() || failing.is_ok() {
+            return self.refused();
         }
         self.inner.complete(key, outcome)
     }
     fn release<'a>(&'a self, key: &'a str) -> toolgate::BoxFuture<'a, Result<(), StoreError>> {
         if self.is_down() {
-            return refused();
+            return self.refused();
         }
         self.inner.release(key)
     }
@@ -373,7 +401,7 @@ impl EffectStore for Faulty {
         window: Duration,
     ) -> toolgate::BoxFuture<'a, Result<u32, StoreError>> {
         if self.is_down() {
-            return refused();
+            return self.refused();
         }
         self.inner.count(key, now, window)
     }
@@ -385,7 +413,7 @@ impl EffectStore for Faulty {
         now: SystemTime,
     ) -> toolgate::BoxFuture<'a, Result<Option<Duration>, StoreError>> {
         if self.is_down() {
-            return refused();
+            return self.refused();
         }
         self.inner.take(key, capacity, period, now)
     }
@@ -723,6 +751,37 @@ fn with_the_store_down_nothing_runs_and_the_model_may_retry_without_internals() 
 }
 
 #[test]
+fn the_cause_of_a_store_failure_reaches_the_audit_log_once() {
+    let mut toolbox = Toolbox::new(Gate::default()).with_effect_store(Faulty {
+        down: Arc::new(AtomicBool::new(true)),
+        fault: Some(|| {
+            let reason = std::io::Error::other("canceling statement due to lock timeout");
+            StoreError::context("claim failed", DriverError(reason))
+        }),
+        ..Faulty::default()
+    });
+    toolbox.register(Record).unwrap();
+    let ctx = ToolContext::new("u", "t", "req").allow_all_tools();
+    let (outcome, log) =
+        common::audit(|| block_on(toolbox.call(&ctx, "record", r#"{"what":"z"}"#)));
+    assert_eq!(code(&outcome), Some(Code::Unavailable));
+    assert!(
+        !outcome.to_json().to_string().contains("lock"),
+        "{outcome:?}"
+    );
+    let event = log
+        .iter()
+        .find(|r| r["message"] == "effect store failed")
+        .unwrap_or_else(|| panic!("{log:?}"));
+    assert_eq!(
+        event["error"],
+        "effect store: claim failed: db error: canceling statement due to lock timeout"
+    );
+    assert_eq!(event["gate"], "effect");
+    assert_eq!(event["request_id"], "req");
+}
+
+#[test]
 fn an_outcome_the_store_failed_to_record_is_replayed_and_recorded_later() {
     let clock = ManualClock::new(SystemTime::UNIX_EPOCH);
     let shared = Arc::new(MemoryStore::new());
@@ -732,8 +791,12 @@ fn an_outcome_the_store_failed_to_record_is_replayed_and_recorded_later() {
         down: Arc::clone(&down),
         ..Faulty::default()
     };
+    // One try to record (the store fails at once), so that the call
+    // answers on the poll after its body; the retries have a test of
+    // their own.
     let mut here = Toolbox::new(Gate::default())
         .with_clock(clock.clone())
+        .with_effect_policy(EffectPolicy::default().record_within(Duration::ZERO))
         .with_effect_store(faulty());
     here.register(Record).unwrap();
     let mut there = Toolbox::new(Gate::default())
@@ -776,6 +839,94 @@ fn an_outcome_the_store_failed_to_record_is_replayed_and_recorded_later() {
     assert!(elsewhere.is_replay(), "{elsewhere:?}");
     assert_eq!(elsewhere.value(), first.value());
     assert_eq!(there.state().runs.load(Ordering::SeqCst), 0);
+}
+
+/// Two servers sharing one store whose completions fail `failing` times
+/// next: the first records with `policy`.
+fn two_servers(
+    failing: usize,
+    policy: EffectPolicy,
+) -> (Toolbox<Gate>, Toolbox<Gate>, ManualClock) {
+    let clock = ManualClock::new(SystemTime::UNIX_EPOCH);
+    let shared = Arc::new(MemoryStore::new());
+    let mut here = Toolbox::new(Gate::default())
+        .with_clock(clock.clone())
+        .with_effect_policy(policy)
+        .with_effect_store(Faulty {
+            inner: Arc::clone(&shared),
+            failing_completes: Arc::new(AtomicUsize::new(failing)),
+            ..Faulty::default()
+        });
+    here.register(Record).unwrap();
+    let mut there = Toolbox::new(Gate::default())
+        .with_clock(clock.clone())
+        .with_effect_store(Arc::clone(&shared));
+    there.register(Record).unwrap();
+    (here, there, clock)
+}
+
+fn conversation() -> ToolContext {
+    ToolContext::new("u", "t", "req")
+        .with_session("conv")
+        .allow_all_tools()
+}
+
+#[test]
+fn an_outcome_is_recorded_before_the_call_answers_when_the_store_recovers_in_time() {
+    // Three completions fail, then the store takes the outcome: the call
+    // tries again within its second before it answers.
+    let (here, there, clock) = two_servers(3, EffectPolicy::default());
+    let first = block_on(here.call(&conversation(), "record", r#"{"what":"paid"}"#));
+    assert_eq!(first.value(), Some(&json!("paid")), "{first:?}");
+    // Another server, after the lease, replays it: it was recorded.
+    clock.advance(Duration::from_secs(10 * 60));
+    let elsewhere = block_on(there.call(&conversation(), "record", r#"{"what":"paid"}"#));
+    assert!(elsewhere.is_replay(), "{elsewhere:?}");
+    assert_eq!(there.state().runs.load(Ordering::SeqCst), 0);
+}
+
+#[test]
+fn a_flush_hands_the_store_what_it_failed_to_record() {
+    let policy = EffectPolicy::default().record_within(Duration::ZERO);
+    let (here, there, clock) = two_servers(1, policy);
+    let (first, log) =
+        common::audit(|| block_on(here.call(&conversation(), "record", r#"{"what":"paid"}"#)));
+    assert_eq!(first.value(), Some(&json!("paid")), "{first:?}");
+    assert!(
+        log.iter()
+            .any(|r| r.get("decision").map(String::as_str) == Some("outcome_unrecorded")),
+        "{log:?}"
+    );
+    // The server stops: it flushes, and the store takes the outcome.
+    block_on(here.flush(Duration::from_secs(5))).unwrap();
+    drop(here);
+    clock.advance(Duration::from_secs(10 * 60));
+    let elsewhere = block_on(there.call(&conversation(), "record", r#"{"what":"paid"}"#));
+    assert!(elsewhere.is_replay(), "{elsewhere:?}");
+    assert_eq!(elsewhere.value(), first.value());
+    assert_eq!(there.state().runs.load(Ordering::SeqCst), 0);
+}
+
+#[test]
+fn a_flush_that_cannot_finish_says_so_and_logs_each_outcome_it_keeps() {
+    let policy = EffectPolicy::default().record_within(Duration::ZERO);
+    let (here, _, _) = two_servers(usize::MAX, policy);
+    let first = block_on(here.call(&conversation(), "record", r#"{"what":"paid"}"#));
+    assert_eq!(first.value(), Some(&json!("paid")), "{first:?}");
+    let (flushed, log) = common::audit(|| block_on(here.flush(Duration::from_millis(100))));
+    let error = flushed.unwrap_err();
+    assert_eq!(error.remaining(), 1);
+    let cause = std::error::Error::source(&error).map(ToString::to_string);
+    assert_eq!(cause.as_deref(), Some("effect store: the operation failed"));
+    let lost = log
+        .iter()
+        .find(|r| r["message"] == "outcome unrecorded at shutdown")
+        .unwrap_or_else(|| panic!("{log:?}"));
+    assert!(lost["outcome"].contains("paid"), "{lost:?}");
+    assert_eq!(lost["key"].len(), 64);
+    // Logged once: dropping the toolbox does not log it again.
+    let ((), log) = common::audit(|| drop(here));
+    assert!(log.is_empty(), "{log:?}");
 }
 
 #[test]

@@ -101,7 +101,7 @@ const GENERATIONS: u32 = 8;
 /// A store failure: the model may try again, nothing ran; the cause goes
 /// to the audit log.
 fn unavailable(ctx: &ToolContext, tool: &str, error: &StoreError) -> Outcome {
-    audit::failed(ctx, tool, error);
+    audit::store_failed(ctx, tool, error);
     let rejection = Rejection::new(
         Code::Unavailable,
         "The server could not record this call, and nothing was done. Try again shortly.",
@@ -206,7 +206,7 @@ pub(crate) async fn before<'a, S>(
     };
     if !effects.unrecorded.is_empty() {
         if let Err(error) = effects.unrecorded.retry(store).await {
-            audit::failed(ctx, def.name(), &error);
+            audit::store_failed(ctx, def.name(), &error);
         }
         // Finished here while the store was down: replay it, as the store
         // would have.
@@ -294,14 +294,17 @@ pub(crate) async fn after<S>(
             invocation.resuming.map_or("", |a| &a.id),
         );
         if let Err(error) = store.release(&key).await {
-            audit::failed(ctx, def.name(), &error);
+            audit::store_failed(ctx, def.name(), &error);
         }
         return outcome;
     }
-    if let Err(error) = store.complete(&key, outcome.to_json()).await {
+    let within = run.effects.policy.record_within;
+    if let Err(error) = super::record(store, &key, &outcome, within).await {
         // The body ran; its outcome stands. The key stays in flight in the
-        // store, and the outcome waits here until the store takes it.
-        audit::failed(ctx, def.name(), &error);
+        // store, and the outcome waits here until the store takes it: on a
+        // later call, or when the host flushes the toolbox as it stops.
+        audit::store_failed(ctx, def.name(), &error);
+        audit::outcome_unrecorded(ctx, def.name(), &key);
         run.effects.unrecorded.keep(key, outcome.to_json());
     }
     outcome
@@ -422,7 +425,7 @@ async fn ask<S>(
                     if let Err(error) = noted {
                         // The approval stands; a repeat reads IN_PROGRESS
                         // until the note's lease runs out.
-                        audit::failed(ctx, def.name(), &error);
+                        audit::store_failed(ctx, def.name(), &error);
                     }
                     return outcome;
                 }

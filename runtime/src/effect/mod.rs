@@ -16,6 +16,7 @@
 
 mod approval;
 mod gate;
+pub mod rules;
 mod store;
 mod timer;
 
@@ -25,19 +26,17 @@ pub(crate) use gate::{Run, after, before, denied, expired, pending, stale, timed
 pub use timer::Timed;
 
 use std::sync::Arc;
-use std::time::{Duration, SystemTime};
+use std::time::{Duration, Instant, SystemTime};
 
 use serde_json::Value;
 use sha2::{Digest as _, Sha256};
 
 pub use approval::{Approval, ApprovalState, Seen};
-pub use store::{Bucket, Claim, Consumed, Decided, Decision, EffectStore, MemoryStore, StoreError};
+
+pub use rules::Bucket;
+pub use store::{Claim, Consumed, Decided, Decision, EffectStore, MemoryStore, StoreError};
 
 use crate::Effect;
-
-/// How long a decided or expired approval is kept for lookups, past its
-/// expiry, by the memory store.
-pub(crate) const RETAIN_DECIDED: Duration = Duration::from_secs(24 * 60 * 60);
 
 /// Where gate 6 reads the time: the system clock, or a clock a test moves.
 pub trait Clock: Send + Sync + 'static {
@@ -95,6 +94,7 @@ pub struct EffectPolicy {
     rate: Option<(u32, Duration)>,
     rates: Vec<(String, u32, Duration)>,
     pub(crate) timeout: Option<Duration>,
+    pub(crate) record_within: Duration,
 }
 
 impl Default for EffectPolicy {
@@ -112,6 +112,7 @@ impl Default for EffectPolicy {
             rate: None,
             rates: Vec::new(),
             timeout: None,
+            record_within: Duration::from_secs(1),
         }
     }
 }
@@ -213,6 +214,26 @@ impl EffectPolicy {
         self
     }
 
+    /// How long a call whose body ran keeps trying to record its outcome
+    /// before it answers, if the store fails (default 1 second; each try
+    /// is bounded by the store's own deadline). An outcome still
+    /// unrecorded then is kept by the toolbox, replayed to a repeat, and
+    /// handed to the store on later calls and by
+    /// [`Toolbox::flush`](crate::Toolbox::flush).
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use toolgate::EffectPolicy;
+    ///
+    /// let policy = EffectPolicy::default().record_within(Duration::from_secs(3));
+    /// # let _ = policy;
+    /// ```
+    #[must_use]
+    pub fn record_within(mut self, within: Duration) -> Self {
+        self.record_within = within;
+        self
+    }
+
     /// How long a call of `def` holds its idempotency key: the lease, or
     /// the tool's time limit if that is longer.
     pub(crate) fn lease_of(&self, def: &crate::ToolDef) -> Duration {
@@ -290,10 +311,91 @@ pub(crate) struct Unrecorded {
     held: std::sync::Mutex<Vec<(String, Value)>>,
     /// Whether `held` has anything: read on every call without the lock.
     any: std::sync::atomic::AtomicBool,
+    /// Whether a failed flush logged what `held` has.
+    logged: std::sync::atomic::AtomicBool,
 }
 
 /// Unrecorded outcomes offered to the store again per call.
 const RETRY_UNRECORDED: usize = 8;
+
+/// The longest pause between two attempts to record an outcome.
+const LONGEST_PAUSE: Duration = Duration::from_millis(500);
+
+/// Records `outcome` under `key`, trying again with growing pauses until
+/// `within` has passed since the first try failed: a store that is locked
+/// or unreachable for a moment still records the outcome before the call
+/// answers. The last failure if it never did.
+///
+/// The outcome's JSON is made for each try, rather than one copy kept and
+/// cloned: the first try, which almost always succeeds, costs no more than
+/// handing the store the JSON.
+pub(crate) async fn record(
+    store: &dyn EffectStore,
+    key: &str,
+    outcome: &crate::Outcome,
+    within: Duration,
+) -> Result<(), StoreError> {
+    let Err(mut error) = store.complete(key, outcome.to_json()).await else {
+        return Ok(());
+    };
+    let until = Instant::now() + within;
+    let mut pause = Duration::from_millis(10);
+    loop {
+        let now = Instant::now();
+        if now >= until {
+            return Err(error);
+        }
+        timer::sleep_until((now + pause).min(until)).await;
+        pause = (pause * 2).min(LONGEST_PAUSE);
+        match store.complete(key, outcome.to_json()).await {
+            Ok(()) => return Ok(()),
+            Err(again) => error = again,
+        }
+    }
+}
+
+/// Why [`Toolbox::flush`](crate::Toolbox::flush) could not hand the store
+/// every outcome it holds: how many are left, and the store's last
+/// failure (its [`source`](std::error::Error::source)).
+///
+/// ```
+/// # use std::time::Duration;
+/// # let rt = tokio::runtime::Builder::new_current_thread().build().unwrap();
+/// # rt.block_on(async {
+/// let toolbox = toolgate::Toolbox::new(());
+/// // Nothing is waiting for the store: the flush succeeds at once.
+/// assert!(toolbox.flush(Duration::from_secs(5)).await.is_ok());
+/// # });
+/// ```
+#[derive(Debug)]
+pub struct FlushError {
+    remaining: usize,
+    cause: StoreError,
+}
+
+impl FlushError {
+    /// How many outcomes the store did not take. Each is in the audit log
+    /// with its key (`outcome unrecorded at shutdown`).
+    pub fn remaining(&self) -> usize {
+        self.remaining
+    }
+}
+
+impl core::fmt::Display for FlushError {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        write!(
+            f,
+            "{} outcomes of bodies that ran could not be recorded",
+            self.remaining
+        )
+    }
+}
+
+impl std::error::Error for FlushError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        Some(&self.cause)
+    }
+}
 
 impl Unrecorded {
     fn lock(&self) -> std::sync::MutexGuard<'_, Vec<(String, Value)>> {
@@ -309,6 +411,8 @@ impl Unrecorded {
         held.retain(|(k, _)| *k != key);
         held.push((key, outcome));
         self.any.store(true, std::sync::atomic::Ordering::Release);
+        self.logged
+            .store(false, std::sync::atomic::Ordering::Release);
     }
 
     /// The unrecorded outcome of `key`, if there is one.
@@ -328,8 +432,13 @@ impl Unrecorded {
     /// Offers the oldest unrecorded outcomes to the store again, stopping
     /// at the first failure: the store is still down.
     pub(crate) async fn retry(&self, store: &dyn EffectStore) -> Result<(), StoreError> {
-        let batch: Vec<(String, Value)> =
-            self.lock().iter().take(RETRY_UNRECORDED).cloned().collect();
+        self.offer(store, RETRY_UNRECORDED).await
+    }
+
+    /// Offers up to `most` of the oldest outcomes to the store, stopping at
+    /// the first failure.
+    async fn offer(&self, store: &dyn EffectStore, most: usize) -> Result<(), StoreError> {
+        let batch: Vec<(String, Value)> = self.lock().iter().take(most).cloned().collect();
         for (key, outcome) in batch {
             store.complete(&key, outcome).await?;
             let mut held = self.lock();
@@ -339,6 +448,56 @@ impl Unrecorded {
             }
         }
         Ok(())
+    }
+
+    /// Hands the store every outcome held here, trying again with growing
+    /// pauses until `within` has passed; each outcome still held then is
+    /// logged with its key.
+    pub(crate) async fn flush(
+        &self,
+        store: &dyn EffectStore,
+        within: Duration,
+    ) -> Result<(), FlushError> {
+        let until = Instant::now() + within;
+        let mut pause = Duration::from_millis(10);
+        loop {
+            let error = match self.offer(store, usize::MAX).await {
+                Ok(()) if self.is_empty() => return Ok(()),
+                // Kept while the flush ran: offered on the next round.
+                Ok(()) => continue,
+                Err(error) => error,
+            };
+            let now = Instant::now();
+            if now >= until {
+                let held = self.lock();
+                for (key, outcome) in held.iter() {
+                    crate::audit::unrecorded_at_shutdown(key, outcome);
+                }
+                self.logged
+                    .store(true, std::sync::atomic::Ordering::Release);
+                return Err(FlushError {
+                    remaining: held.len(),
+                    cause: error,
+                });
+            }
+            timer::sleep_until((now + pause).min(until)).await;
+            pause = (pause * 2).min(LONGEST_PAUSE);
+        }
+    }
+}
+
+impl Drop for Unrecorded {
+    /// A toolbox stopping with outcomes its store never took: each is lost
+    /// to the other servers once this process ends, and a repeat there
+    /// runs its body again after the lease. The audit log is where an
+    /// operator finds them (unless a failed flush logged them already).
+    fn drop(&mut self) {
+        if self.logged.load(std::sync::atomic::Ordering::Acquire) {
+            return;
+        }
+        for (key, outcome) in self.lock().iter() {
+            crate::audit::unrecorded_at_shutdown(key, outcome);
+        }
     }
 }
 

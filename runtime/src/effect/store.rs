@@ -4,6 +4,7 @@
 //! consuming it, claiming an idempotency key. A store never asks the gate
 //! to read and then write.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::sync::Mutex;
 use std::time::{Duration, SystemTime};
@@ -11,30 +12,95 @@ use std::time::{Duration, SystemTime};
 use serde_json::Value;
 
 use super::approval::{Approval, ApprovalState};
+use super::rules::{self, Bucket};
 use crate::BoxFuture;
 
 /// Why a store operation did not complete: the database is unreachable,
-/// a statement failed, a lock was poisoned. The gate answers the model
-/// with a retryable failure and logs this text.
+/// a statement failed, a lock was held past the store's deadline. The gate
+/// answers the model with a retryable `UNAVAILABLE` and logs the error
+/// with its whole cause chain.
+///
+/// Its `Display` says what the store was doing and never repeats its
+/// cause, which [`source`](std::error::Error::source) returns: a printer
+/// of the chain shows each cause once.
+///
+/// ```
+/// use std::error::Error as _;
+/// use toolgate::StoreError;
+///
+/// let error = StoreError::context("claim failed", "canceling statement due to lock timeout");
+/// assert_eq!(error.to_string(), "effect store: claim failed");
+/// assert_eq!(error.source().unwrap().to_string(), "canceling statement due to lock timeout");
+/// assert!(StoreError::timed_out("claim did not finish within 200 ms").is_timeout());
+/// ```
 #[derive(Debug)]
-pub struct StoreError(Box<dyn std::error::Error + Send + Sync>);
+pub struct StoreError {
+    what: Cow<'static, str>,
+    timed_out: bool,
+    cause: Option<Box<dyn std::error::Error + Send + Sync>>,
+}
 
 impl StoreError {
     /// A store failure with its cause.
-    pub fn new(error: impl Into<Box<dyn std::error::Error + Send + Sync>>) -> Self {
-        StoreError(error.into())
+    pub fn new(cause: impl Into<Box<dyn std::error::Error + Send + Sync>>) -> Self {
+        StoreError::context("the operation failed", cause)
+    }
+
+    /// A store failure: what failed, and its cause.
+    pub fn context(
+        what: impl Into<Cow<'static, str>>,
+        cause: impl Into<Box<dyn std::error::Error + Send + Sync>>,
+    ) -> Self {
+        StoreError {
+            what: what.into(),
+            timed_out: false,
+            cause: Some(cause.into()),
+        }
+    }
+
+    /// A store failure the store itself found, with no cause beneath it
+    /// (a database it refuses to open, a record it refuses to replace).
+    pub fn message(what: impl Into<Cow<'static, str>>) -> Self {
+        StoreError {
+            what: what.into(),
+            timed_out: false,
+            cause: None,
+        }
+    }
+
+    /// An operation that did not finish within the store's deadline. It
+    /// may still take effect in the database: a claim past its deadline
+    /// holds its key until its lease runs out, and nothing runs meanwhile.
+    pub fn timed_out(what: impl Into<Cow<'static, str>>) -> Self {
+        StoreError {
+            what: what.into(),
+            timed_out: true,
+            cause: None,
+        }
+    }
+
+    /// The same error, caused by `cause`.
+    #[must_use]
+    pub fn caused_by(mut self, cause: impl Into<Box<dyn std::error::Error + Send + Sync>>) -> Self {
+        self.cause = Some(cause.into());
+        self
+    }
+
+    /// Whether the operation ran past the store's deadline.
+    pub fn is_timeout(&self) -> bool {
+        self.timed_out
     }
 }
 
 impl core::fmt::Display for StoreError {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        write!(f, "effect store: {}", self.0)
+        write!(f, "effect store: {}", self.what)
     }
 }
 
 impl std::error::Error for StoreError {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        Some(&*self.0)
+        self.cause.as_deref().map(|cause| cause as _)
     }
 }
 
@@ -101,7 +167,8 @@ pub enum Claim {
 /// then again at once with the caller's. As the `Future` contract says, a
 /// pending future must wake the waker of its latest poll, not the first.
 pub trait EffectStore: Send + Sync + 'static {
-    /// Saves a new, pending approval.
+    /// Saves a new, pending approval. An id that is taken is refused
+    /// ([`rules::create`]), never replaced.
     fn create_approval(&self, record: Approval) -> BoxFuture<'_, Result<(), StoreError>>;
 
     /// The approval with this id, in whatever state it is.
@@ -125,8 +192,9 @@ pub trait EffectStore: Send + Sync + 'static {
     ) -> BoxFuture<'a, Result<Consumed, StoreError>>;
 
     /// Atomically: claim `key` for a request with this `digest` until
-    /// `now + lease`, unless a live claim or a finished record holds it.
-    /// The record is kept until `now + retain`.
+    /// `now + lease`, unless a live claim or a finished record holds it
+    /// ([`rules::claim`]). The record is kept until `now + retain`, and
+    /// never less than its lease.
     fn claim<'a>(
         &'a self,
         key: &'a str,
@@ -137,7 +205,8 @@ pub trait EffectStore: Send + Sync + 'static {
     ) -> BoxFuture<'a, Result<Claim, StoreError>>;
 
     /// Records the outcome of the call that claimed `key`; later claims
-    /// of the key get it as [`Claim::Finished`].
+    /// of the key get it as [`Claim::Finished`]. Only a record in flight
+    /// takes an outcome ([`rules::complete`]): the first one stands.
     fn complete<'a>(
         &'a self,
         key: &'a str,
@@ -149,8 +218,8 @@ pub trait EffectStore: Send + Sync + 'static {
     fn release<'a>(&'a self, key: &'a str) -> BoxFuture<'a, Result<(), StoreError>>;
 
     /// Atomically: adds one to the counter `key` and returns its new
-    /// value. A counter starts at zero and is forgotten `window` after its
-    /// first count.
+    /// value ([`rules::count`]). A counter starts at zero, stops at
+    /// `u32::MAX`, and is forgotten `window` after its first count.
     fn count<'a>(
         &'a self,
         key: &'a str,
@@ -160,7 +229,8 @@ pub trait EffectStore: Send + Sync + 'static {
 
     /// Atomically: takes a token from the bucket `key`, which holds at most
     /// `capacity` tokens and gains `capacity` of them every `period`.
-    /// `None` if one was taken; otherwise how long until one is there.
+    /// `None` if one was taken; otherwise how long until one is there
+    /// ([`rules::take`]).
     fn take<'a>(
         &'a self,
         key: &'a str,
@@ -241,76 +311,22 @@ impl<T: EffectStore + ?Sized> EffectStore for std::sync::Arc<T> {
     }
 }
 
-/// A token bucket as a store keeps it: the tokens left when it was last
-/// counted, and when. [`EffectStore::take`] in every store is this
-/// arithmetic, done under the store's own atomicity.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Bucket {
-    /// Tokens left, fractional: the bucket refills evenly.
-    pub tokens: f64,
-    /// When `tokens` was counted.
-    pub at: SystemTime,
-}
-
-impl Bucket {
-    /// A bucket holding all `capacity` tokens at `now`.
-    pub fn full(capacity: u32, now: SystemTime) -> Bucket {
-        Bucket {
-            tokens: f64::from(capacity),
-            at: now,
-        }
-    }
-
-    /// Takes one token at `now` from a bucket that holds at most
-    /// `capacity` and gains `capacity` every `period`: the bucket after,
-    /// and `None` if a token was taken, or else how long until one is
-    /// there.
-    pub fn take(
-        self,
-        capacity: u32,
-        period: Duration,
-        now: SystemTime,
-    ) -> (Bucket, Option<Duration>) {
-        let capacity = f64::from(capacity);
-        let rate = capacity / period.as_secs_f64().max(f64::MIN_POSITIVE);
-        let elapsed = now.duration_since(self.at).unwrap_or_default();
-        let tokens = (self.tokens + elapsed.as_secs_f64() * rate).min(capacity);
-        if tokens >= 1.0 {
-            return (
-                Bucket {
-                    tokens: tokens - 1.0,
-                    at: now,
-                },
-                None,
-            );
-        }
-        let wait = Duration::from_secs_f64((1.0 - tokens) / rate);
-        (Bucket { tokens, at: now }, Some(wait))
-    }
-
-    /// When this bucket holds all `capacity` tokens again: from then on
-    /// it is the same as no bucket, and a store may forget it.
-    pub fn full_at(&self, capacity: u32, period: Duration) -> SystemTime {
-        let capacity = f64::from(capacity);
-        let missing = (capacity - self.tokens).max(0.0) / capacity.max(1.0);
-        self.at + period.mul_f64(missing.min(1.0))
-    }
-}
-
 /// Gate 6's state in memory: one process, lost on restart. The default
 /// store of a [`Toolbox`](crate::Toolbox).
+///
+/// A map and a lock around [`rules`]: each operation reads its row, asks
+/// the rule what it becomes, and writes it back under the lock.
 #[derive(Debug, Default)]
 pub struct MemoryStore {
     approvals: Mutex<Swept<Approval>>,
     keys: Mutex<Swept<KeyRecord>>,
-    /// Counters: value, and when the window ends.
-    counters: Mutex<Swept<(u32, SystemTime)>>,
-    /// Token buckets: tokens (fractional), and when they were counted.
-    buckets: Mutex<Swept<Bucket>>,
+    counters: Mutex<Swept<rules::Counter>>,
+    /// Token buckets, and when each is full again.
+    buckets: Mutex<Swept<(Bucket, SystemTime)>>,
 }
 
-/// A map whose expired entries are swept when it has doubled since the
-/// last sweep: each sweep's cost is paid for by the inserts before it.
+/// A map whose gone entries are swept when it has doubled since the last
+/// sweep: each sweep's cost is paid for by the inserts before it.
 #[derive(Debug)]
 struct Swept<T> {
     map: HashMap<String, T>,
@@ -327,10 +343,10 @@ impl<T> Default for Swept<T> {
 }
 
 impl<T> Swept<T> {
-    fn sweep(&mut self, live: impl FnMut(&T) -> bool) {
-        let mut live = live;
+    /// Deletes the entries gone at `now`, by the instant `until` gives.
+    fn sweep(&mut self, now: SystemTime, until: impl Fn(&T) -> SystemTime) {
         if self.map.len() >= self.sweep_at {
-            self.map.retain(|_, v| live(v));
+            self.map.retain(|_, v| !rules::gone(until(v), now));
             self.sweep_at = (self.map.len() * 2).max(1024);
         }
     }
@@ -339,14 +355,20 @@ impl<T> Swept<T> {
 #[derive(Debug)]
 struct KeyRecord {
     digest: String,
-    state: KeyState,
-    retain_until: SystemTime,
+    outcome: Option<Value>,
+    lease_until: SystemTime,
+    kept_until: SystemTime,
 }
 
-#[derive(Debug)]
-enum KeyState {
-    InFlight { lease_until: SystemTime },
-    Finished(Value),
+impl KeyRecord {
+    fn held(&self) -> rules::Held<'_> {
+        rules::Held {
+            digest: &self.digest,
+            finished: self.outcome.is_some(),
+            lease_until: self.lease_until,
+            kept_until: self.kept_until,
+        }
+    }
 }
 
 impl MemoryStore {
@@ -357,15 +379,17 @@ impl MemoryStore {
 }
 
 fn poisoned<T>(_: T) -> StoreError {
-    StoreError::new("a lock of the memory store was poisoned")
+    StoreError::message("a lock of the memory store was poisoned")
 }
 
 impl EffectStore for MemoryStore {
     fn create_approval(&self, record: Approval) -> BoxFuture<'_, Result<(), StoreError>> {
         Box::pin(async move {
             let mut approvals = self.approvals.lock().map_err(poisoned)?;
-            let now = record.created_at;
-            approvals.sweep(|r| r.expires_at + super::RETAIN_DECIDED > now);
+            approvals.sweep(record.created_at, |r| {
+                rules::approval_kept_until(r.expires_at)
+            });
+            rules::create(&record.id, approvals.map.contains_key(&record.id))?;
             approvals.map.insert(record.id.clone(), record);
             Ok(())
         })
@@ -391,20 +415,18 @@ impl EffectStore for MemoryStore {
     ) -> BoxFuture<'a, Result<Decided, StoreError>> {
         Box::pin(async move {
             let mut approvals = self.approvals.lock().map_err(poisoned)?;
-            let Some(record) = approvals.map.get_mut(id) else {
-                return Ok(Decided::Unknown);
-            };
-            if record.state != ApprovalState::Pending {
-                return Ok(Decided::AlreadyDecided);
+            let record = approvals.map.get_mut(id);
+            let found = record
+                .as_ref()
+                .map(|r| (rules::Stage::of(&r.state), r.expires_at));
+            let decided = rules::decide(found, now);
+            if let (Decided::Done, Some(record)) = (&decided, record) {
+                record.state = match decision {
+                    Decision::Approve(by) => ApprovalState::Approved { by },
+                    Decision::Deny(by) => ApprovalState::Denied { by },
+                };
             }
-            if now >= record.expires_at {
-                return Ok(Decided::Expired);
-            }
-            record.state = match decision {
-                Decision::Approve(by) => ApprovalState::Approved { by },
-                Decision::Deny(by) => ApprovalState::Denied { by },
-            };
-            Ok(Decided::Done)
+            Ok(decided)
         })
     }
 
@@ -415,20 +437,17 @@ impl EffectStore for MemoryStore {
     ) -> BoxFuture<'a, Result<Consumed, StoreError>> {
         Box::pin(async move {
             let mut approvals = self.approvals.lock().map_err(poisoned)?;
-            let Some(record) = approvals.map.get_mut(id) else {
-                return Ok(Consumed::Unknown);
-            };
-            Ok(match &record.state {
-                ApprovalState::Pending if now >= record.expires_at => Consumed::Expired,
-                ApprovalState::Pending => Consumed::Pending,
-                ApprovalState::Denied { .. } => Consumed::Denied,
-                ApprovalState::Used { .. } => Consumed::Used,
-                ApprovalState::Approved { .. } if now >= record.expires_at => Consumed::Expired,
-                ApprovalState::Approved { by } => {
-                    record.state = ApprovalState::Used { by: by.clone() };
-                    Consumed::Done
-                }
-            })
+            let record = approvals.map.get_mut(id);
+            let found = record
+                .as_ref()
+                .map(|r| (rules::Stage::of(&r.state), r.expires_at));
+            let consumed = rules::consume(found, now);
+            if let (Consumed::Done, Some(record)) = (&consumed, record)
+                && let ApprovalState::Approved { by } = &record.state
+            {
+                record.state = ApprovalState::Used { by: by.clone() };
+            }
+            Ok(consumed)
         })
     }
 
@@ -442,31 +461,29 @@ impl EffectStore for MemoryStore {
     ) -> BoxFuture<'a, Result<Claim, StoreError>> {
         Box::pin(async move {
             let mut keys = self.keys.lock().map_err(poisoned)?;
-            keys.sweep(|r| r.retain_until > now);
-            if let Some(record) = keys.map.get(key).filter(|r| r.retain_until > now) {
-                if record.digest != digest {
-                    return Ok(Claim::Conflict);
-                }
-                match &record.state {
-                    KeyState::Finished(outcome) => return Ok(Claim::Finished(outcome.clone())),
-                    KeyState::InFlight { lease_until } if *lease_until > now => {
-                        return Ok(Claim::InFlight);
+            keys.sweep(now, |r| r.kept_until);
+            let held = keys.map.get(key);
+            Ok(
+                match rules::claim(held.map(KeyRecord::held), digest, now, lease, retain) {
+                    rules::ClaimRule::Take(hold) => {
+                        keys.map.insert(
+                            key.to_owned(),
+                            KeyRecord {
+                                digest: digest.to_owned(),
+                                outcome: None,
+                                lease_until: hold.lease_until,
+                                kept_until: hold.kept_until,
+                            },
+                        );
+                        Claim::Claimed
                     }
-                    // A lease that ran out: the call that held it died.
-                    KeyState::InFlight { .. } => {}
-                }
-            }
-            keys.map.insert(
-                key.to_owned(),
-                KeyRecord {
-                    digest: digest.to_owned(),
-                    state: KeyState::InFlight {
-                        lease_until: now + lease,
-                    },
-                    retain_until: now + retain,
+                    rules::ClaimRule::InFlight => Claim::InFlight,
+                    rules::ClaimRule::Conflict => Claim::Conflict,
+                    rules::ClaimRule::Finished => {
+                        Claim::Finished(held.and_then(|r| r.outcome.clone()).unwrap_or_default())
+                    }
                 },
-            );
-            Ok(Claim::Claimed)
+            )
         })
     }
 
@@ -477,8 +494,11 @@ impl EffectStore for MemoryStore {
     ) -> BoxFuture<'a, Result<(), StoreError>> {
         Box::pin(async move {
             let mut keys = self.keys.lock().map_err(poisoned)?;
-            if let Some(record) = keys.map.get_mut(key) {
-                record.state = KeyState::Finished(outcome);
+            let record = keys.map.get_mut(key);
+            if rules::complete(record.as_ref().map(|r| r.outcome.is_some()))
+                && let Some(record) = record
+            {
+                record.outcome = Some(outcome);
             }
             Ok(())
         })
@@ -487,10 +507,7 @@ impl EffectStore for MemoryStore {
     fn release<'a>(&'a self, key: &'a str) -> BoxFuture<'a, Result<(), StoreError>> {
         Box::pin(async move {
             let mut keys = self.keys.lock().map_err(poisoned)?;
-            if matches!(
-                keys.map.get(key).map(|r| &r.state),
-                Some(KeyState::InFlight { .. })
-            ) {
+            if rules::release(keys.map.get(key).map(|r| r.outcome.is_some())) {
                 keys.map.remove(key);
             }
             Ok(())
@@ -505,16 +522,11 @@ impl EffectStore for MemoryStore {
     ) -> BoxFuture<'a, Result<u32, StoreError>> {
         Box::pin(async move {
             let mut counters = self.counters.lock().map_err(poisoned)?;
-            counters.sweep(|(_, until)| *until > now);
-            let counter = counters
-                .map
-                .entry(key.to_owned())
-                .or_insert((0, now + window));
-            if counter.1 <= now {
-                *counter = (0, now + window);
-            }
-            counter.0 = counter.0.saturating_add(1);
-            Ok(counter.0)
+            counters.sweep(now, |c| c.until);
+            let held = counters.map.get(key).copied();
+            let counter = rules::count(held, now, window);
+            counters.map.insert(key.to_owned(), counter);
+            Ok(counter.value)
         })
     }
 
@@ -527,15 +539,30 @@ impl EffectStore for MemoryStore {
     ) -> BoxFuture<'a, Result<Option<Duration>, StoreError>> {
         Box::pin(async move {
             let mut buckets = self.buckets.lock().map_err(poisoned)?;
-            // A bucket untouched for a whole period is full: as if new.
-            buckets.sweep(|b| now.duration_since(b.at).unwrap_or_default() < period);
-            let bucket = buckets
-                .map
-                .entry(key.to_owned())
-                .or_insert_with(|| Bucket::full(capacity, now));
-            let (after, wait) = bucket.take(capacity, period, now);
-            *bucket = after;
+            buckets.sweep(now, |(_, full_at)| *full_at);
+            let held = buckets.map.get(key).copied();
+            let (after, wait) = rules::take(held, capacity, period, now);
+            buckets.map.insert(key.to_owned(), after);
             Ok(wait)
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::error::Error as _;
+
+    use super::StoreError;
+
+    #[test]
+    fn a_store_error_does_not_repeat_its_cause() {
+        let cause = std::io::Error::other("password authentication failed");
+        let error = StoreError::context("claim failed", cause);
+        assert_eq!(error.to_string(), "effect store: claim failed");
+        let source = error.source().map(ToString::to_string);
+        assert_eq!(source.as_deref(), Some("password authentication failed"));
+        let error = StoreError::new("connection refused");
+        assert!(!error.to_string().contains("connection refused"));
+        assert!(!error.is_timeout());
     }
 }

@@ -57,6 +57,12 @@ impl<F: Future> Future for Timed<'_, F> {
     }
 }
 
+/// A future ready at `at`, woken by the timer thread: a pause between
+/// attempts that needs no async runtime.
+pub(crate) fn sleep_until(at: Instant) -> Deadline {
+    Deadline { at, entry: None }
+}
+
 pub(crate) struct Deadline {
     at: Instant,
     entry: Option<Arc<Entry>>,

@@ -1,5 +1,7 @@
 //! Bearer tokens as JSON Web Tokens, signed with HS256 or RS256.
 
+use std::marker::PhantomData;
+
 use jsonwebtoken::{Algorithm, DecodingKey, Validation};
 use serde_json::{Map, Value};
 use toolgate::BoxFuture;
@@ -36,9 +38,9 @@ impl core::ops::Deref for Claims {
     }
 }
 
-/// Checks a JSON Web Token's signature and algorithm, its expiry and (when
-/// it has one) its start, `nbf`, with a minute's leeway for clock skew,
-/// and (when set) its issuer and audience; and reads the caller from its
+/// Checks a JSON Web Token's signature and algorithm, its audience, its
+/// expiry and (when it has one) its start, `nbf`, with a minute's leeway
+/// for clock skew, and (when set) its issuer; and reads the caller from its
 /// claims:
 ///
 /// | claim | becomes |
@@ -48,24 +50,76 @@ impl core::ops::Deref for Claims {
 /// | `scope` (space-separated) or `scp` (a list) | the scopes |
 /// | `tools` (a list, optional) | the only tools the caller may list and call |
 ///
-/// A token without `sub`, a tenant or `exp` is refused.
+/// A token without `sub`, a tenant, `exp` or the audience is refused.
 ///
-/// ```
-/// use toolgate_mcp::JwtAuthenticator;
+/// The audience is not optional: MCP's authorization specification
+/// requires a server to accept only tokens issued for it, so that a token
+/// a client obtained for another service (which that service may pass
+/// on) does not open this one. Name this endpoint's URL with
+/// [`audience`](Self::audience); until then the authenticator is no
+/// [`Authenticator`] (the state `A` records whether it was named).
 ///
-/// let auth = JwtAuthenticator::hs256(b"a secret of at least 32 bytes....")?
+/// ```no_run
+/// use toolgate::Toolbox;
+/// use toolgate_mcp::{HttpConfig, JwtAuthenticator};
+///
+/// let tokens = JwtAuthenticator::hs256(b"a secret of at least 32 bytes....")?
 ///     .issuer("https://auth.example.com")
 ///     .audience("https://tools.example.com/mcp");
-/// # let _ = auth;
+/// let config = HttpConfig::new("https://tools.example.com/mcp")
+///     .authorization_servers(["https://auth.example.com"]);
+/// let app = toolgate_mcp::router(Toolbox::new(()), tokens, config);
+/// # let _ = app;
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
-pub struct JwtAuthenticator {
+///
+/// Without the audience it is no authenticator a router takes ("this
+/// `JwtAuthenticator` checks no audience"):
+///
+/// ```compile_fail
+/// # use toolgate::Toolbox;
+/// # use toolgate_mcp::{HttpConfig, JwtAuthenticator};
+/// let tokens = JwtAuthenticator::hs256(b"a secret of at least 32 bytes....")?
+///     .issuer("https://auth.example.com");
+/// let config = HttpConfig::new("https://tools.example.com/mcp")
+///     .authorization_servers(["https://auth.example.com"]);
+/// let app = toolgate_mcp::router(Toolbox::new(()), tokens, config);
+/// # let _ = app;
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub struct JwtAuthenticator<A = AudienceNamed> {
     key: DecodingKey,
     validation: Validation,
     tenant_claim: String,
+    audience: PhantomData<A>,
 }
 
-impl std::fmt::Debug for JwtAuthenticator {
+/// The state of a [`JwtAuthenticator`] that names no audience yet.
+#[derive(Clone, Copy, Debug)]
+pub enum NoAudience {}
+
+/// The state of a [`JwtAuthenticator`] that names the audience its tokens
+/// must be issued for.
+#[derive(Clone, Copy, Debug)]
+pub enum AudienceNamed {}
+
+mod sealed {
+    pub trait Sealed {}
+    impl Sealed for super::AudienceNamed {}
+}
+
+/// The states of a [`JwtAuthenticator`] that authenticate: those that
+/// name the audience.
+#[diagnostic::on_unimplemented(
+    message = "this `JwtAuthenticator` checks no audience",
+    label = "it would accept a token issued for any other service",
+    note = "name this endpoint's URL as the audience its tokens must be issued for: `.audience(\"https://tools.example.com/mcp\")`"
+)]
+pub trait ChecksAudience: sealed::Sealed {}
+
+impl ChecksAudience for AudienceNamed {}
+
+impl<A> std::fmt::Debug for JwtAuthenticator<A> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("JwtAuthenticator")
             .field("algorithms", &self.validation.algorithms)
@@ -74,24 +128,26 @@ impl std::fmt::Debug for JwtAuthenticator {
     }
 }
 
-impl JwtAuthenticator {
+impl JwtAuthenticator<NoAudience> {
     fn with(key: DecodingKey, algorithm: Algorithm) -> Self {
         let mut validation = Validation::new(algorithm);
-        validation.set_required_spec_claims(&["exp", "sub"]);
+        validation.set_required_spec_claims(&["exp", "sub", "aud"]);
         // A token is not valid before its `nbf` (RFC 7519 §4.1.5); the
         // crate checks it only when asked.
         validation.validate_nbf = true;
-        // Without an audience set, none is required.
-        validation.validate_aud = false;
+        // Checked against the audience `audience` names; a state without
+        // one authenticates no one.
+        validation.validate_aud = true;
         JwtAuthenticator {
             key,
             validation,
             tenant_claim: "tenant".to_owned(),
+            audience: PhantomData,
         }
     }
 
     /// Tokens signed with HMAC-SHA256 and this shared secret; an empty
-    /// secret is an error.
+    /// secret is an error. Name the [`audience`](Self::audience) next.
     pub fn hs256(secret: &[u8]) -> Result<Self, jsonwebtoken::errors::Error> {
         Ok(Self::with(
             DecodingKey::from_secret(secret)?,
@@ -100,11 +156,30 @@ impl JwtAuthenticator {
     }
 
     /// Tokens signed with RSA (RS256), checked with this PEM public key.
+    /// Name the [`audience`](Self::audience) next.
     pub fn rs256_pem(public_key: &[u8]) -> Result<Self, jsonwebtoken::errors::Error> {
         Ok(Self::with(
             DecodingKey::from_rsa_pem(public_key)?,
             Algorithm::RS256,
         ))
+    }
+}
+
+impl<A> JwtAuthenticator<A> {
+    /// Only tokens issued for this audience (`aud`): the MCP endpoint's
+    /// URL, as [`HttpConfig::new`](crate::HttpConfig::new) names it.
+    /// Required: until it is named, the authenticator is no
+    /// [`Authenticator`].
+    #[must_use]
+    pub fn audience(self, audience: &str) -> JwtAuthenticator<AudienceNamed> {
+        let mut validation = self.validation;
+        validation.set_audience(&[audience]);
+        JwtAuthenticator {
+            key: self.key,
+            validation,
+            tenant_claim: self.tenant_claim,
+            audience: PhantomData,
+        }
     }
 
     /// Only tokens this issuer (`iss`) signed.
@@ -114,17 +189,6 @@ impl JwtAuthenticator {
         self.validation
             .required_spec_claims
             .insert("iss".to_owned());
-        self
-    }
-
-    /// Only tokens for this audience (`aud`): the MCP endpoint's URL.
-    #[must_use]
-    pub fn audience(mut self, audience: &str) -> Self {
-        self.validation.set_audience(&[audience]);
-        self.validation.validate_aud = true;
-        self.validation
-            .required_spec_claims
-            .insert("aud".to_owned());
         self
     }
 
@@ -165,7 +229,7 @@ impl JwtAuthenticator {
     }
 }
 
-impl Authenticator for JwtAuthenticator {
+impl<A: ChecksAudience + Send + Sync + 'static> Authenticator for JwtAuthenticator<A> {
     fn authenticate<'a>(&'a self, token: &'a str) -> BoxFuture<'a, Result<Identity, Unauthorized>> {
         Box::pin(core::future::ready(self.identity(token)))
     }

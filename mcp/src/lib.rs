@@ -69,7 +69,7 @@ pub use http::{
     Authenticator, AuthorizationServersNamed, HttpConfig, NamesAuthorizationServers,
     NoAuthorizationServer, Unauthorized, router,
 };
-pub use jwt::{Claims, JwtAuthenticator};
+pub use jwt::{AudienceNamed, ChecksAudience, Claims, JwtAuthenticator, NoAudience};
 pub use tools::Tools;
 
 use std::sync::atomic::{AtomicU64, Ordering};

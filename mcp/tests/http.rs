@@ -18,7 +18,13 @@ use toolgate_mcp::{HttpConfig, JwtAuthenticator};
 
 const SECRET: &[u8] = b"a test secret that is long enough";
 
-fn token(claims: Value) -> String {
+/// The audience the tests' tokens are issued for and their servers
+/// accept (a real server names its endpoint's URL).
+const AUDIENCE: &str = "https://tools.example.com/mcp";
+
+/// `claims`, issued for `AUDIENCE`, signed with the tests' secret.
+fn token(mut claims: Value) -> String {
+    claims["aud"] = json!(AUDIENCE);
     jsonwebtoken::encode(
         &Header::new(Algorithm::HS256),
         &claims,
@@ -46,7 +52,7 @@ async fn start(toolbox: Arc<Toolbox<Hotels>>) -> String {
     let resource = format!("http://{addr}/mcp");
     let router = toolgate_mcp::router(
         toolbox,
-        JwtAuthenticator::hs256(SECRET).unwrap(),
+        JwtAuthenticator::hs256(SECRET).unwrap().audience(AUDIENCE),
         HttpConfig::new(&resource)
             .authorization_servers(["https://auth.example.com"])
             .scopes(["bookings:write"]),
@@ -271,7 +277,7 @@ async fn no_token_or_a_bad_one_is_a_401_with_a_challenge() {
     let tenantless = token(json!({"sub":"traveller_7","scope":"bookings:write","exp":exp()}));
     let other_key = jsonwebtoken::encode(
         &Header::new(Algorithm::HS256),
-        &json!({"sub":"traveller_7","tenant":"tenant_a","exp":exp()}),
+        &json!({"sub":"traveller_7","tenant":"tenant_a","aud":AUDIENCE,"exp":exp()}),
         &EncodingKey::from_secret(b"another secret entirely, not ours").unwrap(),
     )
     .unwrap();
@@ -318,7 +324,9 @@ async fn the_token_decides_who_calls_and_what_is_listed() {
     // RS256, and an allow-list in the token.
     let private = include_bytes!("keys/rs256-private.pem");
     let public = include_bytes!("keys/rs256-public.pem");
-    let auth = JwtAuthenticator::rs256_pem(public).unwrap();
+    let auth = JwtAuthenticator::rs256_pem(public)
+        .unwrap()
+        .audience(AUDIENCE);
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let resource = format!("http://{}/mcp", listener.local_addr().unwrap());
     let config = HttpConfig::new(&resource).authorization_servers(["https://auth.example.com"]);
@@ -327,7 +335,7 @@ async fn the_token_decides_who_calls_and_what_is_listed() {
     let signed = |tools: Value| {
         jsonwebtoken::encode(
             &Header::new(Algorithm::RS256),
-            &json!({"sub":"traveller_7","tenant":"tenant_a","scope":"bookings:write","tools":tools,"exp":exp()}),
+            &json!({"sub":"traveller_7","tenant":"tenant_a","scope":"bookings:write","tools":tools,"aud":AUDIENCE,"exp":exp()}),
             &EncodingKey::from_rsa_pem(private).unwrap(),
         )
         .unwrap()

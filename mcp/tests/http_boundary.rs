@@ -8,7 +8,8 @@ mod common;
 use std::sync::Arc;
 
 use common::{
-    INITIALIZE, ISSUER, SECRET, bearer, discover_call, hotels, post_discover, request, serve,
+    AUDIENCE, INITIALIZE, ISSUER, SECRET, bearer, discover_call, hotels, post_discover, request,
+    serve,
 };
 use serde_json::{Value, json};
 use toolgate::{Limits, Toolbox};
@@ -108,7 +109,7 @@ async fn the_allowed_origins_are_those_configured() {
     let url = serve(|resource| {
         toolgate_mcp::router(
             hotels(),
-            JwtAuthenticator::hs256(SECRET).unwrap(),
+            JwtAuthenticator::hs256(SECRET).unwrap().audience(AUDIENCE),
             HttpConfig::new(resource)
                 .authorization_servers([ISSUER])
                 .allowed_origins(["https://app.example.com"]),
@@ -143,7 +144,7 @@ async fn a_host_not_allowed_is_refused() {
     let url = serve(|resource| {
         toolgate_mcp::router(
             hotels(),
-            JwtAuthenticator::hs256(SECRET).unwrap(),
+            JwtAuthenticator::hs256(SECRET).unwrap().audience(AUDIENCE),
             HttpConfig::new(resource)
                 .authorization_servers([ISSUER])
                 .allowed_hosts(["tools.example.com"]),
@@ -171,7 +172,7 @@ async fn the_body_limit_is_the_toolbox_s() {
     let url = serve(|resource| {
         toolgate_mcp::router(
             Arc::clone(&toolbox),
-            JwtAuthenticator::hs256(SECRET).unwrap(),
+            JwtAuthenticator::hs256(SECRET).unwrap().audience(AUDIENCE),
             HttpConfig::new(resource).authorization_servers([ISSUER]),
         )
     })
@@ -195,7 +196,7 @@ async fn the_metadata_names_the_authorization_servers() {
     let url = serve(|resource| {
         toolgate_mcp::router(
             hotels(),
-            JwtAuthenticator::hs256(SECRET).unwrap(),
+            JwtAuthenticator::hs256(SECRET).unwrap().audience(AUDIENCE),
             HttpConfig::new(resource)
                 .authorization_servers([ISSUER, "https://backup-auth.example.com"])
                 .scopes(["bookings:write"]),

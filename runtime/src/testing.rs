@@ -998,6 +998,10 @@ pub async fn assert_approvals_hold<S, F>(
     F: Fn(&S) -> usize,
 {
     let tool = case.tool;
+    // The conversation and the call id this run makes up are its own: on
+    // a store that keeps the rows of earlier runs (a shared database),
+    // another run's approvals are not this run's.
+    let run = crate::effect::new_id().unwrap_or_else(|_| "apr_harness".to_owned());
     let count = || side_effects(toolbox.state());
     let mut failures: Vec<String> = Vec::new();
     let mut check = |ok: bool, what: String| {
@@ -1123,7 +1127,7 @@ pub async fn assert_approvals_hold<S, F>(
 
     let elsewhere = ctx
         .clone()
-        .with_session("toolgate-testing-another-conversation");
+        .with_session(format!("toolgate-testing-another-conversation-{run}"));
     let second = toolbox.call(&elsewhere, tool, case.arguments).await;
     match second.approval() {
         Some(second) => {

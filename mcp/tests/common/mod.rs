@@ -13,6 +13,10 @@ use toolgate_mcp::{HttpConfig, JwtAuthenticator};
 
 pub const SECRET: &[u8] = b"a test secret that is long enough";
 pub const ISSUER: &str = "https://auth.example.com";
+/// The audience the tests' tokens are issued for and their servers accept.
+/// A real server names its endpoint's URL; most servers here are started
+/// on a port not known until then (`tokens.rs` names the URL itself).
+pub const AUDIENCE: &str = "https://tools.example.com/mcp";
 
 pub fn now() -> u64 {
     std::time::SystemTime::now()
@@ -42,7 +46,7 @@ pub fn signed(algorithm: Algorithm, secret: &[u8], claims: &Value) -> String {
 
 /// A token for `actor` in `tenant_a`, allowed to book.
 pub fn bearer(actor: &str) -> String {
-    token(json!({"sub":actor,"tenant":"tenant_a","scope":"bookings:write","exp":exp()}))
+    token(json!({"sub":actor,"tenant":"tenant_a","scope":"bookings:write","aud":AUDIENCE,"exp":exp()}))
 }
 
 pub fn hotels() -> Arc<Toolbox<Hotels>> {
@@ -66,7 +70,7 @@ pub async fn start(toolbox: Arc<Toolbox<Hotels>>) -> String {
     serve(|resource| {
         toolgate_mcp::router(
             toolbox,
-            JwtAuthenticator::hs256(SECRET).unwrap(),
+            JwtAuthenticator::hs256(SECRET).unwrap().audience(AUDIENCE),
             HttpConfig::new(resource)
                 .authorization_servers([ISSUER])
                 .scopes(["bookings:write"]),

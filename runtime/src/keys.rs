@@ -667,10 +667,31 @@ pub(crate) fn same(a: &[Step], b: &[Step]) -> bool {
         })
 }
 
-/// The steps to the map whose key ends at byte `end` of `json` (compact,
-/// as serde_json writes it, or its members in another order).
-pub(crate) fn map_at(json: &str, end: usize) -> Option<Vec<Step>> {
-    steps_at(json, end)
+/// The steps to the map whose key's colon ends at byte `end` of `json`
+/// (compact, as serde_json writes it, or its members in another order),
+/// and the key.
+pub(crate) fn entry_at(json: &str, end: usize) -> Option<(Vec<Step>, String)> {
+    let steps = steps_at(json, end)?;
+    // The key: the string whose closing quote comes right before the colon.
+    let bytes = json.as_bytes();
+    let close = end
+        .checked_sub(2)
+        .filter(|c| bytes.get(*c) == Some(&b'"'))?;
+    let mut open = 0;
+    let mut pos = 0;
+    while pos < close {
+        if bytes.get(pos) == Some(&b'"') {
+            let string_close = string_end(bytes, pos)?;
+            if string_close == close {
+                open = pos;
+                break;
+            }
+            pos = string_close;
+        }
+        pos += 1;
+    }
+    let key = serde_json::from_str(json.get(open..=close)?).ok()?;
+    Some((steps, key))
 }
 
 /// The steps from the root of `node` to each subschema `learned` names (by
@@ -725,6 +746,7 @@ mod tests {
     use serde_json::{Value, json};
 
     use super::{KeyRange, ParsedKey, object_at, parsed_key, state_keys};
+    use crate::pointer;
 
     /// The probe as registration runs it, for the arguments type `A`.
     fn parsed_key_of<A: serde::de::DeserializeOwned>(instance: &Value) -> Option<ParsedKey> {
@@ -813,6 +835,21 @@ mod tests {
             let end = text.find(r#""k":"#).map(|k| k + 4).expect("the key");
             assert_eq!(object_at(&text, end).as_deref(), Some("/a"), "{text}");
         }
+    }
+
+    #[test]
+    fn an_entry_is_named_by_its_map_and_its_key_decoded() {
+        let text = r#"{"s":"x\":[","a":[{"m":{"k\"1":1,"\u0037":2}}]}"#;
+        for (key, written) in [("k\"1", r#""k\"1":"#), ("7", r#""\u0037":"#)] {
+            let end = text
+                .find(written)
+                .map(|at| at + written.len())
+                .expect("the key");
+            let (steps, found) = super::entry_at(text, end).expect("an entry");
+            assert_eq!(pointer::of_steps(&steps), "/a/0/m");
+            assert_eq!(found, key);
+        }
+        assert!(super::entry_at(text, 3).is_none());
     }
 
     #[test]
@@ -1214,6 +1251,44 @@ mod tests {
                     .is_some_and(|p| p.keys().all(|k| !crate::schema::is_integer_key_pattern(k)));
             assert!(stated, "{name}: {map}");
         }
+    }
+
+    #[derive(Deserialize, schemars::JsonSchema)]
+    #[allow(dead_code)]
+    struct Floors {
+        floors: Vec<Floor>,
+    }
+
+    #[derive(Deserialize, schemars::JsonSchema)]
+    #[allow(dead_code)]
+    struct Floor {
+        rooms: Vec<Ward>,
+    }
+
+    #[derive(Deserialize, schemars::JsonSchema)]
+    #[allow(dead_code)]
+    struct Ward {
+        lights: Option<BTreeMap<bool, u8>>,
+        doors: BTreeMap<char, u8>,
+        seats: BTreeMap<u16, u8>,
+    }
+
+    #[test]
+    fn maps_a_few_lists_and_structs_down_are_reached() {
+        let mut schema = crate::schema::canonical::<Floors>();
+        state_keys(&mut schema, crate::__private::read_keys::<Floors>);
+        let room = &schema["$defs"]["Ward"]["properties"];
+        assert_eq!(key_patterns(&schema, &room["lights"]), ["^(true|false)$"]);
+        assert_eq!(
+            room["doors"]["propertyNames"],
+            json!({"minLength": 1, "maxLength": 1})
+        );
+        assert_eq!(
+            key_patterns(&schema, &room["seats"]),
+            [KeyRange::read_by("deserialize_u16")
+                .map(KeyRange::pattern)
+                .unwrap()]
+        );
     }
 
     #[test]

@@ -42,6 +42,12 @@ use crate::{Code, Limits, Tool, bounded};
 /// so that recursive types end.
 const FULL_DEPTH: usize = 4;
 
+/// [`FULL_DEPTH`] of the instances that give each map an entry (see
+/// [`keyed_instances`]): a map a few lists and structs down (a list of
+/// structs, each with a list of structs that hold maps) is reached, for
+/// its keys to be learned and checked.
+const KEYED_DEPTH: usize = 8;
+
 /// What registration found that the schema does not say.
 #[derive(Debug, PartialEq, Eq)]
 pub(crate) enum Unstated {
@@ -428,7 +434,8 @@ fn built(schema: &Value, bounded: bool) -> impl Iterator<Item = (Builder<'_>, Va
 
 /// [`built`], the first key of each map whose subschema `keys` names (by
 /// its address) written as it says; with `keyed`, a map flattened into a
-/// struct (its entries beside the struct's members) has entries too.
+/// struct (its entries beside the struct's members) has entries too, and
+/// so do maps down to [`KEYED_DEPTH`].
 fn built_with<'s>(
     schema: &'s Value,
     bounded: bool,
@@ -439,6 +446,9 @@ fn built_with<'s>(
         let mut builder = Builder::new(schema, plan);
         builder.keys = keys;
         builder.beside = keyed;
+        if keyed {
+            builder.full_depth = KEYED_DEPTH;
+        }
         let instance = builder.value(schema, 0, &mut Vec::new())?;
         Some((builder, instance))
     };
@@ -536,14 +546,14 @@ pub(crate) fn buffered_key<S: 'static>(tool: &dyn Tool<S>) -> Option<String> {
             if checked.is_ok() {
                 continue;
             }
+            let read_as_text: Vec<(Vec<Step>, String)> = (read_as_text.iter())
+                .filter_map(|end| crate::keys::entry_at(&written, *end))
+                .collect();
             let mut entries: Vec<&Keyed> = keyed
                 .iter()
                 .filter(|entry| {
-                    let quoted = Value::String(entry.key.clone()).to_string();
-                    read_as_text.iter().any(|(end, key)| {
-                        *key == quoted
-                            && crate::keys::map_at(&written, *end)
-                                .is_some_and(|steps| crate::keys::same(&steps, &entry.path))
+                    (read_as_text.iter()).any(|(steps, key)| {
+                        *key == entry.key && crate::keys::same(steps, &entry.path)
                     })
                 })
                 .collect();
@@ -798,6 +808,9 @@ struct Builder<'s> {
     /// places a flattened map's entries have not reached so far: they are
     /// checked on every call.
     beside: bool,
+    /// Levels below which optional fields are left out and lists and
+    /// maps left empty ([`FULL_DEPTH`], or [`KEYED_DEPTH`]).
+    full_depth: usize,
     /// For each union met, in order, which of its branches that is not
     /// `null` to choose; the first where it says nothing.
     plan: Vec<usize>,
@@ -831,6 +844,7 @@ impl<'s> Builder<'s> {
             keyed: Vec::new(),
             keys: &[],
             beside: false,
+            full_depth: FULL_DEPTH,
             plan,
             branches: Vec::new(),
             bounds: Vec::new(),
@@ -993,7 +1007,7 @@ impl<'s> Builder<'s> {
         }
         if let Some(Value::Array(branches)) = map.get("anyOf").or_else(|| map.get("oneOf")) {
             let null = |b: &&Value| b.get("type").and_then(Value::as_str) == Some("null");
-            let branch = if depth > FULL_DEPTH {
+            let branch = if depth > self.full_depth {
                 branches.iter().find(null).or_else(|| branches.first())
             } else {
                 let pick = self.plan.get(self.branches.len()).copied().unwrap_or(0);
@@ -1005,7 +1019,7 @@ impl<'s> Builder<'s> {
             // Which branches' objects are told apart, if any: `None` for one
             // branch or none, which is no union.
             let apart = (live.len() > 1).then(|| self.told_apart(&live));
-            if depth <= FULL_DEPTH {
+            if depth <= self.full_depth {
                 let tried = self.unions == 0
                     && apart
                         .as_ref()
@@ -1049,7 +1063,7 @@ impl<'s> Builder<'s> {
             Some(Value::Array(ts)) => ts.iter().filter_map(Value::as_str).collect(),
             _ => return Some(Value::Null),
         };
-        let kind = if depth > FULL_DEPTH && types.contains(&"null") {
+        let kind = if depth > self.full_depth && types.contains(&"null") {
             "null"
         } else {
             types
@@ -1123,7 +1137,8 @@ impl<'s> Builder<'s> {
             .collect();
         let properties = both().filter_map(|m| m.get("properties").and_then(Value::as_object));
         for (name, schema) in properties.flatten() {
-            if (depth > FULL_DEPTH && !required.contains(&name.as_str())) || out.contains_key(name)
+            if (depth > self.full_depth && !required.contains(&name.as_str()))
+                || out.contains_key(name)
             {
                 continue;
             }
@@ -1138,7 +1153,7 @@ impl<'s> Builder<'s> {
         let entries = map
             .get("minProperties")
             .and_then(Value::as_u64)
-            .map_or(u64::from(depth <= FULL_DEPTH), |min| {
+            .map_or(u64::from(depth <= self.full_depth), |min| {
                 min.saturating_sub(out.len() as u64)
             });
         if entries > MAX_PAST {
@@ -1366,7 +1381,7 @@ impl<'s> Builder<'s> {
         }
         let min = map.get("minItems").and_then(Value::as_u64).unwrap_or(0);
         let max = map.get("maxItems").and_then(Value::as_u64);
-        let count = min.max(u64::from(depth <= FULL_DEPTH));
+        let count = min.max(u64::from(depth <= self.full_depth));
         let count = max.map_or(count, |max| count.min(max));
         if let Some(items) = map.get("items").filter(|i| i.is_object()) {
             for i in 0..count {

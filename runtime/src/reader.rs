@@ -525,9 +525,8 @@ pub(crate) fn variant_index_key(index: usize) -> String {
 }
 
 /// A map key that no key type read, while explaining (see
-/// [`keys_read_as_text`]): the byte offset just past its colon, and the
-/// key as written, quotes and all.
-pub(crate) type TextKey = (usize, String);
+/// [`keys_read_as_text`]): the byte offset just past its colon.
+pub(crate) type TextKey = usize;
 
 std::thread_local! {
     /// Set while [`keys_read_as_text`] runs: each key serde asked for as
@@ -1178,9 +1177,11 @@ impl<'de> Reader<'de> {
     }
 
     /// Explaining: takes what a key's type read of its text, noting a
-    /// refusal under the key where its type read it.
+    /// refusal under the key where its type read it (and, for
+    /// registration, a key read as text: see [`keys_read_as_text`]).
     #[cold]
     fn key_read(&mut self, captured: Option<String>, refused: bool) {
+        self.key_read_as_text();
         if !refused {
             if let Some(trail) = self.trail.as_deref_mut() {
                 trail.key = captured.map(Name::Text);
@@ -1197,17 +1198,15 @@ impl<'de> Reader<'de> {
         }
     }
 
-    /// Explaining: notes the key just read, written as `quoted`, if serde
-    /// asked for it as any value or a field's name (see
-    /// [`keys_read_as_text`]).
-    #[cold]
-    fn key_read_as_text(&self, quoted: Option<&str>) {
+    /// Explaining: notes where the key just read ends, if serde asked for
+    /// it as any value or a field's name (see [`keys_read_as_text`]).
+    fn key_read_as_text(&self) {
         if !READ_AS_TEXT.replace(false) {
             return;
         }
         TEXT_KEYS.with_borrow_mut(|keys| {
-            if let (Some(keys), Some(quoted)) = (keys, quoted) {
-                keys.push((self.pos, quoted.to_owned()));
+            if let Some(keys) = keys {
+                keys.push(self.pos);
             }
         });
     }
@@ -2566,7 +2565,6 @@ impl<'de> de::MapAccess<'de> for Entries<'_, 'de> {
         self.reader.stopped |= stopped;
         if self.reader.explaining() {
             self.reader.key_read(captured, read.is_err());
-            self.reader.key_read_as_text(quoted);
         }
         self.reader.watch(read).map(Some)
     }
@@ -2952,6 +2950,14 @@ impl<'de> KeyReader<'_, 'de> {
         self.capture(text);
     }
 
+    /// Explaining: notes that serde asked for the key as any value or a
+    /// field's name, and read it as its text (see [`keys_read_as_text`]).
+    #[cold]
+    fn capture_read_as_text(&mut self) {
+        READ_AS_TEXT.set(true);
+        self.capture_text();
+    }
+
     /// Explaining: notes that the key's type read it as `text`.
     fn capture(&mut self, text: &str) {
         if let Some((_, captured)) = &mut self.explain {
@@ -3144,8 +3150,7 @@ impl<'de> de::Deserializer<'de> for KeyReader<'_, 'de> {
     #[inline]
     fn deserialize_any<V: Visitor<'de>>(mut self, visitor: V) -> Result<V::Value> {
         if self.explain.is_some() {
-            READ_AS_TEXT.set(true);
-            self.capture_text();
+            self.capture_read_as_text();
         }
         match self.text {
             Text::Borrowed(text) => visitor.visit_borrowed_str(text),
@@ -3159,8 +3164,7 @@ impl<'de> de::Deserializer<'de> for KeyReader<'_, 'de> {
     #[inline]
     fn deserialize_identifier<V: Visitor<'de>>(mut self, visitor: V) -> Result<V::Value> {
         if self.explain.is_some() {
-            READ_AS_TEXT.set(true);
-            self.capture_text();
+            self.capture_read_as_text();
         }
         match self.text {
             Text::Borrowed(text) => visitor.visit_borrowed_str(text),

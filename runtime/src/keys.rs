@@ -1,5 +1,5 @@
 //! Map keys: registration's check that a map keeps every key the model
-//! sent, and the range of integer keys, stated in the schema.
+//! sent, and what a map's keys are, stated in the schema.
 //!
 //! Gate 1 refuses an object that repeats a key, byte for byte. A map whose
 //! key type *parses* its key (`IpAddr`, `Uuid`, a date, a type with its own
@@ -14,19 +14,25 @@
 //!   a variant name the schema enumerates, an integer (the schema's key
 //!   pattern admits one spelling of each), a `char` or a `bool` keep the key;
 //! - anything read from a borrowed string or a number (`deserialize_str`,
-//!   `deserialize_f64`, bytes) is a parse, and a parse may normalize.
+//!   `deserialize_f64`, bytes) is a parse, and a parse may normalize;
+//! - a `bool`, a `char` or an enum that refuses the instance's key, which
+//!   the schema accepts, takes keys the schema could not be made to state
+//!   (see below): refused too.
 //!
 //! Keys that serde buffers first (untagged and internally tagged enums,
 //! `flatten`) reach their type from serde's buffer, out of this probe's
-//! sight; they are left undecided, never refused. The reader is the
-//! deserializer every tool's arguments are compiled for already: the probe
-//! adds none.
+//! sight: a map there whose key type is not a string is refused by
+//! [`crate::lengths::buffered_key`]. The reader is the deserializer every
+//! tool's arguments are compiled for already: the probe adds none.
 //!
-//! schemars writes any integer key as digits (`^\d+$`), whatever its type:
-//! `"300"` for a `u8` key, which the server refuses. The same reading
-//! tells each map's integer key type ([`state_ranges`]), and the schema
-//! then states its range in the key's pattern ([`KeyRange::pattern`]), so
-//! that the server and the schema take the same keys.
+//! schemars writes less of a map's keys than its key type reads: any
+//! integer key as digits (`^\d+$`, `"300"` for a `u8` key, which the server
+//! refuses), and any key at all for a `bool`, a `char`, or an enum whose
+//! variants carry doc comments. The same reading tells each map's key type
+//! ([`state_keys`]), and the schema then states its keys: an integer
+//! type's range in the key's pattern ([`KeyRange::pattern`]), `true` and
+//! `false` in a pattern, one character in `propertyNames`, an enum's names
+//! in `properties`; so that the server and the schema take the same keys.
 
 use serde_json::Value;
 
@@ -271,123 +277,388 @@ fn any_digits(min: usize, max: usize) -> String {
     }
 }
 
-/// Replaces in `schema` each key pattern of integers that states no range
-/// (see [`crate::schema::is_integer_key_pattern`]) with the range of the
-/// key type the map reads (see [`KeyRange::pattern`]). `read` reads a
-/// document as the tool's arguments ([`crate::reader::read_keys`]):
-/// instances of the schema with the key `1` in each such map show what
-/// each key type asks for (`deserialize_u32`), and the key type is tried
-/// with `0` (refused by a `NonZeroU32`), its range's ends and `-1`. A map
-/// the instances do not reach, or whose key type takes other keys than an
-/// integer type's (one of its own with a `Deserialize` of its own), keeps
-/// its pattern, and the tool's description says that keys must fit their
-/// type (`integer-map-keys` in [`crate::KNOWN_DIFFERENCES`]).
-pub(crate) fn state_ranges(schema: &mut Value, read: fn(&str)) {
-    if !crate::schema::has_integer_keys(schema) {
+/// What a map's keys are, learned from its key type (see [`state_keys`]),
+/// and how the schema states it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum Keys {
+    /// Integers of a range: a key pattern (see [`KeyRange::pattern`]).
+    Range(KeyRange),
+    /// `true`, `false` or both, as a `bool` reads them: a key pattern
+    /// (see [`names_pattern`]).
+    Bools(Vec<&'static str>),
+    /// The names of an enum's variants (no alias among them): each a
+    /// member of `properties`, as schemars writes a map keyed by an enum
+    /// whose variants carry no doc comments.
+    Names(Vec<&'static str>),
+    /// One character, as a `char` reads it:
+    /// `propertyNames: {"minLength": 1, "maxLength": 1}`. JSON Schema
+    /// counts a string's length in code points, on every side; a pattern
+    /// for one character would count UTF-16 units in ECMA-262.
+    Char,
+}
+
+impl Keys {
+    /// A key of these that the key type takes: the one written in each
+    /// map of this key type in the instances read after it is learned.
+    fn taken(&self) -> String {
+        match self {
+            Keys::Range(_) => "1".to_owned(),
+            Keys::Bools(names) | Keys::Names(names) => {
+                names.first().copied().unwrap_or_default().to_owned()
+            }
+            Keys::Char => "a".to_owned(),
+        }
+    }
+}
+
+/// The pattern of exactly `names`, each written as it is:
+/// `^(true|false)$`. Only letters are ever written (`true`, `false`):
+/// read alike by the server's regex and by ECMA-262.
+fn names_pattern(names: &[&str]) -> String {
+    format!("^({})$", names.join("|"))
+}
+
+/// The names of the `bool` keys `pattern` takes, if [`names_pattern`]
+/// wrote it for a `bool`.
+fn bools_of_pattern(pattern: &str) -> Option<Vec<&'static str>> {
+    [&["true", "false"][..], &["true"], &["false"]]
+        .into_iter()
+        .find(|names| names_pattern(names) == pattern)
+        .map(<[&str]>::to_vec)
+}
+
+/// The rule of the keys of the map whose subschema is `node`, in words,
+/// where the schema states it and a dialect may drop it: `keys must be
+/// whole numbers from 0 to 255, written in digits`, `keys must be true or
+/// false`, `keys must be single characters`.
+pub(crate) fn rule_in_words(node: &Value) -> Option<String> {
+    let mut rules: Vec<String> = node
+        .get("patternProperties")
+        .and_then(Value::as_object)
+        .into_iter()
+        .flat_map(|p| p.keys())
+        .filter_map(|pattern| pattern_in_words(pattern))
+        .collect();
+    if let Some(lengths) = node.as_object().and_then(crate::schema::key_lengths) {
+        rules.push(lengths_in_words(lengths));
+    }
+    (!rules.is_empty()).then(|| rules.join("; "))
+}
+
+/// The keys a key pattern the runtime writes takes, in words (see
+/// [`rule_in_words`]); `None` for any other pattern.
+pub(crate) fn pattern_in_words(pattern: &str) -> Option<String> {
+    if let Some(range) = KeyRange::of_pattern(pattern) {
+        return Some(range.words());
+    }
+    let names = bools_of_pattern(pattern)?;
+    Some(match names.as_slice() {
+        [one] => format!("keys must be {one}"),
+        _ => "keys must be true or false".to_owned(),
+    })
+}
+
+/// The lengths `propertyNames` allows keys (see
+/// [`crate::schema::key_lengths`]), in words.
+pub(crate) fn lengths_in_words((min, max): (u64, Option<u64>)) -> String {
+    let plural = |n: u64| if n == 1 { "character" } else { "characters" };
+    match (min, max) {
+        (1, Some(1)) => "keys must be single characters".to_owned(),
+        (min, Some(max)) if min == max => format!("keys must be {min} {} long", plural(min)),
+        (0, Some(max)) => format!("keys must be at most {max} {} long", plural(max)),
+        (min, Some(max)) => format!("keys must be from {min} to {max} characters long"),
+        (min, None) => format!("keys must be at least {min} {} long", plural(min)),
+    }
+}
+
+/// States in `schema` what the keys of each map are, where schemars
+/// writes less than the key type reads: the range of an integer type
+/// (schemars writes digits of any length: `"300"` for a `u8`), that a
+/// `bool` takes `true` and `false` and a `char` one character (schemars
+/// writes any key for both), and the names of an enum whose variants carry
+/// doc comments (schemars writes any key for it). `read` reads a document
+/// as the tool's arguments ([`crate::reader::read_keys`]): instances of
+/// the schema, with a key in each map, show what each key type asks for
+/// (`deserialize_u32`, `deserialize_bool`, `deserialize_char`,
+/// `deserialize_enum` and the enum's names), and the key type is then
+/// tried with the keys at the edges of what that type reads (see
+/// [`decided`]). A key type that takes other keys than the type it asks
+/// for (one of its own, with a `Deserialize` of its own), or a map the
+/// instances do not reach, is left as schemars wrote it: a map of integer
+/// keys then says so in the tool's description (`integer-map-keys` in
+/// [`crate::KNOWN_DIFFERENCES`]).
+pub(crate) fn state_keys(schema: &mut Value, read: fn(&str)) {
+    if maps_in(schema) == 0 {
         return;
     }
     // The arguments' `Deserialize` is the user's code, run here on
-    // instances no model sent: should it panic, the patterns stay as
-    // schemars wrote them, rather than the definition failing with it.
+    // instances no model sent: should it panic, the maps stay as schemars
+    // wrote them, rather than the definition failing with it.
     let learning = std::panic::AssertUnwindSafe(|| learned(schema, read));
-    let ranges = std::panic::catch_unwind(learning).unwrap_or_default();
-    if ranges.is_empty() {
+    let learned = std::panic::catch_unwind(learning).unwrap_or_default();
+    if learned.is_empty() {
         return;
     }
     let mut places = Vec::new();
-    located(schema, &ranges, &mut Vec::new(), &mut places);
+    located(schema, &learned, &mut Vec::new(), &mut places);
     // The deepest first: a map inside another's values is reached through
-    // the other's pattern, still the one the places were found under.
+    // the other's keywords, still the ones the places were found under.
     places.sort_by_key(|(steps, _)| core::cmp::Reverse(steps.len()));
-    for (steps, range) in places {
+    for (steps, keys) in places {
         let at = pointer::exact_of_steps(&steps);
-        let patterns = schema
-            .pointer_mut(&at)
-            .and_then(|node| node.get_mut("patternProperties"))
-            .and_then(Value::as_object_mut);
-        let Some(patterns) = patterns else { continue };
-        let unstated: Vec<String> = patterns
-            .keys()
-            .filter(|k| crate::schema::is_integer_key_pattern(k))
-            .cloned()
-            .collect();
-        for key in unstated {
-            if let Some(values) = patterns.remove(&key) {
-                patterns.insert(range.pattern(), values);
-            }
+        if let Some(Value::Object(map)) = schema.pointer_mut(&at) {
+            stated(map, &keys);
         }
     }
 }
 
-/// The range of each map's integer keys that the instances of `schema`
-/// show, by the address of the map's subschema.
-fn learned(schema: &Value, read: fn(&str)) -> Vec<(usize, KeyRange)> {
-    let instances = crate::lengths::keyed_instances(schema);
-    // Each map: how its keys were read, and one place to try other keys.
-    let mut seen: Vec<(usize, Option<&'static str>, &Value, &[Step])> = Vec::new();
-    for (instance, keyed) in &instances {
-        let text = instance.to_string();
-        let reads = crate::reader::integer_keys(|| read(&text));
-        for (end, reads, took) in reads {
-            let Some(steps) = steps_at(&text, end) else {
-                continue;
-            };
-            let Some((path, map)) = keyed.iter().find(|(path, _)| same(path, &steps)) else {
-                continue;
-            };
-            match seen.iter_mut().find(|(m, ..)| m == map) {
-                // Two readings of one subschema: one type, or undecided.
-                Some((_, method, ..)) if *method != Some(reads).filter(|_| took) => {
-                    *method = None;
+/// States `keys` in the map subschema `map`: a key pattern of integers
+/// that states no range gives way to the range's; values under
+/// `additionalProperties` move under the key pattern, the names, or stay
+/// beside `propertyNames`.
+fn stated(map: &mut serde_json::Map<String, Value>, keys: &Keys) {
+    let unstated: Vec<String> = (map.get("patternProperties").and_then(Value::as_object))
+        .into_iter()
+        .flat_map(|p| p.keys())
+        .filter(|k| crate::schema::is_integer_key_pattern(k))
+        .cloned()
+        .collect();
+    if let (Keys::Range(range), false) = (keys, unstated.is_empty()) {
+        if let Some(Value::Object(patterns)) = map.get_mut("patternProperties") {
+            for key in unstated {
+                if let Some(values) = patterns.remove(&key) {
+                    patterns.insert(range.pattern(), values);
                 }
-                Some(_) => {}
-                None => seen.push((*map, Some(reads).filter(|_| took), instance, path)),
             }
         }
+        return;
     }
-    seen.into_iter()
-        .filter_map(|(map, reads, instance, path)| {
-            let range = KeyRange::read_by(reads?)?;
-            Some((map, tried(range, instance, path, read)?))
-        })
-        .collect()
+    if !map
+        .get("additionalProperties")
+        .is_some_and(Value::is_object)
+    {
+        return;
+    }
+    if *keys == Keys::Char {
+        map.insert(
+            "propertyNames".to_owned(),
+            serde_json::json!({"minLength": 1, "maxLength": 1}),
+        );
+        return;
+    }
+    let Some(values) = map.insert("additionalProperties".to_owned(), Value::Bool(false)) else {
+        return;
+    };
+    let (keyword, members) = match keys {
+        Keys::Range(range) => ("patternProperties", vec![range.pattern()]),
+        Keys::Bools(names) => ("patternProperties", vec![names_pattern(names)]),
+        Keys::Names(names) => (
+            "properties",
+            names.iter().map(|n| (*n).to_owned()).collect(),
+        ),
+        Keys::Char => return,
+    };
+    let members = members
+        .into_iter()
+        .map(|name| (name, values.clone()))
+        .collect();
+    map.insert(keyword.to_owned(), Value::Object(members));
 }
 
-/// `range`, once the key type has taken its ends, `-1` and `1` (which it
-/// took already), and `0` where it takes it; `None` where it refused
-/// one, or where a reading did not reach the key.
-fn tried(range: KeyRange, instance: &Value, path: &[Step], read: fn(&str)) -> Option<KeyRange> {
-    let takes = |key: String| -> Option<bool> {
-        let mut instance = instance.clone();
-        let map = path
-            .iter()
-            .try_fold(&mut instance, |value, step| match step {
-                Step::Key(k) => value.get_mut(k.as_str()),
-                Step::Index(i) => value.get_mut(*i),
-            })?
-            .as_object_mut()?;
-        let entry = map.remove("1")?;
-        map.insert(key, entry);
-        let text = instance.to_string();
-        let reads = crate::reader::integer_keys(|| read(&text));
-        reads
-            .iter()
-            .find(|(end, ..)| steps_at(&text, *end).is_some_and(|steps| same(path, &steps)))
-            .map(|(_, _, took)| *took)
-    };
-    let zero = takes("0".to_owned())?;
-    let range = KeyRange { zero, ..range };
-    let mut ends = vec![range.max.to_string()];
-    if range.min < 0 {
-        ends.extend([range.min.to_string(), "-1".to_owned()]);
+/// How many subschemas of `node` are maps whose keys [`state_keys`] may
+/// learn: a key pattern of integers that states no range, or values under
+/// `additionalProperties` (keys that schemars says nothing of). The most
+/// rounds [`learned`] needs, as each round learns one at least or is the
+/// last.
+fn maps_in(node: &Value) -> usize {
+    match node {
+        Value::Object(map) => {
+            let own = map
+                .get("additionalProperties")
+                .is_some_and(Value::is_object)
+                || (map.get("patternProperties").and_then(Value::as_object))
+                    .is_some_and(|p| p.keys().any(|k| crate::schema::is_integer_key_pattern(k)));
+            usize::from(own) + map.values().map(maps_in).sum::<usize>()
+        }
+        Value::Array(items) => items.iter().map(maps_in).sum(),
+        _ => 0,
     }
-    ends.into_iter()
-        .all(|key| takes(key) == Some(true))
-        .then_some(range)
+}
+
+/// How one map's keys were read in a round of [`learned`].
+struct Seen<'i> {
+    /// The address of the map's subschema.
+    map: usize,
+    /// What its key type asked for; `None` where two readings differ.
+    reads: Option<&'static str>,
+    /// An enum's names (see [`crate::reader::KeyRead::names`]).
+    names: &'static [&'static str],
+    /// An instance that has the map, and the steps to it there.
+    instance: &'i Value,
+    path: &'i [Step],
+}
+
+/// What the instances of `schema` show of each map's keys, by the address
+/// of the map's subschema. A key its type refuses ends a reading, and a
+/// map after it is read only once that key is one its type takes: so the
+/// instances are read in rounds, each with the keys learned so far, until
+/// a round reaches no map not yet looked at.
+fn learned(schema: &Value, read: fn(&str)) -> Vec<(usize, Keys)> {
+    let mut keys: Vec<(usize, String)> = Vec::new();
+    let mut looked: Vec<usize> = Vec::new();
+    let mut out = Vec::new();
+    for _ in 0..=maps_in(schema) {
+        let instances = crate::lengths::keyed_instances(schema, &keys);
+        let mut seen: Vec<Seen<'_>> = Vec::new();
+        for (instance, keyed) in &instances {
+            let text = instance.to_string();
+            for key in crate::reader::key_reads(|| read(&text)) {
+                let Some(steps) = steps_at(&text, key.at) else {
+                    continue;
+                };
+                let Some(entry) = keyed.iter().find(|k| same(&k.path, &steps)) else {
+                    continue;
+                };
+                if looked.contains(&entry.map) {
+                    continue;
+                }
+                match seen.iter_mut().find(|s| s.map == entry.map) {
+                    // Two readings of one subschema: one type, or undecided.
+                    Some(s) if s.reads != Some(key.reads) => s.reads = None,
+                    Some(_) => {}
+                    None => seen.push(Seen {
+                        map: entry.map,
+                        reads: Some(key.reads),
+                        names: key.names,
+                        instance,
+                        path: &entry.path,
+                    }),
+                }
+            }
+        }
+        if seen.is_empty() {
+            break;
+        }
+        for s in seen {
+            looked.push(s.map);
+            let learned = decided(&s, read);
+            // A key the type takes, stated or not: a later reading goes
+            // past it, to the maps after it.
+            let taken = match &learned {
+                Some(learned) => Some(learned.taken()),
+                None => taken_by(&s, read),
+            };
+            keys.extend(taken.map(|key| (s.map, key)));
+            out.extend(learned.map(|learned| (s.map, learned)));
+        }
+    }
+    out
+}
+
+/// A key no enum's variant is named: taken only by an enum with a
+/// `#[serde(other)]` variant, which takes any key.
+const UNNAMED: &str = "\u{0}";
+
+/// What the keys of the map `seen` are, once its key type has been tried
+/// with keys at the edges of what the type it asked for reads:
+///
+/// - an integer type: `0` (refused by a `NonZero…`), its range's ends and
+///   `-1`;
+/// - `bool`: `true` and `false`;
+/// - `char`: one character of one, two, three and four UTF-8 bytes (the
+///   last two UTF-16 units), escaped ones, and none, two, and a letter
+///   with a combining mark (two code points);
+/// - an enum: each name it lists, each variant by its index, and a key
+///   that names none. Names but no variant of its own are aliases, which
+///   `properties` cannot tell from the names (two of them in one call
+///   would be one entry): left as schemars wrote them, and refused at
+///   registration (see `RegisterError::ParsedMapKey`).
+///
+/// `None` where the type took other keys than the type it asked for reads.
+fn decided(seen: &Seen<'_>, read: fn(&str)) -> Option<Keys> {
+    let takes = |key: &str| tried(seen, key, read);
+    match seen.reads? {
+        "deserialize_bool" => {
+            let names: Vec<&'static str> = ["true", "false"]
+                .into_iter()
+                .filter(|n| takes(n) == Some(true))
+                .collect();
+            (!names.is_empty()).then_some(Keys::Bools(names))
+        }
+        "deserialize_char" => {
+            let one = ["a", "é", "€", "😀", "\u{0}", "\"", "\n"];
+            let other = ["", "ab", "e\u{301}", "😀😀"];
+            let exact = one.iter().all(|k| takes(k) == Some(true))
+                && other.iter().all(|k| takes(k) == Some(false));
+            exact.then_some(Keys::Char)
+        }
+        "deserialize_enum" => {
+            if takes(UNNAMED) != Some(false) {
+                return None;
+            }
+            let names: Vec<&'static str> = (seen.names.iter().copied())
+                .filter(|n| takes(n) == Some(true))
+                .collect();
+            let variants = (0..seen.names.len())
+                .take_while(|i| takes(&crate::reader::variant_index_key(*i)) == Some(true))
+                .count();
+            (!names.is_empty() && variants == names.len()).then_some(Keys::Names(names))
+        }
+        reads => {
+            let range = KeyRange::read_by(reads)?;
+            let zero = takes("0")?;
+            let range = KeyRange { zero, ..range };
+            let mut ends = vec!["1".to_owned(), range.max.to_string()];
+            if range.min < 0 {
+                ends.extend([range.min.to_string(), "-1".to_owned()]);
+            }
+            ends.iter()
+                .all(|key| takes(key) == Some(true))
+                .then_some(Keys::Range(range))
+        }
+    }
+}
+
+/// A key that the key type of the map `seen` takes, where its keys are
+/// not stated (see [`decided`]): one of those its type takes most often.
+fn taken_by(seen: &Seen<'_>, read: fn(&str)) -> Option<String> {
+    let candidates: Vec<String> = match seen.reads? {
+        "deserialize_bool" => vec!["true".to_owned(), "false".to_owned()],
+        "deserialize_char" => ["a", "z", "0", "A"].map(str::to_owned).to_vec(),
+        "deserialize_enum" => seen.names.iter().map(|n| (*n).to_owned()).collect(),
+        _ => ["1", "2", "0", "100"].map(str::to_owned).to_vec(),
+    };
+    candidates
+        .into_iter()
+        .find(|key| tried(seen, key, read) == Some(true))
+}
+
+/// Whether the key type of the map `seen` takes `key`: read in its
+/// instance, the map's entries replaced by one under `key`. `None` where
+/// a reading did not reach the key.
+fn tried(seen: &Seen<'_>, key: &str, read: fn(&str)) -> Option<bool> {
+    let mut instance = seen.instance.clone();
+    let map = seen
+        .path
+        .iter()
+        .try_fold(&mut instance, |value, step| match step {
+            Step::Key(k) => value.get_mut(k.as_str()),
+            Step::Index(i) => value.get_mut(*i),
+        })?
+        .as_object_mut()?;
+    let entry = map.values().next()?.clone();
+    map.clear();
+    map.insert(key.to_owned(), entry);
+    let text = instance.to_string();
+    let reads = crate::reader::key_reads(|| read(&text));
+    reads
+        .iter()
+        .find(|key| steps_at(&text, key.at).is_some_and(|steps| same(seen.path, &steps)))
+        .map(|key| key.took)
 }
 
 /// Whether two paths name the same place.
-fn same(a: &[Step], b: &[Step]) -> bool {
+pub(crate) fn same(a: &[Step], b: &[Step]) -> bool {
     a.len() == b.len()
         && a.iter().zip(b).all(|pair| match pair {
             (Step::Key(a), Step::Key(b)) => a == b,
@@ -396,30 +667,57 @@ fn same(a: &[Step], b: &[Step]) -> bool {
         })
 }
 
-/// The steps from the root of `node` to each subschema `ranges` names (by
-/// its address), with its range; each once.
+/// The steps to the map whose key's colon ends at byte `end` of `json`
+/// (compact, as serde_json writes it, or its members in another order),
+/// and the key.
+pub(crate) fn entry_at(json: &str, end: usize) -> Option<(Vec<Step>, String)> {
+    let steps = steps_at(json, end)?;
+    // The key: the string whose closing quote comes right before the colon.
+    let bytes = json.as_bytes();
+    let close = end
+        .checked_sub(2)
+        .filter(|c| bytes.get(*c) == Some(&b'"'))?;
+    let mut open = 0;
+    let mut pos = 0;
+    while pos < close {
+        if bytes.get(pos) == Some(&b'"') {
+            let string_close = string_end(bytes, pos)?;
+            if string_close == close {
+                open = pos;
+                break;
+            }
+            pos = string_close;
+        }
+        pos += 1;
+    }
+    let key = serde_json::from_str(json.get(open..=close)?).ok()?;
+    Some((steps, key))
+}
+
+/// The steps from the root of `node` to each subschema `learned` names (by
+/// its address), with its keys; each once.
 fn located(
     node: &Value,
-    ranges: &[(usize, KeyRange)],
+    learned: &[(usize, Keys)],
     at: &mut Vec<Step>,
-    out: &mut Vec<(Vec<Step>, KeyRange)>,
+    out: &mut Vec<(Vec<Step>, Keys)>,
 ) {
     match node {
         Value::Object(map) => {
             let address = core::ptr::from_ref(map) as usize;
-            if let Some((_, range)) = ranges.iter().find(|(a, _)| *a == address) {
-                out.push((at.clone(), *range));
+            if let Some((_, keys)) = learned.iter().find(|(a, _)| *a == address) {
+                out.push((at.clone(), keys.clone()));
             }
             for (key, child) in map {
                 at.push(Step::Key(key.clone()));
-                located(child, ranges, at, out);
+                located(child, learned, at, out);
                 at.pop();
             }
         }
         Value::Array(items) => {
             for (i, child) in items.iter().enumerate() {
                 at.push(Step::Index(i));
-                located(child, ranges, at, out);
+                located(child, learned, at, out);
                 at.pop();
             }
         }
@@ -447,7 +745,8 @@ mod tests {
     use serde::Deserialize;
     use serde_json::{Value, json};
 
-    use super::{KeyRange, ParsedKey, object_at, parsed_key, state_ranges};
+    use super::{KeyRange, ParsedKey, object_at, parsed_key, state_keys};
+    use crate::pointer;
 
     /// The probe as registration runs it, for the arguments type `A`.
     fn parsed_key_of<A: serde::de::DeserializeOwned>(instance: &Value) -> Option<ParsedKey> {
@@ -536,6 +835,21 @@ mod tests {
             let end = text.find(r#""k":"#).map(|k| k + 4).expect("the key");
             assert_eq!(object_at(&text, end).as_deref(), Some("/a"), "{text}");
         }
+    }
+
+    #[test]
+    fn an_entry_is_named_by_its_map_and_its_key_decoded() {
+        let text = r#"{"s":"x\":[","a":[{"m":{"k\"1":1,"\u0037":2}}]}"#;
+        for (key, written) in [("k\"1", r#""k\"1":"#), ("7", r#""\u0037":"#)] {
+            let end = text
+                .find(written)
+                .map(|at| at + written.len())
+                .expect("the key");
+            let (steps, found) = super::entry_at(text, end).expect("an entry");
+            assert_eq!(pointer::of_steps(&steps), "/a/0/m");
+            assert_eq!(found, key);
+        }
+        assert!(super::entry_at(text, 3).is_none());
     }
 
     #[test]
@@ -743,7 +1057,7 @@ mod tests {
     #[test]
     fn each_map_states_the_range_of_its_key_type() {
         let mut schema = crate::schema::canonical::<Building>();
-        state_ranges(&mut schema, crate::__private::read_keys::<Building>);
+        state_keys(&mut schema, crate::__private::read_keys::<Building>);
         let range = |reads: &str, zero: bool| {
             let range = KeyRange::read_by(reads).expect("an integer type");
             KeyRange { zero, ..range }.pattern()
@@ -785,8 +1099,236 @@ mod tests {
             rooms: Vec<Room>,
         }
         let mut schema = crate::schema::canonical::<Stated>();
-        state_ranges(&mut schema, crate::__private::read_keys::<Stated>);
+        state_keys(&mut schema, crate::__private::read_keys::<Stated>);
         assert!(!crate::schema::has_integer_keys(&schema), "{schema}");
+    }
+
+    /// Documented: schemars writes its names as a union of constants.
+    #[derive(Deserialize, schemars::JsonSchema, PartialEq, Eq, PartialOrd, Ord)]
+    #[serde(rename_all = "snake_case")]
+    enum Shade {
+        /// Pale.
+        Light,
+        /// Deep.
+        Dark,
+    }
+
+    /// Documented, with an alias: its names cannot be listed apart.
+    #[derive(Deserialize, schemars::JsonSchema, PartialEq, Eq, PartialOrd, Ord)]
+    #[serde(rename_all = "snake_case")]
+    enum Tone {
+        /// Pale.
+        #[serde(alias = "pale")]
+        Light,
+        /// Deep.
+        Dark,
+    }
+
+    /// Documented, with a variant that takes any other name.
+    #[derive(Deserialize, schemars::JsonSchema, PartialEq, Eq, PartialOrd, Ord)]
+    #[serde(rename_all = "snake_case")]
+    enum Mood {
+        /// Glad.
+        Glad,
+        /// Anything else.
+        #[serde(other)]
+        Other,
+    }
+
+    /// A letter read as a `char`, no other than `a` to `z`: a range of its
+    /// own.
+    #[derive(PartialEq, Eq, PartialOrd, Ord)]
+    struct Lower(char);
+
+    impl<'de> Deserialize<'de> for Lower {
+        fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+            match char::deserialize(d)? {
+                c @ 'a'..='z' => Ok(Lower(c)),
+                _ => Err(serde::de::Error::custom("not a lower-case letter")),
+            }
+        }
+    }
+
+    impl schemars::JsonSchema for Lower {
+        fn schema_name() -> std::borrow::Cow<'static, str> {
+            char::schema_name()
+        }
+
+        fn json_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
+            char::json_schema(generator)
+        }
+    }
+
+    #[derive(Deserialize, schemars::JsonSchema)]
+    #[allow(dead_code)]
+    struct Scalars {
+        // Read first: a key its type refuses (`k0`) once ended the reading.
+        a_flags: BTreeMap<bool, u8>,
+        b_letters: Option<BTreeMap<char, BTreeMap<bool, u8>>>,
+        c_shades: BTreeMap<Shade, u8>,
+        d_tones: BTreeMap<Tone, u8>,
+        e_moods: BTreeMap<Mood, u8>,
+        f_lower: BTreeMap<Lower, u8>,
+        g_names: HashMap<String, u8>,
+        h_numbers: BTreeMap<u8, u8>,
+    }
+
+    #[test]
+    fn each_map_states_what_its_bool_char_or_enum_keys_are() {
+        let mut schema = crate::schema::canonical::<Scalars>();
+        state_keys(&mut schema, crate::__private::read_keys::<Scalars>);
+        let member = |name: &str| &schema["properties"][name];
+        assert_eq!(key_patterns(&schema, member("a_flags")), ["^(true|false)$"]);
+        assert_eq!(member("a_flags")["additionalProperties"], false);
+        let letters = member("b_letters");
+        assert_eq!(
+            letters["propertyNames"],
+            json!({"minLength": 1, "maxLength": 1}),
+            "{letters}"
+        );
+        // Inside the values of a map that a round before reached.
+        assert_eq!(
+            key_patterns(&schema, &letters["additionalProperties"]),
+            ["^(true|false)$"]
+        );
+        let mut names: Vec<&String> = (member("c_shades")["properties"].as_object())
+            .map(|p| p.keys().collect())
+            .unwrap_or_default();
+        names.sort();
+        assert_eq!(names, ["dark", "light"]);
+        assert_eq!(member("c_shades")["additionalProperties"], false);
+        // An alias, a variant that takes any name, a range of its own and
+        // strings: as schemars wrote them, any key.
+        for open in ["d_tones", "e_moods", "f_lower", "g_names"] {
+            let map = member(open);
+            assert!(map["additionalProperties"].is_object(), "{open}: {map}");
+            assert!(map.get("propertyNames").is_none(), "{open}: {map}");
+            assert!(map.get("properties").is_none(), "{open}: {map}");
+        }
+        assert_eq!(
+            key_patterns(&schema, member("h_numbers")),
+            [KeyRange::read_by("deserialize_u8")
+                .map(KeyRange::pattern)
+                .unwrap()]
+        );
+    }
+
+    /// Many maps whose first key (`k0`) their type refuses, one after the
+    /// other: each round of readings goes one further.
+    #[derive(Deserialize, schemars::JsonSchema)]
+    #[allow(dead_code)]
+    struct Switchboard {
+        a: BTreeMap<bool, u8>,
+        b: BTreeMap<char, u8>,
+        c: BTreeMap<bool, u8>,
+        d: BTreeMap<char, u8>,
+        e: BTreeMap<bool, u8>,
+        f: BTreeMap<char, u8>,
+        g: BTreeMap<bool, u8>,
+        h: BTreeMap<char, u8>,
+        i: BTreeMap<bool, u8>,
+        j: BTreeMap<char, u8>,
+        k: BTreeMap<bool, u8>,
+        l: BTreeMap<char, u8>,
+        m: BTreeMap<bool, u8>,
+        n: BTreeMap<char, u8>,
+        o: BTreeMap<bool, u8>,
+        p: BTreeMap<char, u8>,
+        q: BTreeMap<bool, u8>,
+        r: BTreeMap<char, u8>,
+        s: BTreeMap<u8, u8>,
+    }
+
+    #[test]
+    fn every_map_is_reached_however_many_refuse_their_first_key() {
+        let mut schema = crate::schema::canonical::<Switchboard>();
+        state_keys(&mut schema, crate::__private::read_keys::<Switchboard>);
+        let properties = schema["properties"].as_object().expect("members");
+        for (name, map) in properties {
+            let stated = map.get("propertyNames").is_some()
+                || map["patternProperties"]
+                    .as_object()
+                    .is_some_and(|p| p.keys().all(|k| !crate::schema::is_integer_key_pattern(k)));
+            assert!(stated, "{name}: {map}");
+        }
+    }
+
+    #[derive(Deserialize, schemars::JsonSchema)]
+    #[allow(dead_code)]
+    struct Floors {
+        floors: Vec<Floor>,
+    }
+
+    #[derive(Deserialize, schemars::JsonSchema)]
+    #[allow(dead_code)]
+    struct Floor {
+        rooms: Vec<Ward>,
+    }
+
+    #[derive(Deserialize, schemars::JsonSchema)]
+    #[allow(dead_code)]
+    struct Ward {
+        lights: Option<BTreeMap<bool, u8>>,
+        doors: BTreeMap<char, u8>,
+        seats: BTreeMap<u16, u8>,
+    }
+
+    #[test]
+    fn maps_a_few_lists_and_structs_down_are_reached() {
+        let mut schema = crate::schema::canonical::<Floors>();
+        state_keys(&mut schema, crate::__private::read_keys::<Floors>);
+        let room = &schema["$defs"]["Ward"]["properties"];
+        assert_eq!(key_patterns(&schema, &room["lights"]), ["^(true|false)$"]);
+        assert_eq!(
+            room["doors"]["propertyNames"],
+            json!({"minLength": 1, "maxLength": 1})
+        );
+        assert_eq!(
+            key_patterns(&schema, &room["seats"]),
+            [KeyRange::read_by("deserialize_u16")
+                .map(KeyRange::pattern)
+                .unwrap()]
+        );
+    }
+
+    #[test]
+    fn the_rule_of_a_map_s_keys_is_said_in_words() {
+        let words = |node: Value| super::rule_in_words(&node);
+        assert_eq!(
+            words(json!({"patternProperties": {"^(true|false)$": {}}})).as_deref(),
+            Some("keys must be true or false")
+        );
+        assert_eq!(
+            words(json!({"patternProperties": {"^(true)$": {}}})).as_deref(),
+            Some("keys must be true")
+        );
+        assert_eq!(
+            words(json!({"propertyNames": {"minLength": 1, "maxLength": 1}})).as_deref(),
+            Some("keys must be single characters")
+        );
+        assert_eq!(
+            words(json!({"propertyNames": {"maxLength": 3}})).as_deref(),
+            Some("keys must be at most 3 characters long")
+        );
+        assert_eq!(
+            words(json!({"propertyNames": {"minLength": 2, "maxLength": 4}})).as_deref(),
+            Some("keys must be from 2 to 4 characters long")
+        );
+        assert_eq!(words(json!({"patternProperties": {"^[a-z]+$": {}}})), None);
+        assert_eq!(words(json!({"propertyNames": {"pattern": "^a$"}})), None);
+        let pattern = super::names_pattern(&["true", "false"]);
+        let regex = regex::Regex::new(&pattern).expect("the server's regex compiles it");
+        for (key, taken) in [
+            ("true", true),
+            ("false", true),
+            ("True", false),
+            ("truefalse", false),
+        ] {
+            assert_eq!(regex.is_match(key), taken, "{key}");
+        }
+        let schema = json!({"patternProperties": {pattern: {}}});
+        let mut compiled = crate::pattern::Compiled::default();
+        assert!(crate::pattern::check("t", &schema, &mut compiled).is_ok());
     }
 
     /// A key type whose `Deserialize` panics once it has read its integer.
@@ -819,7 +1361,7 @@ mod tests {
         }
         let mut schema = crate::schema::canonical::<Shelf>();
         let written = schema.clone();
-        state_ranges(&mut schema, crate::__private::read_keys::<Shelf>);
+        state_keys(&mut schema, crate::__private::read_keys::<Shelf>);
         assert_eq!(schema, written);
     }
 }

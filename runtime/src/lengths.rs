@@ -19,13 +19,16 @@
 //!
 //! The same instances, one for each variant of each enum, show where serde
 //! cannot read a 128-bit integer the schema accepts ([`buffered_wide`]),
-//! and where the type refuses as unknown a member the schema accepts
-//! ([`refused_member`]).
+//! or a map key that is not a string ([`buffered_key`]), and where the
+//! type refuses as unknown a member the schema accepts
+//! ([`refused_member`]). With a key in each map, they also show what each
+//! map's key type reads (see `crate::keys`).
 //!
 //! And the instance, with one value put past one bound the schema states,
 //! shows a bound nothing enforces ([`unenforced`]): a keyword such as
 //! `#[schemars(length(max = 3))]` writes, or a hand-written schema states,
-//! with no garde rule and no type behind it.
+//! with no garde rule and no type behind it. A key of a length past what
+//! a map's `propertyNames` allows is tried as such a value.
 
 use regex_syntax::hir::{Class, Hir, HirKind};
 use serde_json::{Map, Value};
@@ -38,6 +41,12 @@ use crate::{Code, Limits, Tool, bounded};
 /// Levels below which optional fields are left out and lists left empty,
 /// so that recursive types end.
 const FULL_DEPTH: usize = 4;
+
+/// [`FULL_DEPTH`] of the instances that give each map an entry (see
+/// [`keyed_instances`]): a map a few lists and structs down (a list of
+/// structs, each with a list of structs that hold maps) is reached, for
+/// its keys to be learned and checked.
+const KEYED_DEPTH: usize = 8;
 
 /// What registration found that the schema does not say.
 #[derive(Debug, PartialEq, Eq)]
@@ -275,6 +284,16 @@ fn stated_in(
             })
             .map(|(keyword, _)| (place.clone(), keyword)),
     );
+    // The lengths `propertyNames` allows a map's keys: each a place of its
+    // own, as the builder tries them (see `Builder::key_lengths`).
+    if let Some((min, max)) = crate::schema::key_lengths(map) {
+        if max.is_some() {
+            out.push((format!("{place}/propertyNames/maxLength"), "propertyNames"));
+        }
+        if min > 0 {
+            out.push((format!("{place}/propertyNames/minLength"), "propertyNames"));
+        }
+    }
     above.push(site);
     for (key, value) in map {
         let children: Vec<(String, &Value)> = match (key.as_str(), value) {
@@ -410,8 +429,26 @@ fn instances(schema: &Value) -> Vec<Value> {
 /// with `bounded`, only those of the branches of unions whose bounds are
 /// tried.
 fn built(schema: &Value, bounded: bool) -> impl Iterator<Item = (Builder<'_>, Value)> {
+    built_with(schema, bounded, false, &[])
+}
+
+/// [`built`], the first key of each map whose subschema `keys` names (by
+/// its address) written as it says; with `keyed`, a map flattened into a
+/// struct (its entries beside the struct's members) has entries too, and
+/// so do maps down to [`KEYED_DEPTH`].
+fn built_with<'s>(
+    schema: &'s Value,
+    bounded: bool,
+    keyed: bool,
+    keys: &'s [(usize, String)],
+) -> impl Iterator<Item = (Builder<'s>, Value)> {
     let build = move |plan| {
         let mut builder = Builder::new(schema, plan);
+        builder.keys = keys;
+        builder.beside = keyed;
+        if keyed {
+            builder.full_depth = KEYED_DEPTH;
+        }
         let instance = builder.value(schema, 0, &mut Vec::new())?;
         Some((builder, instance))
     };
@@ -445,17 +482,116 @@ fn plans(base: &Builder<'_>, bounded: bool) -> Vec<Vec<usize>> {
     out
 }
 
-/// A map in an instance whose keys are integers of a range the schema does
-/// not state: the steps to it, and the address of the subschema that
-/// describes it, which one map of the schema keeps in every instance.
-pub(crate) type Keyed = (Vec<Step>, usize);
+/// An entry of a map in an instance: a member that a map's keywords
+/// (`patternProperties`, or `additionalProperties` with a schema) take,
+/// not one its `properties` list.
+#[derive(Clone, Debug)]
+pub(crate) struct Keyed {
+    /// The steps to the map.
+    pub(crate) path: Vec<Step>,
+    /// The address of the subschema that describes the map, which one map
+    /// of the schema keeps in every instance.
+    pub(crate) map: usize,
+    /// The entry's key.
+    pub(crate) key: String,
+}
 
-/// The instances of [`instances`], each with its [`Keyed`] maps (see
-/// `crate::keys`).
-pub(crate) fn keyed_instances(schema: &Value) -> Vec<(Value, Vec<Keyed>)> {
-    built(schema, false)
+/// The instances of [`instances`], each with its [`Keyed`] entries (see
+/// `crate::keys`), the first key of each map whose subschema `keys` names
+/// (by its address) written as it says.
+pub(crate) fn keyed_instances(
+    schema: &Value,
+    keys: &[(usize, String)],
+) -> Vec<(Value, Vec<Keyed>)> {
+    built_with(schema, false, true, keys)
         .map(|(builder, instance)| (instance, builder.keyed))
         .collect()
+}
+
+/// The first map in an instance of the schema whose entry the tool refuses
+/// where serde reads its key from a buffer (see [`crate::reader::keys_read_as_text`]):
+/// inside an internally tagged or untagged enum, or a `#[serde(flatten)]`
+/// struct, serde buffers the content before the type reads it, and a key
+/// type that is not a string (an integer, a `bool`, a `char`) is handed
+/// the key as buffered text. An integer or a `bool` refuses it whatever it
+/// says, and no key type there is one registration can learn and the
+/// schema state (see [`crate::keys::state_keys`]): the schema accepts keys
+/// the server refuses. The maps are looked at deepest first, each with
+/// its entries taken out: the map whose entry the tool refuses is the one
+/// without which the instance is accepted. Each instance is also read
+/// with its members in the other order: an adjacently tagged enum
+/// buffers its content where it comes before the tag.
+pub(crate) fn buffered_key<S: 'static>(tool: &dyn Tool<S>) -> Option<String> {
+    let schema = tool.definition().schema();
+    if !some_subschema(schema, &|map| {
+        map.contains_key("patternProperties")
+            || map
+                .get("additionalProperties")
+                .is_some_and(Value::is_object)
+    }) {
+        return None;
+    }
+    for (instance, keyed) in keyed_instances(schema, &[]) {
+        if keyed.is_empty() {
+            continue;
+        }
+        for reversed in [false, true] {
+            let text = |instance: &Value| match reversed {
+                false => instance.to_string(),
+                true => written_reversed(instance),
+            };
+            let written = text(&instance);
+            let (checked, read_as_text) =
+                crate::reader::keys_read_as_text(|| passes_text(tool, &written));
+            if checked.is_ok() {
+                continue;
+            }
+            let read_as_text: Vec<(Vec<Step>, String)> = (read_as_text.iter())
+                .filter_map(|end| crate::keys::entry_at(&written, *end))
+                .collect();
+            let mut entries: Vec<&Keyed> = keyed
+                .iter()
+                .filter(|entry| {
+                    (read_as_text.iter()).any(|(steps, key)| {
+                        *key == entry.key && crate::keys::same(steps, &entry.path)
+                    })
+                })
+                .collect();
+            entries.sort_by_key(|entry| core::cmp::Reverse(entry.path.len()));
+            for entry in entries {
+                let mut without = instance.clone();
+                if let Some(Value::Object(map)) = at_mut(&mut without, &entry.path) {
+                    map.remove(&entry.key);
+                }
+                if passes_text(tool, &text(&without)).is_ok() {
+                    return Some(pointer::of_steps(&entry.path));
+                }
+            }
+        }
+    }
+    None
+}
+
+/// `value` as compact JSON, each object's members in the reverse of the
+/// order serde_json writes them.
+fn written_reversed(value: &Value) -> String {
+    match value {
+        Value::Object(map) => {
+            let members: Vec<String> = map
+                .iter()
+                .rev()
+                .map(|(key, value)| {
+                    format!("{}:{}", Value::String(key.clone()), written_reversed(value))
+                })
+                .collect();
+            format!("{{{}}}", members.join(","))
+        }
+        Value::Array(items) => {
+            let items: Vec<String> = items.iter().map(written_reversed).collect();
+            format!("[{}]", items.join(","))
+        }
+        scalar => scalar.to_string(),
+    }
 }
 
 /// Where the tool refuses an instance of its schema because serde cannot
@@ -554,7 +690,11 @@ fn probe<S: 'static>(tool: &dyn Tool<S>, instance: &Value) -> Probe {
 
 /// Gates 1–3 of `tool` on `instance`.
 fn passes<S: 'static>(tool: &dyn Tool<S>, instance: &Value) -> Result<(), crate::Rejection> {
-    let text = instance.to_string();
+    passes_text(tool, &instance.to_string())
+}
+
+/// Gates 1–3 of `tool` on `text`.
+fn passes_text<S: 'static>(tool: &dyn Tool<S>, text: &str) -> Result<(), crate::Rejection> {
     let raw = bounded::scan(text.as_bytes(), &PROBE_LIMITS)?;
     tool.__check(raw, tool.definition())
 }
@@ -613,6 +753,38 @@ fn more_members(
     Some((Value::Object(more), proves))
 }
 
+/// The key of entry `i` of a map of string keys: `k0`, `k1`, …, or of
+/// a length `propertyNames` allows (`lengths`, see
+/// `crate::schema::key_lengths`): `a`, `b`, … for keys of one character.
+fn map_key(i: u64, lengths: Option<(u64, Option<u64>)>) -> Option<String> {
+    let Some((min, max)) = lengths else {
+        return Some(format!("k{i}"));
+    };
+    let plain = format!("k{i}").chars().count() as u64;
+    let len = plain.clamp(min, max.unwrap_or(u64::MAX).max(min));
+    map_key_of_len(i, usize::try_from(len).ok()?)
+}
+
+/// Key `i` of `len` characters: `a`, `b`, … for one; `k0`, `k1`, …
+/// padded with `a`s or cut short for more; `None` where `i` does not fit.
+fn map_key_of_len(i: u64, len: usize) -> Option<String> {
+    const LETTERS: &[u8] = b"abcdefghijklmnopqrstuvwxyz";
+    match len {
+        0 => (i == 0).then(String::new),
+        1 => LETTERS
+            .get(usize::try_from(i).ok()?)
+            .map(|c| char::from(*c).to_string()),
+        _ => {
+            let mut key = format!("k{i}");
+            if key.len() > len {
+                return None;
+            }
+            key.extend(core::iter::repeat_n('a', len - key.len()));
+            Some(key)
+        }
+    }
+}
+
 fn at_mut<'v>(value: &'v mut Value, path: &[Step]) -> Option<&'v mut Value> {
     path.iter().try_fold(value, |value, step| match step {
         Step::Key(k) => value.get_mut(k.as_str()),
@@ -626,9 +798,19 @@ struct Builder<'s> {
     sites: Vec<(Vec<Step>, usize)>,
     /// Maps with string keys and no stated size, with a valid entry.
     maps: Vec<(Vec<Step>, Value)>,
-    /// Maps whose keys are integers of a range the schema does not state
-    /// (see [`keyed_instances`]).
+    /// Every entry of a map written (see [`keyed_instances`]).
     keyed: Vec<Keyed>,
+    /// The first key to write in each map whose subschema this names, by
+    /// its address (see [`keyed_instances`]).
+    keys: &'s [(usize, String)],
+    /// Whether an object with members of its own also has entries of its
+    /// map (see [`keyed_instances`]). Not for the bounds tried, whose
+    /// places a flattened map's entries have not reached so far: they are
+    /// checked on every call.
+    beside: bool,
+    /// Levels below which optional fields are left out and lists and
+    /// maps left empty ([`FULL_DEPTH`], or [`KEYED_DEPTH`]).
+    full_depth: usize,
     /// For each union met, in order, which of its branches that is not
     /// `null` to choose; the first where it says nothing.
     plan: Vec<usize>,
@@ -660,6 +842,9 @@ impl<'s> Builder<'s> {
             sites: Vec::new(),
             maps: Vec::new(),
             keyed: Vec::new(),
+            keys: &[],
+            beside: false,
+            full_depth: FULL_DEPTH,
             plan,
             branches: Vec::new(),
             bounds: Vec::new(),
@@ -822,7 +1007,7 @@ impl<'s> Builder<'s> {
         }
         if let Some(Value::Array(branches)) = map.get("anyOf").or_else(|| map.get("oneOf")) {
             let null = |b: &&Value| b.get("type").and_then(Value::as_str) == Some("null");
-            let branch = if depth > FULL_DEPTH {
+            let branch = if depth > self.full_depth {
                 branches.iter().find(null).or_else(|| branches.first())
             } else {
                 let pick = self.plan.get(self.branches.len()).copied().unwrap_or(0);
@@ -834,7 +1019,7 @@ impl<'s> Builder<'s> {
             // Which branches' objects are told apart, if any: `None` for one
             // branch or none, which is no union.
             let apart = (live.len() > 1).then(|| self.told_apart(&live));
-            if depth <= FULL_DEPTH {
+            if depth <= self.full_depth {
                 let tried = self.unions == 0
                     && apart
                         .as_ref()
@@ -878,7 +1063,7 @@ impl<'s> Builder<'s> {
             Some(Value::Array(ts)) => ts.iter().filter_map(Value::as_str).collect(),
             _ => return Some(Value::Null),
         };
-        let kind = if depth > FULL_DEPTH && types.contains(&"null") {
+        let kind = if depth > self.full_depth && types.contains(&"null") {
             "null"
         } else {
             types
@@ -952,7 +1137,8 @@ impl<'s> Builder<'s> {
             .collect();
         let properties = both().filter_map(|m| m.get("properties").and_then(Value::as_object));
         for (name, schema) in properties.flatten() {
-            if (depth > FULL_DEPTH && !required.contains(&name.as_str())) || out.contains_key(name)
+            if (depth > self.full_depth && !required.contains(&name.as_str()))
+                || out.contains_key(name)
             {
                 continue;
             }
@@ -962,10 +1148,14 @@ impl<'s> Builder<'s> {
             path.pop();
             out.insert(name.clone(), value?);
         }
+        // Entries beside the members built (a map flattened into a
+        // struct): as many more as the object must have.
         let entries = map
             .get("minProperties")
             .and_then(Value::as_u64)
-            .unwrap_or(u64::from(depth <= FULL_DEPTH));
+            .map_or(u64::from(depth <= self.full_depth), |min| {
+                min.saturating_sub(out.len() as u64)
+            });
         if entries > MAX_PAST {
             return None;
         }
@@ -983,16 +1173,24 @@ impl<'s> Builder<'s> {
             && map.get("maxProperties").is_none()
             && map.get("properties").is_none()
             && map.get("patternProperties").is_none();
-        if let (Some((pattern, schema)), true) = (entry_schema, out.is_empty()) {
+        // The lengths its `propertyNames` allows a key (see
+        // `crate::schema::key_lengths`).
+        let lengths = crate::schema::key_lengths(map);
+        let entry_schema = entry_schema.filter(|_| self.beside || out.is_empty());
+        if let Some((pattern, schema)) = entry_schema {
+            let address = core::ptr::from_ref(map) as usize;
+            let chosen = (self.keys.iter()).find_map(|(a, key)| (*a == address).then_some(key));
+            let mut first = None;
             for i in 0..entries {
                 // `1`, the one integer every integer key type takes.
                 let integer = pattern.is_some_and(|p| crate::schema::is_integer_key_pattern(p));
-                let key = match (pattern, i) {
-                    (Some(_), 0) if integer => "1".to_owned(),
-                    (Some(pattern), 0) => matching(pattern)?,
+                let key = match (pattern, i, chosen) {
+                    (_, 0, Some(key)) => key.clone(),
+                    (Some(_), 0, None) if integer => "1".to_owned(),
+                    (Some(pattern), 0, None) => matching(pattern)?,
                     // A second key the pattern matches is not easy to write.
-                    (Some(_), _) => return None,
-                    (None, _) => format!("k{i}"),
+                    (Some(_), ..) => return None,
+                    (None, ..) => map_key(i, lengths)?,
                 };
                 if out.contains_key(&key) {
                     return None;
@@ -1004,14 +1202,20 @@ impl<'s> Builder<'s> {
                 );
                 let value = self.stepping(&step, |b| b.value(schema, depth + 1, path));
                 path.pop();
-                out.insert(key, value?);
-                if integer {
-                    self.keyed
-                        .push((path.clone(), core::ptr::from_ref(map) as usize));
-                }
+                let value = value?;
+                first.get_or_insert_with(|| (key.clone(), value.clone()));
+                out.insert(key.clone(), value);
+                self.keyed.push(Keyed {
+                    path: path.clone(),
+                    map: address,
+                    key,
+                });
             }
             if unsized_map && let Some(entry) = out.values().next() {
                 self.maps.push((path.clone(), entry.clone()));
+            }
+            if let (Some(lengths), Some(first)) = (lengths, first) {
+                self.key_lengths(lengths, first, &out, path);
             }
         }
         // Beside a union, the counts go untried, checked on each call.
@@ -1038,6 +1242,44 @@ impl<'s> Builder<'s> {
             self.bound_proving(path, "unevaluatedProperties", Some(past));
         }
         Some(Value::Object(out))
+    }
+
+    /// Puts a key past each length `propertyNames` allows the keys of the
+    /// map `out` (see `crate::schema::key_lengths`): the object with its
+    /// entry `first` under a key one character longer than the longest,
+    /// and one shorter than the shortest. Each is a place of its own
+    /// (see [`stated`]).
+    fn key_lengths(
+        &mut self,
+        (min, max): (u64, Option<u64>),
+        (key, value): (String, Value),
+        out: &Map<String, Value>,
+        path: &[Step],
+    ) {
+        let with_key_of = |len: u64| {
+            let len = usize::try_from(len)
+                .ok()
+                .filter(|len| *len as u64 <= MAX_PAST)?;
+            let mut past = out.clone();
+            past.remove(&key);
+            let written = (0..)
+                .map_while(|i| map_key_of_len(i, len))
+                .find(|k| !past.contains_key(k))?;
+            past.insert(written, value.clone());
+            Some(Past::Value(Value::Object(past)))
+        };
+        if let Some(max) = max {
+            let past = max.checked_add(1).and_then(with_key_of);
+            self.stepping("propertyNames/maxLength", |b| {
+                b.bound(path, "propertyNames", past);
+            });
+        }
+        if min > 0 {
+            let past = with_key_of(min - 1);
+            self.stepping("propertyNames/minLength", |b| {
+                b.bound(path, "propertyNames", past);
+            });
+        }
     }
 
     /// Puts values past the `maxProperties` and `minProperties` of `map`,
@@ -1139,7 +1381,7 @@ impl<'s> Builder<'s> {
         }
         let min = map.get("minItems").and_then(Value::as_u64).unwrap_or(0);
         let max = map.get("maxItems").and_then(Value::as_u64);
-        let count = min.max(u64::from(depth <= FULL_DEPTH));
+        let count = min.max(u64::from(depth <= self.full_depth));
         let count = max.map_or(count, |max| count.min(max));
         if let Some(items) = map.get("items").filter(|i| i.is_object()) {
             for i in 0..count {

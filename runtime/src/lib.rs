@@ -174,7 +174,11 @@ pub use toolgate_macros::tools;
 /// says so at the end of its description ("Numbers used as keys must fit
 /// the key's integer type."). The key pattern of every integer type,
 /// `NonZero…` and 128-bit ones included, states its range, and is no
-/// difference. The other two concern the document, not a field, and are
+/// difference; nor are the keys of a `bool`, a `char` or an enum, which
+/// the schema states too (a key type of its own over a `char` or a `bool`
+/// that takes fewer keys is refused at registration, as is any key type
+/// but a string's where serde reads keys from its buffer; see
+/// [`RegisterError`]). The other two concern the document, not a field, and are
 /// documented with [`Limits`]; generated instances (small, parsed values)
 /// cannot show them.
 ///

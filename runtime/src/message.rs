@@ -141,6 +141,13 @@ pub(crate) fn unknown(parent: &str, field: Option<&str>, schema: &Value) -> Stri
     if !names.is_empty() {
         out.push_str("; allowed: ");
         out.push_str(&names.join(", "));
+    } else if let Some(rule) = node_at(schema, parent)
+        .map(|node| non_null(schema, node))
+        .and_then(crate::keys::rule_in_words)
+    {
+        // A map whose keywords state its keys: what they must be.
+        out.push_str("; ");
+        out.push_str(&rule);
     }
     out
 }

@@ -35,13 +35,13 @@ pub struct Meta {
     /// The argument struct's schema, as schemars writes it.
     pub schema: fn(&mut schemars::SchemaGenerator) -> schemars::Schema,
     /// Reads a document as the argument struct, for the schema to state
-    /// the range of each integer map key (see [`read_keys`]).
+    /// what each map's keys are (see [`read_keys`]).
     pub keys: fn(&str),
 }
 
-/// Reads `text` as `A` for the probe of integer map keys that states their
-/// range in the schema (`crate::keys::state_ranges`): what matters is what
-/// each key's type asks of the reader, not what is read.
+/// Reads `text` as `A` for the probe of map keys that states in the schema
+/// what each map's keys are (`crate::keys::state_keys`): what matters is
+/// what each key's type asks of the reader, not what is read.
 pub fn read_keys<A: serde::de::DeserializeOwned>(text: &str) {
     crate::reader::read_keys(text, &mut crate::reader::Read::<A>(None));
 }
@@ -67,7 +67,7 @@ pub fn definition(
 fn defined(meta: &Meta, output_schema: Option<serde_json::Value>) -> ToolDef {
     let mut schema = schema::root(meta.schema);
     schema::state_defaults(&mut schema, meta.defaults);
-    crate::keys::state_ranges(&mut schema, meta.keys);
+    crate::keys::state_keys(&mut schema, meta.keys);
     let fingerprint = schema::fingerprint(&schema);
     let shape = crate::shape::Shape::new(&schema);
     let sets = crate::accepted::declares_sets(&schema);

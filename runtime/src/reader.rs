@@ -446,57 +446,125 @@ pub(crate) fn probe_keys(json: &str, serde: &mut dyn Serde) {
     KEYS.set(Some(found.get()));
 }
 
-/// A map key a probe read as an integer (see [`integer_keys`]): the byte
-/// offset just past it, the `deserialize_*` method its type asked for,
-/// and whether the type took the key.
-pub(crate) type IntegerKey = (usize, &'static str, bool);
+/// A map key a probe read by its type (see [`key_reads`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct KeyRead {
+    /// The byte offset just past the key's colon.
+    pub(crate) at: usize,
+    /// The `deserialize_*` method its type asked for: an integer's, a
+    /// `bool`'s, a `char`'s or an enum's.
+    pub(crate) reads: &'static str,
+    /// Whether the type took the key, and serde then asked for the value
+    /// beside it.
+    pub(crate) took: bool,
+    /// The names of an enum key type's variants, as `deserialize_enum`
+    /// lists them; empty for any other.
+    pub(crate) names: &'static [&'static str],
+}
 
 std::thread_local! {
-    /// Set while [`integer_keys`] runs: each key a probe read as an
-    /// integer, in the order read.
-    static INTEGER_KEYS: core::cell::RefCell<Option<Vec<IntegerKey>>> =
+    /// Set while [`key_reads`] runs: each key a probe read as an integer,
+    /// a `bool`, a `char` or an enum, in the order read.
+    static KEY_READS: core::cell::RefCell<Option<Vec<KeyRead>>> =
         const { core::cell::RefCell::new(None) };
 }
 
 /// Runs `read`, which reads documents by [`read_keys`], and gives every
-/// map key those readings read as an integer (see [`crate::keys`]). A key
-/// is taken where its integer type took it and serde then asked for the
-/// value beside it: a key type with a range of its own (a floor number,
-/// at most 200) refuses the key after its integer type took it, and the
-/// value is never asked for. What registration's proof records (see
-/// [`recording`]) is kept aside meanwhile.
-pub(crate) fn integer_keys(read: impl FnOnce()) -> Vec<IntegerKey> {
-    struct Restore(Option<Vec<IntegerKey>>, Vec<Ask>);
+/// map key those readings read as an integer, a `bool`, a `char` or an
+/// enum (see [`crate::keys`]). A key is taken where its type took it and
+/// serde then asked for the value beside it: a key type with a range of
+/// its own (a floor number, at most 200) refuses the key after its integer
+/// type took it, and the value is never asked for. What registration's
+/// proof records (see [`recording`]) is kept aside meanwhile.
+pub(crate) fn key_reads(read: impl FnOnce()) -> Vec<KeyRead> {
+    struct Restore(Option<Vec<KeyRead>>, Vec<Ask>);
     impl Drop for Restore {
         fn drop(&mut self) {
-            INTEGER_KEYS.set(self.0.take());
+            KEY_READS.set(self.0.take());
             ASKED.set(core::mem::take(&mut self.1));
         }
     }
-    let _restore = Restore(INTEGER_KEYS.replace(Some(Vec::new())), ASKED.take());
+    let _restore = Restore(KEY_READS.replace(Some(Vec::new())), ASKED.take());
     read();
     let asked = ASKED.take();
-    let keys = INTEGER_KEYS
-        .with_borrow_mut(Option::take)
-        .unwrap_or_default();
+    let keys = KEY_READS.with_borrow_mut(Option::take).unwrap_or_default();
     keys.into_iter()
-        .map(|(at, reads, took)| (at, reads, took && asked.iter().any(|(pos, _)| *pos == at)))
+        .map(|key| KeyRead {
+            took: key.took && asked.iter().any(|(pos, _)| *pos == key.at),
+            ..key
+        })
         .collect()
 }
 
-/// Notes an integer key read by a probe, if [`integer_keys`] is running.
+/// Notes a key read by a probe, if [`key_reads`] is running.
 #[cold]
-fn note_integer_key(at: usize, reads: &'static str, took: bool) {
-    INTEGER_KEYS.with_borrow_mut(|keys| {
+fn note_key(at: usize, reads: &'static str, took: bool, names: &'static [&'static str]) {
+    KEY_READS.with_borrow_mut(|keys| {
         if let Some(keys) = keys {
-            keys.push((at, reads, took));
+            keys.push(KeyRead {
+                at,
+                reads,
+                took,
+                names,
+            });
         }
     });
 }
 
+/// Probing, the start of a key that an enum key type reads as the variant
+/// of the index after it (see [`variant_index_key`]). No call is ever
+/// read this way: only a probe's reader reads it.
+const VARIANT_INDEX: &str = "\u{0}variant ";
+
+/// A key that a probe's reader gives an enum key type as its variant of
+/// index `index`, as serde reads a variant from an integer: whether its
+/// type takes it says whether it has that many variants, each name it
+/// lists counted once with its aliases (see `crate::keys`).
+pub(crate) fn variant_index_key(index: usize) -> String {
+    format!("{VARIANT_INDEX}{index}")
+}
+
+/// A map key that no key type read, while explaining (see
+/// [`keys_read_as_text`]): the byte offset just past its colon.
+pub(crate) type TextKey = usize;
+
+std::thread_local! {
+    /// Set while [`keys_read_as_text`] runs: each key serde asked for as
+    /// any value or as a field's name, in the order read.
+    static TEXT_KEYS: core::cell::RefCell<Option<Vec<TextKey>>> =
+        const { core::cell::RefCell::new(None) };
+
+    /// Explaining: set by a key's reader when serde asked for the key as
+    /// any value or as a field's name, for [`Reader::key_read_as_text`]
+    /// to note.
+    static READ_AS_TEXT: Cell<bool> = const { Cell::new(false) };
+}
+
+/// Runs `check`, which explains a refusal if it refuses (as registration's
+/// checks do), and gives every map key that serde asked for as any value
+/// (`deserialize_any`: to buffer it, for an internally tagged or untagged
+/// enum's content) or as a field's name (`deserialize_identifier`: a
+/// struct's, which buffers each member it does not list for a
+/// `#[serde(flatten)]` field). A map's own key type asks for what it reads
+/// (an integer, a `bool`, a string); a key noted here reached its key type,
+/// if at all, from serde's buffer (see [`crate::lengths::buffered_key`]).
+pub(crate) fn keys_read_as_text<T>(check: impl FnOnce() -> T) -> (T, Vec<TextKey>) {
+    struct Restore(Option<Vec<TextKey>>);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            TEXT_KEYS.set(self.0.take());
+        }
+    }
+    let restore = Restore(TEXT_KEYS.replace(Some(Vec::new())));
+    let checked = check();
+    let keys = TEXT_KEYS.with_borrow_mut(Option::take).unwrap_or_default();
+    drop(restore);
+    (checked, keys)
+}
+
 /// Reads `json` into what `serde` reads, as a probe of map keys does (see
-/// [`probe_keys`]), for [`integer_keys`] to see how each integer key is
-/// read, and whether the value beside it was then asked for. No schema is
+/// [`probe_keys`]), for [`key_reads`] to see how each key is read, and
+/// whether the value beside it was then asked for. No schema is
 /// checked and nothing is decided.
 pub(crate) fn read_keys(json: &str, serde: &mut dyn Serde) {
     let found = Cell::new(None);
@@ -1109,9 +1177,11 @@ impl<'de> Reader<'de> {
     }
 
     /// Explaining: takes what a key's type read of its text, noting a
-    /// refusal under the key where its type read it.
+    /// refusal under the key where its type read it (and, for
+    /// registration, a key read as text: see [`keys_read_as_text`]).
     #[cold]
     fn key_read(&mut self, captured: Option<String>, refused: bool) {
+        self.key_read_as_text();
         if !refused {
             if let Some(trail) = self.trail.as_deref_mut() {
                 trail.key = captured.map(Name::Text);
@@ -1126,6 +1196,19 @@ impl<'de> Reader<'de> {
                 self.leave();
             }
         }
+    }
+
+    /// Explaining: notes where the key just read ends, if serde asked for
+    /// it as any value or a field's name (see [`keys_read_as_text`]).
+    fn key_read_as_text(&self) {
+        if !READ_AS_TEXT.replace(false) {
+            return;
+        }
+        TEXT_KEYS.with_borrow_mut(|keys| {
+            if let Some(keys) = keys {
+                keys.push(self.pos);
+            }
+        });
     }
 
     /// Explaining: reads a variant's name into `seed` as serde_json does,
@@ -2830,7 +2913,8 @@ enum Text<'a, 'de> {
 /// Probing map keys (`probe`), it records the first key whose type asks
 /// for anything that parses its text, and reads numbers, booleans and
 /// variant names as serde_json does, so that the probe goes on past them;
-/// and notes how each integer key was read (see [`integer_keys`]).
+/// and notes how each integer, `bool`, `char` and enum key was read (see
+/// [`key_reads`]).
 ///
 /// Explaining (`explain`: the key as written, quotes and all, and where to
 /// capture what its type read of it), it reads every request as
@@ -2864,6 +2948,14 @@ impl<'de> KeyReader<'_, 'de> {
     fn capture_text(&mut self) {
         let (Text::Borrowed(text) | Text::Copied(text)) = self.text;
         self.capture(text);
+    }
+
+    /// Explaining: notes that serde asked for the key as any value or a
+    /// field's name, and read it as its text (see [`keys_read_as_text`]).
+    #[cold]
+    fn capture_read_as_text(&mut self) {
+        READ_AS_TEXT.set(true);
+        self.capture_text();
     }
 
     /// Explaining: notes that the key's type read it as `text`.
@@ -2974,17 +3066,28 @@ impl<'a, 'de: 'a> KeyReader<'a, 'de> {
         }
     }
 
-    /// The key's text, when probing: a key that keeps its spelling.
-    fn probed(self) -> core::result::Result<&'a str, Stop> {
-        self.probed_at().map(|(text, _)| text)
-    }
-
-    /// [`Self::probed`], and the offset just past the key.
+    /// The key's text, when probing (a key that keeps its spelling), and
+    /// the offset just past its colon.
     fn probed_at(self) -> core::result::Result<(&'a str, usize), Stop> {
         match (self.probe, self.text) {
             (Some((_, at)), Text::Borrowed(text) | Text::Copied(text)) => Ok((text, at)),
             (None, _) => Err(self.stop()),
         }
+    }
+}
+
+/// Probing registration's instance, whose keys its schema accepts (see
+/// `crate::keys`): a key that a `bool`, a `char` or an enum key type
+/// refuses is one the schema accepts and the server refuses, where the
+/// definition could not state what the type reads (an enum whose names
+/// have aliases, a type of its own over a `char` that takes fewer
+/// characters). Recorded as a parse is (see [`probing_keys`]), for
+/// registration to refuse the tool.
+fn refused_key<T>(probe: Probe<'_>, read: &Result<T>, at: usize, reads: &'static str) {
+    if let (Err(_), Some((found, _))) = (read, probe)
+        && found.get().is_none()
+    {
+        found.set(Some((at, reads)));
     }
 }
 
@@ -3001,7 +3104,7 @@ macro_rules! parses {
 
 /// Methods for number keys: read by value when explaining (see
 /// [`KeyReader::number_key`]), as Rust parses them when probing (each
-/// noted for [`integer_keys`]), else left to the separate gates.
+/// noted for [`key_reads`]), else left to the separate gates.
 macro_rules! number_keys {
     ($($method:ident => $ty:ty, $visit:ident;)*) => {$(
         fn $method<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
@@ -3013,7 +3116,7 @@ macro_rules! number_keys {
                 Ok(n) => visitor.$visit(n),
                 Err(_) => Err(stop()),
             };
-            note_integer_key(at, stringify!($method), read.is_ok());
+            note_key(at, stringify!($method), read.is_ok(), &[]);
             read
         }
     )*};
@@ -3021,7 +3124,7 @@ macro_rules! number_keys {
 
 /// Methods for 128-bit integer keys: read by value when explaining (see
 /// [`KeyReader::wide_key`]), as Rust parses them when probing (each noted
-/// for [`integer_keys`]), else left to the separate gates.
+/// for [`key_reads`]), else left to the separate gates.
 macro_rules! wide_keys {
     ($($method:ident => $ty:ty, $visit:ident;)*) => {$(
         fn $method<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
@@ -3033,7 +3136,7 @@ macro_rules! wide_keys {
                 Ok(n) => visitor.$visit(n),
                 Err(_) => Err(stop()),
             };
-            note_integer_key(at, stringify!($method), read.is_ok());
+            note_key(at, stringify!($method), read.is_ok(), &[]);
             read
         }
     )*};
@@ -3042,14 +3145,57 @@ macro_rules! wide_keys {
 impl<'de> de::Deserializer<'de> for KeyReader<'_, 'de> {
     type Error = Stop;
 
+    /// Asked for any value, serde buffers the key: its type, if it is a
+    /// map's, reads it from there (see [`keys_read_as_text`]).
     #[inline]
     fn deserialize_any<V: Visitor<'de>>(mut self, visitor: V) -> Result<V::Value> {
         if self.explain.is_some() {
-            self.capture_text();
+            self.capture_read_as_text();
         }
         match self.text {
             Text::Borrowed(text) => visitor.visit_borrowed_str(text),
             Text::Copied(text) => visitor.visit_str(text),
+        }
+    }
+
+    /// A struct's member name: a map flattened into the struct reads a
+    /// member it does not list from serde's buffer (see
+    /// [`keys_read_as_text`]).
+    #[inline]
+    fn deserialize_identifier<V: Visitor<'de>>(mut self, visitor: V) -> Result<V::Value> {
+        if self.explain.is_some() {
+            self.capture_read_as_text();
+        }
+        match self.text {
+            Text::Borrowed(text) => visitor.visit_borrowed_str(text),
+            Text::Copied(text) => visitor.visit_str(text),
+        }
+    }
+
+    /// A string key, read as its text.
+    #[inline]
+    fn deserialize_string<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        self.text(visitor)
+    }
+
+    /// Ignored, read as text.
+    #[inline]
+    fn deserialize_ignored_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        self.text(visitor)
+    }
+
+    /// A `char` key: its text, which the type takes if it is one
+    /// character. Noted when probing (see [`key_reads`]).
+    fn deserialize_char<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        match self.probe {
+            Some((_, at)) => {
+                let probe = self.probe;
+                let read = self.text(visitor);
+                note_key(at, "deserialize_char", read.is_ok(), &[]);
+                refused_key(probe, &read, at, "deserialize_char");
+                read
+            }
+            None => self.text(visitor),
         }
     }
 
@@ -3069,27 +3215,34 @@ impl<'de> de::Deserializer<'de> for KeyReader<'_, 'de> {
         visitor.visit_newtype_struct(self)
     }
 
-    /// serde_json reads `true` and `false` between the quotes, and
-    /// refuses any other key (naming it from its second character on).
+    /// `true` and `false`, read by value (escapes decoded), as the
+    /// schema's key pattern reads them (see `crate::keys`): serde_json
+    /// reads them only as written plainly between the quotes. Any other
+    /// key is refused as serde_json refuses it (naming it from its second
+    /// character on). Probing, each is noted (see [`key_reads`]).
     fn deserialize_bool<V: Visitor<'de>>(mut self, visitor: V) -> Result<V::Value> {
         if self.explain.is_none() {
-            return match self.probed()? {
+            let probe = self.probe;
+            let (text, at) = self.probed_at()?;
+            let read = match text {
                 "true" => visitor.visit_bool(true),
                 "false" => visitor.visit_bool(false),
                 _ => Err(stop()),
             };
+            note_key(at, "deserialize_bool", read.is_ok(), &[]);
+            refused_key(probe, &read, at, "deserialize_bool");
+            return read;
         }
         let text = self.as_str().to_owned();
-        let quoted = self.explain.as_ref().map_or("", |(quoted, _)| *quoted);
-        match (quoted, text.as_str()) {
-            ("\"true\"", _) | ("\"false\"", _) => {
+        match text.as_str() {
+            "true" | "false" => {
                 self.capture(&text);
                 visitor.visit_bool(text == "true")
             }
-            (q, _) if q.starts_with("\"t") || q.starts_with("\"f") => {
+            text if text.starts_with('t') || text.starts_with('f') => {
                 Err(de::Error::custom("expected ident"))
             }
-            (_, text) => {
+            text => {
                 let rest = text.get(text.chars().next().map_or(0, char::len_utf8)..);
                 Err(de::Error::invalid_type(
                     de::Unexpected::Str(rest.unwrap_or_default()),
@@ -3115,17 +3268,30 @@ impl<'de> de::Deserializer<'de> for KeyReader<'_, 'de> {
         deserialize_u128 => u128, visit_u128;
     }
 
+    /// A variant's name. Probing, noted with every name the enum reads
+    /// (see [`key_reads`]).
     fn deserialize_enum<V: Visitor<'de>>(
         self,
         _: &'static str,
-        _: &'static [&'static str],
+        variants: &'static [&'static str],
         visitor: V,
     ) -> Result<V::Value> {
-        let text = match self.explain {
-            Some(_) => self.as_str().to_owned(),
-            None => self.probed()?.to_owned(),
+        if self.explain.is_some() {
+            let text = self.as_str().to_owned();
+            return visitor.visit_enum(de::value::StringDeserializer::<Stop>::new(text));
+        }
+        let probe = self.probe;
+        let (text, at) = self.probed_at()?;
+        let index = text
+            .strip_prefix(VARIANT_INDEX)
+            .and_then(|i| i.parse::<u32>().ok());
+        let read = match index {
+            Some(index) => visitor.visit_enum(de::value::U32Deserializer::<Stop>::new(index)),
+            None => visitor.visit_enum(de::value::StringDeserializer::<Stop>::new(text.to_owned())),
         };
-        visitor.visit_enum(de::value::StringDeserializer::<Stop>::new(text))
+        note_key(at, "deserialize_enum", read.is_ok(), variants);
+        refused_key(probe, &read, at, "deserialize_enum");
+        read
     }
 
     parses! {
@@ -3133,22 +3299,31 @@ impl<'de> de::Deserializer<'de> for KeyReader<'_, 'de> {
         deserialize_f64() => number_key;
         deserialize_bytes() => bytes;
         deserialize_byte_buf() => bytes;
-        deserialize_str() => deserialize_any;
-        deserialize_unit() => deserialize_any;
-        deserialize_unit_struct(_name: &'static str) => deserialize_any;
-        deserialize_seq() => deserialize_any;
-        deserialize_tuple(_len: usize) => deserialize_any;
-        deserialize_tuple_struct(_name: &'static str, _len: usize) => deserialize_any;
-        deserialize_map() => deserialize_any;
-        deserialize_struct(_name: &'static str, _fields: &'static [&'static str]) => deserialize_any;
-    }
-
-    serde::forward_to_deserialize_any! {
-        char string identifier ignored_any
+        deserialize_str() => text;
+        deserialize_unit() => text;
+        deserialize_unit_struct(_name: &'static str) => text;
+        deserialize_seq() => text;
+        deserialize_tuple(_len: usize) => text;
+        deserialize_tuple_struct(_name: &'static str, _len: usize) => text;
+        deserialize_map() => text;
+        deserialize_struct(_name: &'static str, _fields: &'static [&'static str]) => text;
     }
 }
 
 impl<'de> KeyReader<'_, 'de> {
+    /// The key as its text, as serde_json gives a key to whatever its type
+    /// asks for.
+    #[inline]
+    fn text<V: Visitor<'de>>(mut self, visitor: V) -> Result<V::Value> {
+        if self.explain.is_some() {
+            self.capture_text();
+        }
+        match self.text {
+            Text::Borrowed(text) => visitor.visit_borrowed_str(text),
+            Text::Copied(text) => visitor.visit_str(text),
+        }
+    }
+
     /// Explaining: the key's bytes, read by serde_json as it reads a
     /// string's; else a stop.
     fn bytes<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
@@ -4411,6 +4586,35 @@ mod tests {
                 "{doc}"
             );
         }
+    }
+
+    /// A `bool` key is read by its value, as the schema's key pattern
+    /// reads it, where serde_json refuses one written with escapes; any
+    /// other key is refused as serde_json refuses it.
+    #[test]
+    fn explaining_reads_a_bool_key_by_its_value() {
+        use std::collections::BTreeMap;
+        let read = explain::<BTreeMap<bool, u8>>(r#"{"\u0074rue":1,"f\u0061lse":0}"#);
+        assert_eq!(read.ok(), Some(BTreeMap::from([(true, 1), (false, 0)])));
+        assert!(oracle::<BTreeMap<bool, u8>>(r#"{"\u0074rue":1}"#).is_err());
+        for doc in [r#"{"true":1}"#, r#"{"false":1}"#] {
+            assert_eq!(
+                explain::<BTreeMap<bool, u8>>(doc).ok(),
+                oracle::<BTreeMap<bool, u8>>(doc).ok(),
+                "{doc}"
+            );
+        }
+        for doc in [
+            r#"{"True":1}"#,
+            r#"{"tru":1}"#,
+            r#"{"1":1}"#,
+            r#"{"yes":1}"#,
+        ] {
+            let refused = explain::<BTreeMap<bool, u8>>(doc).expect_err(doc);
+            let (_, message) = oracle::<BTreeMap<bool, u8>>(doc).expect_err(doc);
+            assert_eq!(unplaced(&refused.message), message, "{doc}");
+        }
+        assert!(explain::<BTreeMap<bool, u8>>(r#"{"":1}"#).is_err());
     }
 
     /// A number key is read by its value, as the schema's key pattern

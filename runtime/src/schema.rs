@@ -62,7 +62,9 @@ fn canonical_of(mut value: Value) -> Value {
 /// - An integer map key is read as a JSON number: `^\d+$` would admit `007`,
 ///   which the server refuses; the pattern says what the server reads. The
 ///   key type's range, which schemars does not write, is stated once the
-///   definition can read the arguments (see [`crate::keys::state_ranges`]).
+///   definition can read the arguments (see [`crate::keys::state_keys`]),
+///   as are the keys of a `bool`, a `char` or a documented enum, of which
+///   schemars writes nothing.
 fn tighten(node: &mut Value) {
     match node {
         Value::Object(map) => {
@@ -97,7 +99,7 @@ fn tighten(node: &mut Value) {
 
 /// schemars' integer key patterns, and what serde_json reads as a key.
 /// Neither states the key type's range, which schemars does not write:
-/// [`crate::keys::state_ranges`] replaces each with its type's range
+/// [`crate::keys::state_keys`] replaces each with its type's range
 /// where it can learn the type.
 const INTEGER_KEYS: [(&str, &str); 2] = [
     (r"^\d+$", "^(0|[1-9][0-9]*)$"),
@@ -191,7 +193,7 @@ pub(crate) fn state_defaults(schema: &mut Value, defaults: &[crate::__private::F
 }
 
 /// A map keyed by a type with a range of its own publishes the keys'
-/// spelling, not that range (see [`crate::keys::state_ranges`]).
+/// spelling, not that range (see [`crate::keys::state_keys`]).
 pub(crate) const INTEGER_KEYS_FIT: &str = "Numbers used as keys must fit the key's integer type.";
 
 /// Whether some map in `node` has integer keys whose range the schema
@@ -460,7 +462,9 @@ impl<'s> Unread<'s> {
                 "dependentRequired" | "dependentSchemas" | "dependencies" => {
                     !value.as_object().is_some_and(serde_json::Map::is_empty)
                 }
-                "propertyNames" | "unevaluatedItems" => !says_nothing(value),
+                // Lengths of keys alone are read (see [`key_lengths`]).
+                "propertyNames" => !says_nothing(value) && lengths_of_keys(value).is_none(),
+                "unevaluatedItems" => !says_nothing(value),
                 // `false` is read where the names it lets through can be
                 // listed (see [`evaluated`]).
                 "unevaluatedProperties" => unevaluated(self.root, map).is_none(),
@@ -495,6 +499,38 @@ impl<'s> Unread<'s> {
             }
         }
         None
+    }
+}
+
+/// The lengths in characters that the `propertyNames` of subschema `map`
+/// allows its object's keys, where that is all it says (beside a `type`
+/// of `string` and annotations): the shortest, and the longest if it
+/// states one. What the runtime publishes for a map keyed by `char`
+/// (`{"minLength": 1, "maxLength": 1}`, see `crate::keys`): JSON Schema
+/// counts a string's length in code points, as Rust counts `char`s, where
+/// a pattern's `.` may count UTF-16 units. The gates read it as a bound
+/// (see `crate::shape`); registration tries a key past each length (see
+/// `crate::lengths`). `None` where it says more, or nothing.
+pub(crate) fn key_lengths(map: &serde_json::Map<String, Value>) -> Option<(u64, Option<u64>)> {
+    lengths_of_keys(map.get("propertyNames")?)
+}
+
+/// [`key_lengths`] of a `propertyNames` subschema.
+fn lengths_of_keys(names: &Value) -> Option<(u64, Option<u64>)> {
+    let names = names.as_object()?;
+    let mut lengths = (None, None);
+    for (key, value) in names {
+        match key.as_str() {
+            "minLength" => lengths.0 = Some(value.as_u64()?),
+            "maxLength" => lengths.1 = Some(value.as_u64()?),
+            "type" if value == "string" => {}
+            key if crate::shape::is_annotation(key) => {}
+            _ => return None,
+        }
+    }
+    match lengths {
+        (None, None) => None,
+        (min, max) => Some((min.unwrap_or(0), max)),
     }
 }
 

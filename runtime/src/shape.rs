@@ -14,8 +14,9 @@
 //! `maximum`, `exclusiveMinimum`, `exclusiveMaximum`, `multipleOf`,
 //! `minLength`, `maxLength`, `pattern`, `minItems`, `maxItems`,
 //! `minProperties`, `maxProperties`, `unevaluatedProperties: false` (see
-//! `crate::schema::unevaluated`), and `not` where it names one value (see
-//! `crate::schema::names_value`).
+//! `crate::schema::unevaluated`), `not` where it names one value (see
+//! `crate::schema::names_value`), and `propertyNames` where it states the
+//! lengths of keys (see `crate::schema::key_lengths`).
 //!
 //! The walk never refuses what the schema accepts: it reads `oneOf` as
 //! `anyOf` and ignores every other keyword, so it can only be more lenient
@@ -136,6 +137,9 @@ struct Node {
     /// `minProperties` and `maxProperties`: how many members an object
     /// has, whatever their names.
     entries: (Option<u64>, Option<u64>),
+    /// The lengths in characters `propertyNames` allows an object's keys
+    /// (see [`crate::schema::key_lengths`]): a bound.
+    names: (Option<u64>, Option<u64>),
     /// Where it states `unevaluatedProperties: false`, the names of the
     /// members an object may have (see [`crate::schema::unevaluated`]).
     unevaluated: Option<Vec<Box<str>>>,
@@ -391,6 +395,7 @@ impl Default for Node {
             pattern: None,
             count: (None, None),
             entries: (None, None),
+            names: (None, None),
             unevaluated: None,
             unique: false,
             excluded: None,
@@ -947,6 +952,9 @@ impl<'s> Builder<'s> {
             map.get("minProperties").and_then(Value::as_u64),
             map.get("maxProperties").and_then(Value::as_u64),
         );
+        if let Some((min, max)) = crate::schema::key_lengths(map) {
+            node.names = (Some(min), max);
+        }
         if let Some(crate::schema::Evaluated::Names(names)) =
             crate::schema::unevaluated(self.root, map)
         {
@@ -1095,6 +1103,7 @@ impl Node {
             && self.pattern.is_none()
             && self.count == (None, None)
             && self.entries == (None, None)
+            && self.names == (None, None)
             && self.unevaluated.is_none()
             && !self.unique
             && self.excluded.is_none()
@@ -1143,6 +1152,16 @@ impl Node {
         let members = members as u64;
         self.entries.0.is_some_and(|min| members < min)
             || self.entries.1.is_some_and(|max| members > max)
+    }
+
+    /// Whether `key` (decoded) is shorter or longer, in characters, than
+    /// `propertyNames` allows.
+    fn name_out(&self, key: &[u8]) -> bool {
+        if self.names == (None, None) {
+            return false;
+        }
+        let chars = String::from_utf8_lossy(key).chars().count() as u64;
+        self.names.0.is_some_and(|min| chars < min) || self.names.1.is_some_and(|max| chars > max)
     }
 
     /// Whether `key` is a member no subschema in its place lists, where
@@ -1457,7 +1476,7 @@ impl<'a> Walk<'a> {
                 let node = self.node(*id);
                 let child = if alive & (1 << i) == 0 {
                     Child::Any
-                } else if self.bounds && node.unevaluated(&key) {
+                } else if self.bounds && (node.unevaluated(&key) || node.name_out(&key)) {
                     Child::Never
                 } else {
                     let (child, required) = node.member(&key);
@@ -1614,7 +1633,7 @@ impl<'a> Walk<'a> {
                 let node = self.node(*id);
                 let child = if !self.reads(verdict, node, OBJECT) {
                     Child::Any
-                } else if self.bounds && node.unevaluated(&key) {
+                } else if self.bounds && (node.unevaluated(&key) || node.name_out(&key)) {
                     Child::Never
                 } else {
                     let (child, required) = node.member(&key);

@@ -176,6 +176,11 @@ pub enum RegisterError {
     /// of one key, which gate 1 lets through as two keys, would become one
     /// entry, the last. `#[tool]` refuses such keys on a tool's own
     /// parameters; this is the same rule for the types they contain.
+    /// Also (`reads` is `deserialize_enum`, `deserialize_char` or
+    /// `deserialize_bool`) a key type whose keys the schema cannot state,
+    /// and which refuses keys the schema accepts: an enum whose variants
+    /// carry doc comments and aliases, or a type of its own over a `char`
+    /// or a `bool` that takes fewer keys than they do.
     ParsedMapKey {
         /// The tool.
         tool: &'static str,
@@ -196,6 +201,20 @@ pub enum RegisterError {
         /// buffered enum or struct.
         at: String,
     },
+    /// A map whose key type is not a string (an integer, a `bool`, a
+    /// `char`, an enum) sits where serde reads it from a buffer: inside an
+    /// internally tagged or untagged enum, or a `#[serde(flatten)]` struct
+    /// (or flattened itself), or an adjacently tagged enum whose content
+    /// comes before its tag. serde hands the key type each key as buffered
+    /// text, which an integer or a `bool` refuses whatever it says, and
+    /// which registration cannot read the key type through to state its
+    /// keys in the schema: the schema accepts keys the server refuses.
+    MapKeyBuffered {
+        /// The tool.
+        tool: &'static str,
+        /// The map, as a JSON Pointer into the arguments.
+        at: String,
+    },
     /// The tool's type refuses as an unknown field a member that the schema
     /// accepts, in an instance the schema accepts whole: every call that
     /// sends it would be refused. serde does this to an internally tagged
@@ -211,7 +230,8 @@ pub enum RegisterError {
     /// The schema states a bound (`maxLength`, `minLength`, `pattern`,
     /// `maximum`, `minimum`, their exclusive forms, `multipleOf`,
     /// `maxItems`, `minItems`, `maxProperties`, `minProperties`,
-    /// `unevaluatedProperties: false`, or `not` naming a value)
+    /// `unevaluatedProperties: false`, `not` naming a value, or the
+    /// lengths of a map's keys under `propertyNames`)
     /// that nothing enforces: the tool accepts a value past it, so the
     /// server would accept calls the published schema refuses. A keyword
     /// that `#[schemars(…)]` or a hand-written `JsonSchema` adds without a
@@ -227,7 +247,8 @@ pub enum RegisterError {
     /// The schema states a keyword that the gates do not read and that
     /// says something where it stands: `if` with `then` or `else`,
     /// `dependentRequired`, `dependentSchemas`, `dependencies`,
-    /// `propertyNames`, `contains`, `unevaluatedItems`, `$dynamicRef`,
+    /// `propertyNames` other than the lengths of keys (`minLength`,
+    /// `maxLength`), `contains`, `unevaluatedItems`, `$dynamicRef`,
     /// `$recursiveRef`, `items` as a list (draft 7's tuples; the gates
     /// read `prefixItems`), `not` other than `{"const": …}` (or an `enum`
     /// of one value) of a scalar, which is tried, as a bound is, and a
@@ -276,6 +297,21 @@ impl fmt::Display for RegisterError {
                 f,
                 "tool `{tool}`: the map at `{at}` has a size rule the schema does not state; state it on the field with `#[schemars(extend(\"minProperties\" = …, \"maxProperties\" = …))]`"
             ),
+            RegisterError::ParsedMapKey { tool, at, reads } if *reads == "deserialize_enum" => {
+                write!(
+                    f,
+                    "tool `{tool}`: the keys of the map at `{at}` are the names of an enum that the schema does not list (its variants carry doc comments, and some have aliases: two names of one variant would be one entry), so the schema accepts keys the server refuses; give the enum's variants no aliases, or key the map by `String` and parse in the body"
+                )
+            }
+            RegisterError::ParsedMapKey { tool, at, reads }
+                if matches!(*reads, "deserialize_char" | "deserialize_bool") =>
+            {
+                let ty = reads.trim_start_matches("deserialize_");
+                write!(
+                    f,
+                    "tool `{tool}`: the keys of the map at `{at}` are read by a type of its own over `{ty}` that refuses keys a `{ty}` takes, which the schema cannot state, so the schema accepts keys the server refuses; key the map by `{ty}` itself, or by `String` and check the key in the body"
+                )
+            }
             RegisterError::ParsedMapKey { tool, at, reads } => write!(
                 f,
                 "tool `{tool}`: the keys of the map at `{at}` are parsed (their type calls serde's `{reads}`), so two spellings of one key (`::1` and `0:0:0:0:0:0:0:1`) would become one entry, the last; key the map by `String` and parse in the body, or by an integer or an enum of unit variants"
@@ -283,6 +319,10 @@ impl fmt::Display for RegisterError {
             RegisterError::WideIntegerBuffered { tool, at } => write!(
                 f,
                 "tool `{tool}`: a 128-bit integer inside the value at `{at}` is read from serde's buffer (an internally tagged or untagged enum, or a `#[serde(flatten)]` struct), which cannot hold one, so serde refuses every value the schema accepts there; use `i64` or `u64`, a string parsed in the body, or an externally tagged enum"
+            ),
+            RegisterError::MapKeyBuffered { tool, at } => write!(
+                f,
+                "tool `{tool}`: the map at `{at}` is read from serde's buffer (it is inside an internally tagged or untagged enum, or a `#[serde(flatten)]` struct), where its key type is handed each key as buffered text: an integer or a `bool` refuses every key there, and no key type there can be stated in the schema, which accepts keys the server refuses; key the map by `String` and parse the key in the body, or make the enum externally tagged (or the struct a field of its own, not flattened)"
             ),
             RegisterError::MemberRefused { tool, at } => write!(
                 f,
@@ -294,6 +334,12 @@ impl fmt::Display for RegisterError {
                 write!(
                     f,
                     "tool `{tool}`: the schema states `unevaluatedProperties: false` for the object at `{at}`, but the tool accepts a member no subschema there lists: nothing enforces it; close the type with `#[serde(deny_unknown_fields)]`, or leave it out of the schema"
+                )
+            }
+            RegisterError::UnenforcedBound { tool, keyword, at } if *keyword == "propertyNames" => {
+                write!(
+                    f,
+                    "tool `{tool}`: the schema states `propertyNames` for the keys of the map at `{at}`, but the tool accepts a key of a length past it: nothing enforces it; key the map by a type that reads no other keys (`char` for one character), state it as a garde rule on the map (`custom(…)`), or leave it out of the schema"
                 )
             }
             RegisterError::UnenforcedBound { tool, keyword, at }
@@ -568,6 +614,9 @@ impl<S: Send + Sync + 'static> Toolbox<S> {
         }
         if let Some(at) = crate::lengths::buffered_wide(&*tool) {
             return Err(RegisterError::WideIntegerBuffered { tool: name, at });
+        }
+        if let Some(at) = crate::lengths::buffered_key(&*tool) {
+            return Err(RegisterError::MapKeyBuffered { tool: name, at });
         }
         if let Some(at) = crate::lengths::refused_member(&*tool) {
             return Err(RegisterError::MemberRefused { tool: name, at });

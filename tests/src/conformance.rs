@@ -892,6 +892,19 @@ fn same_meaning(
             None => {}
         }
     }
+    // A map whose keys `propertyNames` states (`char` keys): the exported
+    // schema keeps it, or says what the keys must be.
+    if let Some(names) = c.get("propertyNames") {
+        let stated = e
+            .get("description")
+            .and_then(Value::as_str)
+            .is_some_and(|d| d.contains("keys must"));
+        if e.get("propertyNames") != Some(names) && !stated {
+            v.add(format!(
+                "{at}: a map whose keys `propertyNames` states in the canonical schema, neither kept nor said to be here"
+            ));
+        }
+    }
     let mut recurse = |c: &Value, e: &Value, at: String| {
         same_meaning(canonical_root, c, exported_root, e, &at, depth + 1, v)
     };

@@ -15,7 +15,11 @@
 //!   U+2029, a trailing newline, non-ASCII and fullwidth digits, U+FEFF);
 //! - arrays and maps: sizes at and one past their bounds, edge keys (`00`,
 //!   `007`, `-0`, `""`, non-ASCII), each integer type's ends and one past
-//!   them as keys, and keys written with escapes (`"\u0037"`);
+//!   them as keys, `true` and `false` and their near misses (`True`,
+//!   `tru`), keys of one character and of more than one code point (a
+//!   letter and a combining mark, two emoji), keys at and one past the
+//!   lengths `propertyNames` allows, and keys written with escapes
+//!   (`"\u0037"`, `"\u0074rue"`, a surrogate pair for an emoji);
 //! - free-form values (a schema that states no type, `serde_json::Value`):
 //!   numbers in every spelling (`1E2`, `-0`, `-0.0`, `1.0`, integers past
 //!   64 bits, the smallest and largest doubles), nested in arrays and
@@ -149,6 +153,16 @@ const EDGE_KEYS: [&str; 24] = [
     "key",
 ];
 
+/// Keys where a map of `bool` or `char` keys may part ways with its
+/// schema: `true` and `false` and their near misses, single characters of
+/// one to four UTF-8 bytes (the last two UTF-16 units), and strings of
+/// two code points that look like one character (a letter and a combining
+/// mark, a flag of two regional indicators, CR LF).
+const SCALAR_KEYS: [&str; 20] = [
+    "true", "false", "True", "FALSE", "tru", "truee", "yes", "null", "a", "é", "€", "😀", "\u{0}",
+    "\"", "\u{301}", "e\u{301}", "😀😀", "🇫🇷", "\r\n", "ab",
+];
+
 /// Map keys at the ends of the 128-bit integer types and one past them,
 /// and of `i64` and `u64` one past (as keys they are text: no validator
 /// rounds them).
@@ -270,9 +284,20 @@ impl<'s> Generator<'s> {
             self.mutate(&mut value);
         }
         let sites = std::mem::take(&mut self.sites);
+        // Maps are a few of many values: now and then one of them is the
+        // place, so that their keys meet their edges often enough.
+        let maps: Vec<(String, &'s Value)> = (sites.iter())
+            .filter(|(_, node)| Self::is_map(node))
+            .cloned()
+            .collect();
         let edges = if self.rng.chance(80) { 1 } else { 2 };
         for _ in 0..edges {
-            let Some((pointer, node)) = self.rng.pick(&sites).cloned() else {
+            let from = if !maps.is_empty() && self.rng.chance(25) {
+                &maps
+            } else {
+                &sites
+            };
+            let Some((pointer, node)) = self.rng.pick(from).cloned() else {
                 break;
             };
             let Some(current) = value.pointer(&pointer).cloned() else {
@@ -284,6 +309,7 @@ impl<'s> Generator<'s> {
             }
         }
         self.sites = sites;
+        one_spelling(&mut value);
         value
     }
 
@@ -307,8 +333,10 @@ impl<'s> Generator<'s> {
     }
 
     /// `text` with each key marked [`ESCAPED`] written with every
-    /// character escaped. Such keys hold ASCII digits and `-` only, which
-    /// serde_json writes as they are.
+    /// character escaped, as UTF-16 units (a surrogate pair for a
+    /// character past U+FFFF). Such keys hold no quote, backslash or
+    /// control character (see [`Self::escapable`]), so serde_json writes
+    /// them as they are.
     fn escape_keys(text: &str) -> String {
         let marker = "\"\\u0000\\u0002esc:";
         let mut out = String::with_capacity(text.len());
@@ -318,8 +346,8 @@ impl<'s> Generator<'s> {
             let after = &rest[at + marker.len()..];
             let end = after.find('"').unwrap_or(after.len());
             out.push('"');
-            for c in after[..end].chars() {
-                out.push_str(&format!("\\u{:04x}", u32::from(c)));
+            for unit in after[..end].encode_utf16() {
+                out.push_str(&format!("\\u{unit:04x}"));
             }
             out.push('"');
             rest = after.get(end + 1..).unwrap_or("");
@@ -331,6 +359,37 @@ impl<'s> Generator<'s> {
     /// `key`, to be written with every character escaped.
     pub fn escaped(key: &str) -> String {
         format!("{ESCAPED}{key}")
+    }
+
+    /// Whether `key` can be written with every character escaped (see
+    /// [`Self::render`]): it holds no quote, backslash or control
+    /// character, which serde_json would escape itself.
+    pub fn escapable(key: &str) -> bool {
+        !key.is_empty() && !key.chars().any(|c| c == '"' || c == '\\' || c < ' ')
+    }
+
+    /// The lengths in characters that the `propertyNames` of `node` allows
+    /// its keys, if it states them.
+    fn key_lengths(node: &Value) -> Option<(usize, Option<usize>)> {
+        let names = node.get("propertyNames")?;
+        let min = names.get("minLength").and_then(Value::as_u64);
+        let max = names.get("maxLength").and_then(Value::as_u64);
+        if min.is_none() && max.is_none() {
+            return None;
+        }
+        Some((min.unwrap_or(0) as usize, max.map(|m| m as usize)))
+    }
+
+    /// A key of `len` characters: any of them, now and then one where
+    /// lengths part ways (several UTF-8 bytes, two UTF-16 units, a
+    /// combining mark).
+    fn key_of_len(&mut self, len: usize) -> String {
+        (0..len)
+            .map(|_| match self.rng.chance(30) {
+                true => *self.rng.pick(&EDGE_CHARS).unwrap_or(&'é'),
+                false => *self.rng.pick(&ALPHABET).unwrap_or(&'a'),
+            })
+            .collect()
     }
 
     fn resolve(&self, node: &'s Value) -> &'s Value {
@@ -412,6 +471,17 @@ impl<'s> Generator<'s> {
             "null" => Value::Null,
             _ => Value::String(self.valid_string(node)),
         }
+    }
+
+    /// Whether `node` describes a map: keys its patterns or its values'
+    /// schema take.
+    fn is_map(node: &Value) -> bool {
+        node.get("patternProperties")
+            .and_then(Value::as_object)
+            .is_some_and(|p| !p.is_empty())
+            || node
+                .get("additionalProperties")
+                .is_some_and(Value::is_object)
     }
 
     /// Whether `node` states nothing of its value's type: a free-form
@@ -508,7 +578,16 @@ impl<'s> Generator<'s> {
                         let key = self.matching_pattern(pattern, 0, 12, false);
                         (key, schema)
                     }
-                    None => (self.map_key(), additional.unwrap_or(&Value::Null)),
+                    None => {
+                        let key = match Self::key_lengths(node) {
+                            Some((min, max)) => {
+                                let len = self.rng.range(min as i64, max.unwrap_or(min + 4) as i64);
+                                self.key_of_len(len as usize)
+                            }
+                            None => self.map_key(),
+                        };
+                        (key, additional.unwrap_or(&Value::Null))
+                    }
                 };
                 if !map.contains_key(&key) {
                     let value = self.valid_at(schema, depth + 1, Self::child(at, &key));
@@ -1054,13 +1133,7 @@ impl<'s> Generator<'s> {
             _ => Map::new(),
         };
         let properties = node.get("properties").and_then(Value::as_object);
-        let is_map = node
-            .get("patternProperties")
-            .and_then(Value::as_object)
-            .is_some_and(|p| !p.is_empty())
-            || node
-                .get("additionalProperties")
-                .is_some_and(Value::is_object);
+        let is_map = Self::is_map(node);
         match self.rng.below(if is_map { 6 } else { 4 }) {
             // Drop a key: a required field, a tag, an optional one.
             0 => {
@@ -1075,6 +1148,18 @@ impl<'s> Generator<'s> {
                     .map(|p| p.keys().cloned().collect())
                     .unwrap_or_default();
                 let key = match self.rng.pick(&names) {
+                    // The name itself, every character escaped: the same
+                    // key, read by its value.
+                    Some(name) if Self::escapable(name) && self.rng.chance(15) => {
+                        let escaped = Self::escaped(name);
+                        let value = map.remove(name);
+                        let value = value.unwrap_or_else(|| {
+                            let schema = properties.and_then(|p| p.get(name));
+                            self.valid(schema.unwrap_or(&Value::Null), depth + 1)
+                        });
+                        map.insert(escaped, value);
+                        return Value::Object(map);
+                    }
                     Some(name) if self.rng.chance(50) => {
                         let mut near = name.clone();
                         match self.rng.below(3) {
@@ -1106,6 +1191,8 @@ impl<'s> Generator<'s> {
                 if let Some(props) = properties {
                     let keys: Vec<&String> = props.keys().collect();
                     if let Some(k) = self.rng.pick(&keys) {
+                        // One spelling of the key at a time (see below).
+                        map.remove(&Self::escaped(k));
                         map.insert((*k).clone(), Value::Null);
                     }
                 }
@@ -1116,16 +1203,45 @@ impl<'s> Generator<'s> {
             // any of them now and then with its characters escaped.
             4 => {
                 let patterns = node.get("patternProperties").and_then(Value::as_object);
-                let key = match self.rng.below(4) {
+                let key = match self.rng.below(7) {
                     0 => (*self.rng.pick(&EDGE_KEYS).unwrap_or(&"")).to_owned(),
                     1 => self.rng.pick(&TYPE_ENDS).unwrap_or(&0).to_string(),
                     2 => (*self.rng.pick(&WIDE_KEYS).unwrap_or(&"")).to_owned(),
+                    3 => (*self.rng.pick(&SCALAR_KEYS).unwrap_or(&"")).to_owned(),
+                    // At and one past each length `propertyNames` allows.
+                    4 if let Some((min, max)) = Self::key_lengths(node) => {
+                        let mut lengths = vec![min, min + 1];
+                        lengths.extend(min.checked_sub(1));
+                        lengths.extend(max.into_iter().flat_map(|m| [m, m + 1]));
+                        let len = *self.rng.pick(&lengths).unwrap_or(&0);
+                        self.key_of_len(len)
+                    }
+                    // A near miss of a key the pattern takes: `True`,
+                    // `tru`, `truee`, ` true`.
+                    4 if let Some(pattern) = patterns.and_then(|p| p.keys().next()) => {
+                        let taken = self.matching_pattern(pattern, 0, 12, false);
+                        let mut chars: Vec<char> = taken.chars().collect();
+                        match self.rng.below(5) {
+                            0 => chars = taken.to_uppercase().chars().collect(),
+                            1 => {
+                                if let Some(first) = chars.first_mut() {
+                                    *first = first.to_ascii_uppercase();
+                                }
+                            }
+                            2 => {
+                                chars.pop();
+                            }
+                            3 => chars.extend(chars.last().copied()),
+                            _ => chars.insert(0, ' '),
+                        }
+                        chars.into_iter().collect()
+                    }
                     _ => match patterns.and_then(|p| p.keys().next()) {
                         Some(pattern) => self.matching_pattern(pattern, 0, 12, false),
                         None => self.map_key(),
                     },
                 };
-                let plain = !key.is_empty() && key.bytes().all(|b| b.is_ascii_digit() || b == b'-');
+                let plain = Self::escapable(&key);
                 // One spelling of the key at a time: two would be a
                 // repeated key, a difference of its own (`duplicate-keys`).
                 let escaped = Self::escaped(&key);
@@ -1209,6 +1325,29 @@ impl<'s> Generator<'s> {
             _ => Value::from(""),
         };
         *target = replacement;
+    }
+}
+
+/// Leaves one spelling of each key in every object of `value`: where an
+/// edge wrote a key with escapes that another edge wrote plainly, the one
+/// with escapes goes. Two spellings of one key are a repeated key, a
+/// difference of its own (`duplicate-keys`).
+fn one_spelling(value: &mut Value) {
+    match value {
+        Value::Object(map) => {
+            let twice: Vec<String> = map
+                .keys()
+                .filter_map(|k| k.strip_prefix(ESCAPED))
+                .filter(|k| map.contains_key(*k))
+                .map(Generator::escaped)
+                .collect();
+            for key in twice {
+                map.remove(&key);
+            }
+            map.values_mut().for_each(one_spelling);
+        }
+        Value::Array(items) => items.iter_mut().for_each(one_spelling),
+        _ => {}
     }
 }
 

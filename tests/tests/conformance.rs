@@ -544,3 +544,30 @@ fn a_map_keyed_by_a_pattern_must_keep_it_or_say_it() {
         assert!(!problems.is_empty(), "{silent}");
     }
 }
+
+#[test]
+fn a_map_whose_keys_property_names_states_must_keep_it_or_say_it() {
+    let canonical = json!({
+        "type":"object",
+        "properties":{"m":{"type":"object","additionalProperties":{"type":"integer"},"propertyNames":{"minLength":1,"maxLength":1}}},
+        "required":["m"],"additionalProperties":false
+    });
+    let tool = |m: Value| {
+        gemini(
+            json!({"type":"object","properties":{"m":m},"required":["m"],"additionalProperties":false}),
+        )
+    };
+    let faithful = json!({"type":"object","additionalProperties":{"type":"integer"},"description":"Server checks: keys must be single characters."});
+    assert_eq!(
+        check_meaning(Dialect::Gemini, &canonical, &tool(faithful.clone())),
+        Vec::<String>::new(),
+        "{faithful}"
+    );
+    // Kept, it is no keyword Gemini accepts; dropped without a word, the
+    // map takes keys of any length.
+    let kept = json!({"type":"object","additionalProperties":{"type":"integer"},"propertyNames":{"minLength":1,"maxLength":1}});
+    assert!(!check(Dialect::Gemini, &tool(kept)).is_empty());
+    let silent = json!({"type":"object","additionalProperties":{"type":"integer"}});
+    let problems = check_meaning(Dialect::Gemini, &canonical, &tool(silent.clone()));
+    assert!(!problems.is_empty(), "{silent}");
+}

@@ -495,6 +495,18 @@ mod maps {
         assert_eq!(tally.known, 0, "{tally:?}");
         assert_agree(tally);
     }
+
+    /// Maps by `bool`, `char`, documented enum and integer newtype keys, at
+    /// the top, nested and in a map's values: `true` and `false` and
+    /// nothing else, spelled with escapes or not; exactly one character,
+    /// however many UTF-8 bytes or UTF-16 units it takes; the enum's names;
+    /// the newtype's integers. Decided alike, with no known difference.
+    #[test]
+    fn scalar_map_keys() {
+        let tally = differential(&shapes::open::toolbox(), "scalar_keys", 23);
+        assert_eq!(tally.known, 0, "{tally:?}");
+        assert_agree(tally);
+    }
 }
 
 /// Free-form values (`serde_json::Value`, alone, optional, in a list, as a
@@ -594,6 +606,57 @@ fn the_generator_reaches_every_bound() {
     assert!(found(&nested, &|v| v["labels"][0]["text"]
         .as_str()
         .is_some_and(|s| s.chars().count() == 6 && s.len() > 6)));
+    // Keys of `bool` and `char` maps: near misses, escaped spellings (an
+    // emoji as a surrogate pair), one character of every width, and more
+    // than one code point that looks like one character.
+    let keys = shapes::open::toolbox();
+    let scalar: Vec<String> = {
+        let schema = keys.definition("scalar_keys").unwrap().schema();
+        let mut generator = Generator::new(schema, 36);
+        (0..20_000)
+            .map(|_| Generator::render(&generator.instance()))
+            .collect()
+    };
+    // Whether some map of `fields`, at any depth, has a key `want` says.
+    fn keyed_in(value: &Value, fields: &[&str], want: &dyn Fn(&str) -> bool) -> bool {
+        match value {
+            Value::Object(map) => map.iter().any(|(name, v)| {
+                (fields.contains(&name.as_str())
+                    && v.as_object().is_some_and(|m| m.keys().any(|k| want(k))))
+                    || keyed_in(v, fields, want)
+            }),
+            Value::Array(items) => items.iter().any(|v| keyed_in(v, fields, want)),
+            _ => false,
+        }
+    }
+    let keyed = |texts: &[String], fields: &[&str], want: &dyn Fn(&str) -> bool| {
+        texts
+            .iter()
+            .any(|t| keyed_in(&serde_json::from_str(t).unwrap(), fields, want))
+    };
+    let flags = ["by_flag", "by_state"];
+    let letters = ["by_letter", "by_initial"];
+    for key in ["true", "false", "True", "FALSE", "tru", "falsee", " true"] {
+        assert!(keyed(&scalar, &flags, &|k| k == key), "{key}");
+    }
+    assert!(
+        scalar
+            .iter()
+            .any(|t| t.contains(r#""by_flag":{"\u0074\u0072\u0075\u0065""#)
+                || t.contains(r#""\u0074\u0072\u0075\u0065":"#))
+    );
+    assert!(scalar.iter().any(|t| t.contains(r#""\ud83d\ude00":"#)));
+    for key in ["a", "😀", "", "ab", "e\u{301}", "😀😀", "\u{301}"] {
+        assert!(keyed(&scalar, &letters, &|k| k == key), "{key:?}");
+    }
+    for chars in [1, 2] {
+        assert!(
+            keyed(&scalar, &letters, &|k| k.chars().count() == chars
+                && k.len() > chars),
+            "{chars} characters of several bytes"
+        );
+    }
+
     let enums = texts(toolbox.definition("enums").unwrap().schema(), 35);
     assert!(found(&enums, &|v| v["figure"]["kind"] == "dot"
         && v["figure"].as_object().is_some_and(|f| f.len() > 1)));

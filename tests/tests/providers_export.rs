@@ -448,6 +448,101 @@ fn a_map_with_integer_keys_states_their_range_in_every_dialect() {
     }
 }
 
+/// Count switches by state, and marks by letter.
+#[tool(effect = read)]
+fn count_switches(
+    /// Switches, by whether they are on.
+    switches: std::collections::BTreeMap<bool, u32>,
+    /// Marks, by letter.
+    marks: Option<std::collections::BTreeMap<char, Vec<u8>>>,
+) -> Result<u32, ToolError> {
+    let marks: usize = marks.iter().flatten().map(|(_, m)| m.len()).sum();
+    Ok(switches.values().sum::<u32>() + u32::try_from(marks).unwrap_or(u32::MAX))
+}
+
+/// Maps keyed by `bool` and by `char` are maps in every dialect that can
+/// say one: their values under `additionalProperties`, and what their keys
+/// must be (the canonical schema's key pattern, and its `propertyNames`)
+/// in words; in MCP the canonical schema itself. Strict dialects and
+/// Gemini's legacy form refuse them as they refuse any map.
+#[test]
+fn maps_with_bool_and_char_keys_state_their_keys_in_every_dialect() {
+    let def = CountSwitches::definition();
+    let canonical = def.schema();
+    assert_eq!(
+        canonical["properties"]["marks"]["propertyNames"],
+        json!({"minLength": 1, "maxLength": 1})
+    );
+    for dialect in Dialect::ALL {
+        let tool = match (dialect, export(dialect, def)) {
+            (dialect, Err(error))
+                if dialect == Dialect::GeminiLegacy || STRICT_DIALECTS.contains(&dialect) =>
+            {
+                assert!(
+                    error.reason.starts_with("field `switches` is a map"),
+                    "{error}"
+                );
+                continue;
+            }
+            (_, Ok(tool)) => tool,
+            (dialect, Err(error)) => panic!("{dialect:?}: {error}"),
+        };
+        let mut problems = check(dialect, &tool);
+        problems.extend(check_meaning(dialect, canonical, &tool));
+        assert!(
+            problems.is_empty(),
+            "{}: {problems:#?}\n{tool:#}",
+            dialect.slug()
+        );
+        let schema = match dialect {
+            Dialect::OpenAiChat { .. } => &tool["function"]["parameters"],
+            Dialect::OpenAiResponses { .. } => &tool["parameters"],
+            Dialect::Anthropic { .. } => &tool["input_schema"],
+            Dialect::Gemini => &tool["parametersJsonSchema"],
+            Dialect::Mcp => &tool["inputSchema"],
+            Dialect::GeminiLegacy => unreachable!("refused above"),
+        };
+        if dialect == Dialect::Mcp {
+            assert_eq!(schema, canonical);
+        } else {
+            let said = |field: &str| schema["properties"][field]["description"].clone();
+            assert_eq!(
+                said("switches"),
+                "Switches, by whether they are on. Server checks: keys must be true or false.",
+                "{}",
+                dialect.slug()
+            );
+            assert_eq!(
+                said("marks"),
+                "Marks, by letter. Server checks: keys must be single characters.",
+                "{}",
+                dialect.slug()
+            );
+            assert!(schema["properties"]["marks"].get("propertyNames").is_none());
+        }
+        insta::with_settings!({ sort_maps => true }, {
+            insta::assert_json_snapshot!(format!("count_switches__{}", dialect.slug()), tool);
+        });
+    }
+    // The server holds every model to the keys, whatever it was told.
+    let mut toolbox = Toolbox::new(());
+    toolbox.register(CountSwitches).unwrap();
+    let ctx = ToolContext::new("u", "t", "r").allow_all_tools();
+    for (args, counted) in [
+        (r#"{"switches":{"true":2,"false":1}}"#, Some(3)),
+        (r#"{"switches":{"yes":2}}"#, None),
+        (r#"{"switches":{},"marks":{"😀":[1],"é":[2,3]}}"#, Some(3)),
+        (r#"{"switches":{},"marks":{"ab":[1]}}"#, None),
+    ] {
+        let outcome = block_on(toolbox.call(&ctx, "count_switches", args));
+        assert_eq!(
+            outcome.value(),
+            counted.map(|n| json!(n)).as_ref(),
+            "{args}"
+        );
+    }
+}
+
 #[test]
 fn gemini_legacy_states_that_nested_objects_are_closed() {
     let def = toolgate_examples::invoice::RefundInvoice::definition();

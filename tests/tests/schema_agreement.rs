@@ -510,9 +510,10 @@ fn integer_in(key: &str, min: i128, max: u128, zero: bool) -> bool {
 
 /// `key` with every character escaped, as a JSON string: `"\u0037"`.
 fn escaped(key: &str) -> String {
+    // As UTF-16 units: a character past U+FFFF is a surrogate pair.
     let escapes: String = key
-        .chars()
-        .map(|c| format!("\\u{:04x}", u32::from(c)))
+        .encode_utf16()
+        .map(|unit| format!("\\u{unit:04x}"))
         .collect();
     format!("\"{escapes}\"")
 }
@@ -733,6 +734,654 @@ fn an_integer_key_past_its_range_is_out_of_range() {
             "{args}"
         );
     }
+}
+
+// --- 10. keys of `bool`, `char` and enum types ---
+
+/// Switches by state, inside a list.
+#[derive(Debug, Deserialize, JsonSchema, garde::Validate)]
+#[serde(deny_unknown_fields)]
+pub struct Panel {
+    #[garde(skip)]
+    pub by_state: HashMap<bool, u8>,
+    #[garde(skip)]
+    pub by_initial: Option<BTreeMap<char, u8>>,
+}
+
+/// Count things by flag and by letter.
+#[tool(effect = read)]
+pub fn count_by_flag_and_letter(
+    by_flag: Option<BTreeMap<bool, u8>>,
+    by_letter: Option<BTreeMap<char, u8>>,
+    panels: Option<Vec<Panel>>,
+    flags_by_letter: Option<BTreeMap<char, BTreeMap<bool, u8>>>,
+    letters_by_number: Option<HashMap<u8, BTreeMap<char, u8>>>,
+) -> Result<usize, ToolError> {
+    let counted = [
+        by_flag.map(|m| m.len()),
+        by_letter.map(|m| m.len()),
+        panels.map(|p| p.iter().map(|p| p.by_state.len()).sum()),
+        flags_by_letter.map(|m| m.values().map(BTreeMap::len).sum()),
+        letters_by_number.map(|m| m.values().map(BTreeMap::len).sum()),
+    ];
+    Ok(counted.into_iter().flatten().sum())
+}
+
+/// Each map of `count_by_flag_and_letter`, where its key goes (`K`), and
+/// whether its keys are `bool`s (else `char`s).
+const SCALAR_MAPS: [(&str, &str, bool); 8] = [
+    ("by_flag", r#"{"by_flag":{K:1}}"#, true),
+    ("by_letter", r#"{"by_letter":{K:1}}"#, false),
+    (
+        "panels",
+        r#"{"panels":[{"by_state":{}},{"by_state":{K:1}}]}"#,
+        true,
+    ),
+    (
+        "panels",
+        r#"{"panels":[{"by_state":{"true":1},"by_initial":{K:1}}]}"#,
+        false,
+    ),
+    ("flags_by_letter", r#"{"flags_by_letter":{K:{}}}"#, false),
+    (
+        "flags_by_letter",
+        r#"{"flags_by_letter":{"x":{K:1}}}"#,
+        true,
+    ),
+    (
+        "flags_by_letter",
+        r#"{"flags_by_letter":{"\u00e9":{},"\ud83d\ude00":{K:1}}}"#,
+        true,
+    ),
+    (
+        "letters_by_number",
+        r#"{"letters_by_number":{"7":{K:1}}}"#,
+        false,
+    ),
+];
+
+/// Keys of `bool` and `char` maps, at the top, in a struct in a list, and
+/// in and as a map's values: `true` and `false` and nothing else, one
+/// character and nothing else (however many UTF-8 bytes or UTF-16 units it
+/// takes), each written plainly and with every character escaped, read by
+/// value; alike by the server (one pass, gate by gate, whole calls) and by
+/// an independent validator of the published schema, which states them:
+/// a key pattern `^(true|false)$`, and `propertyNames` of one character
+/// (lengths count code points, on every side).
+#[test]
+fn bool_and_char_map_keys_take_what_their_type_reads_by_value() {
+    let mut toolbox = Toolbox::new(());
+    toolbox.register(CountByFlagAndLetter).unwrap();
+    let def = toolbox.definition("count_by_flag_and_letter").unwrap();
+    let schema = def.schema();
+    assert_eq!(
+        schema["properties"]["by_flag"]["patternProperties"]
+            .as_object()
+            .map(|p| p.keys().cloned().collect::<Vec<_>>()),
+        Some(vec!["^(true|false)$".to_owned()]),
+        "{schema}"
+    );
+    let by_letter = &schema["properties"]["by_letter"];
+    assert_eq!(
+        by_letter["propertyNames"],
+        json!({"minLength": 1, "maxLength": 1}),
+        "{schema}"
+    );
+    assert_eq!(def.description(), "Count things by flag and by letter.");
+    let oracle = jsonschema::validator_for(schema).unwrap();
+    let keys = [
+        "true", "false", "True", "FALSE", "tru", "truee", " true", "true ", "1", "0", "", "yes",
+        "null", "a", "Z", "é", "€", "😀", "\u{0}", "\"", "\\", "\n", "\u{301}", "ab", "e\u{301}",
+        "😀😀", "🇫🇷", "\r\n", "aé",
+    ];
+    let mut checked = 0;
+    for (field, template, flags) in SCALAR_MAPS {
+        for key in keys {
+            let expected = match flags {
+                true => key == "true" || key == "false",
+                false => key.chars().count() == 1,
+            };
+            let plain = serde_json::to_string(key).unwrap();
+            for written in [plain, escaped(key)] {
+                let args = template.replace('K', &written);
+                let published = oracle.is_valid(&serde_json::from_str::<Value>(&args).unwrap());
+                assert_eq!(published, expected, "{field} {args}: the schema");
+                let one_pass = toolgate::testing::check_arguments(
+                    &toolbox,
+                    "count_by_flag_and_letter",
+                    args.as_bytes(),
+                )
+                .unwrap();
+                let gate_by_gate = toolgate::testing::check_arguments_gate_by_gate(
+                    &toolbox,
+                    "count_by_flag_and_letter",
+                    args.as_bytes(),
+                )
+                .unwrap();
+                assert_eq!(one_pass, gate_by_gate, "{args}");
+                assert_eq!(one_pass.is_ok(), expected, "{field} {args}: {one_pass:?}");
+                let outcome = call(&toolbox, "count_by_flag_and_letter", &args);
+                assert_eq!(outcome.value().is_some(), expected, "{args}: {outcome:?}");
+                checked += 1;
+            }
+        }
+    }
+    assert!(checked > 400, "{checked}");
+}
+
+/// A key its map does not take is a key the map does not have, and the
+/// message says what its keys must be.
+#[test]
+fn a_bool_or_char_key_its_map_does_not_take_says_what_keys_must_be() {
+    let mut toolbox = Toolbox::new(());
+    toolbox.register(CountByFlagAndLetter).unwrap();
+    for (args, at, message) in [
+        (
+            r#"{"by_flag":{"yes":1}}"#,
+            "/by_flag/yes",
+            "\"yes\" is not a field here; keys must be true or false",
+        ),
+        (
+            r#"{"panels":[{"by_state":{"True":1}}]}"#,
+            "/panels/0/by_state/True",
+            "\"True\" is not a field here; keys must be true or false",
+        ),
+        (
+            r#"{"by_letter":{"ab":1}}"#,
+            "/by_letter/ab",
+            "\"ab\" is not a field here; keys must be single characters",
+        ),
+        (
+            r#"{"letters_by_number":{"7":{"":1}}}"#,
+            "/letters_by_number/7",
+            "a field that does not exist here was sent; keys must be single characters",
+        ),
+    ] {
+        let rejection = refused(&toolbox, "count_by_flag_and_letter", args);
+        assert_eq!(
+            (rejection.code(), rejection.path(), rejection.safe_message()),
+            (Code::UnknownField, at, message),
+            "{args}"
+        );
+    }
+}
+
+/// Shadings, each variant documented: schemars writes their names as a union
+/// of constants, which says nothing of a map keyed by them.
+#[derive(Debug, Deserialize, JsonSchema, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[serde(rename_all = "snake_case")]
+pub enum Shading {
+    /// Pale.
+    Light,
+    /// Deep.
+    Dark,
+}
+
+/// Shades with an alias, each variant documented.
+#[derive(Debug, Deserialize, JsonSchema, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[serde(rename_all = "snake_case")]
+pub enum Tone {
+    /// Pale.
+    #[serde(alias = "pale")]
+    Light,
+    /// Deep.
+    Dark,
+}
+
+/// A room number: read as a `u16`.
+#[derive(Debug, Deserialize, JsonSchema, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct RoomNumber(u16);
+
+/// A flag, read as a `bool`.
+#[derive(Debug, Deserialize, JsonSchema, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[serde(transparent)]
+pub struct Flag(bool);
+
+/// Maps keyed by other types that read one kind of key.
+#[derive(Debug, Deserialize, JsonSchema, garde::Validate)]
+#[serde(deny_unknown_fields)]
+pub struct Palette {
+    #[garde(skip)]
+    pub by_shade: Option<BTreeMap<Shading, u8>>,
+    #[garde(skip)]
+    pub by_room: Option<BTreeMap<RoomNumber, u8>>,
+    #[garde(skip)]
+    pub by_flag: Option<HashMap<Flag, u8>>,
+    #[garde(skip)]
+    pub by_box: Option<BTreeMap<Box<char>, u8>>,
+}
+
+/// Paint by shade, room and flag.
+#[tool(effect = read)]
+pub fn paint_palette(#[garde(dive)] palette: Palette) -> Result<usize, ToolError> {
+    Ok(palette.by_shade.map_or(0, |m| m.len()))
+}
+
+/// A map keyed by a documented enum takes its names, as a map keyed by an
+/// enum without docs does; a newtype over an integer, `bool` or `char` its
+/// inner type's keys. Each stated in the schema, each read by value.
+#[test]
+fn keys_of_documented_enums_and_newtypes_take_what_their_type_reads() {
+    let mut toolbox = Toolbox::new(());
+    toolbox.register(PaintPalette).unwrap();
+    let schema = toolbox.definition("paint_palette").unwrap().schema();
+    let palette = &schema["$defs"]["Palette"]["properties"];
+    let mut names: Vec<&String> = palette["by_shade"]["properties"]
+        .as_object()
+        .map(|p| p.keys().collect())
+        .unwrap_or_default();
+    names.sort();
+    assert_eq!(names, ["dark", "light"], "{schema}");
+    let call = |field: &str, key: &str| format!(r#"{{"palette":{{"{field}":{{{key}:1}}}}}}"#);
+    let unknown =
+        |field: &str, key: &str| Some((Code::UnknownField, format!("/palette/{field}/{key}")));
+    let out_of_range =
+        |field: &str, key: &str| Some((Code::OutOfRange, format!("/palette/{field}/{key}")));
+    for (args, refused) in [
+        (call("by_shade", r#""light""#), None),
+        (call("by_shade", &escaped("dark")), None),
+        (call("by_shade", r#""pale""#), unknown("by_shade", "pale")),
+        (call("by_shade", r#""Light""#), unknown("by_shade", "Light")),
+        (call("by_room", r#""65535""#), None),
+        (call("by_room", &escaped("7")), None),
+        (
+            call("by_room", r#""65536""#),
+            out_of_range("by_room", "65536"),
+        ),
+        (call("by_room", r#""07""#), unknown("by_room", "07")),
+        (call("by_flag", r#""true""#), None),
+        (call("by_flag", &escaped("false")), None),
+        (call("by_flag", r#""1""#), unknown("by_flag", "1")),
+        (call("by_box", r#""😀""#), None),
+        (call("by_box", &escaped("😀")), None),
+        (call("by_box", r#""ab""#), unknown("by_box", "ab")),
+    ] {
+        let refused = refused.as_ref().map(|(code, at)| (*code, at.as_str()));
+        agrees(&toolbox, "paint_palette", &args, refused);
+    }
+}
+
+/// Tones by name, where a name has an alias.
+#[derive(Debug, Deserialize, JsonSchema, garde::Validate)]
+#[serde(deny_unknown_fields)]
+pub struct Tones {
+    #[garde(skip)]
+    pub by_flag: BTreeMap<bool, u8>,
+    #[garde(skip)]
+    pub by_tone: BTreeMap<Tone, u8>,
+}
+
+/// Mix tones.
+#[tool(effect = read)]
+pub fn mix_tones(#[garde(dive)] tones: Tones) -> Result<usize, ToolError> {
+    Ok(tones.by_tone.len())
+}
+
+/// Rooms by an optional number.
+#[derive(Debug, Deserialize, JsonSchema, garde::Validate)]
+#[serde(deny_unknown_fields)]
+pub struct Doors {
+    #[garde(skip)]
+    pub by_flag: BTreeMap<bool, u8>,
+    #[garde(skip)]
+    pub by_letter: BTreeMap<char, u8>,
+    #[garde(skip)]
+    pub by_number: BTreeMap<Option<std::num::NonZeroU8>, u8>,
+}
+
+/// Open doors.
+#[tool(effect = read)]
+pub fn open_doors(#[garde(dive)] doors: Doors) -> Result<usize, ToolError> {
+    Ok(doors.by_number.len())
+}
+
+/// A lower-case letter: a `char` of `a` to `z`, a range of its own.
+#[derive(Debug, PartialEq, Eq, PartialOrd, Ord, JsonSchema)]
+#[schemars(transparent)]
+pub struct Lower(char);
+
+impl<'de> Deserialize<'de> for Lower {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        match char::deserialize(d)? {
+            c @ 'a'..='z' => Ok(Lower(c)),
+            _ => Err(serde::de::Error::custom("not a lower-case letter")),
+        }
+    }
+}
+
+/// Marks by lower-case letter.
+#[derive(Debug, Deserialize, JsonSchema, garde::Validate)]
+#[serde(deny_unknown_fields)]
+pub struct LowerMarks {
+    #[garde(skip)]
+    pub by_flag: BTreeMap<bool, u8>,
+    #[garde(skip)]
+    pub by_lower: BTreeMap<Lower, u8>,
+}
+
+/// Mark letters.
+#[tool(effect = read)]
+pub fn mark_letters(#[garde(dive)] marks: LowerMarks) -> Result<usize, ToolError> {
+    Ok(marks.by_lower.len())
+}
+
+/// A documented enum with an alias cannot have its names listed (two names
+/// of one variant in one call would be one entry), an optional key reads
+/// `null` nowhere but parses its inner type, and a type of its own over a
+/// `char` takes keys the schema cannot state: each refused at
+/// registration, past maps of `bool` and `char` keys before them, which a
+/// probe of the keys once stopped at.
+#[test]
+fn keys_the_schema_cannot_list_are_refused_at_registration() {
+    let mut toolbox = Toolbox::new(());
+    let error = toolbox.register(MixTones).unwrap_err();
+    assert_eq!(
+        error,
+        RegisterError::ParsedMapKey {
+            tool: "mix_tones",
+            at: "/tones/by_tone".to_owned(),
+            reads: "deserialize_enum",
+        }
+    );
+    assert!(
+        error
+            .to_string()
+            .contains("give the enum's variants no aliases"),
+        "{error}"
+    );
+    let error = toolbox.register(OpenDoors).unwrap_err();
+    assert_eq!(
+        error,
+        RegisterError::ParsedMapKey {
+            tool: "open_doors",
+            at: "/doors/by_number".to_owned(),
+            reads: "deserialize_option",
+        }
+    );
+    // A type of its own over a `char` that takes fewer characters: the
+    // schema cannot say which.
+    let error = toolbox.register(MarkLetters).unwrap_err();
+    assert_eq!(
+        error,
+        RegisterError::ParsedMapKey {
+            tool: "mark_letters",
+            at: "/marks/by_lower".to_owned(),
+            reads: "deserialize_char",
+        }
+    );
+    assert!(
+        error.to_string().contains("key the map by `char` itself"),
+        "{error}"
+    );
+}
+
+// --- 11. keys serde reads from its buffer ---
+
+/// Internally tagged: serde buffers each variant's content.
+#[derive(Debug, Deserialize, JsonSchema, garde::Validate)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Census {
+    ByFloor {
+        #[garde(skip)]
+        floors: BTreeMap<u8, u32>,
+    },
+    ByName {
+        #[garde(skip)]
+        names: BTreeMap<String, u32>,
+    },
+}
+
+/// Untagged: serde buffers the value and tries each variant on it.
+#[derive(Debug, Deserialize, JsonSchema, garde::Validate)]
+#[serde(untagged)]
+pub enum FlagTally {
+    Flags(#[garde(skip)] BTreeMap<bool, u32>),
+    Total(#[garde(skip)] u32),
+}
+
+/// A map flattened into a struct: serde buffers each member the struct
+/// does not list.
+#[derive(Debug, Deserialize, JsonSchema, garde::Validate)]
+pub struct YearBook {
+    #[garde(skip)]
+    pub title: String,
+    #[serde(flatten)]
+    #[garde(skip)]
+    pub by_year: BTreeMap<u16, u32>,
+}
+
+/// Letters, flattened into their owner: their map is buffered with them.
+#[derive(Debug, Deserialize, JsonSchema, garde::Validate)]
+pub struct Letters {
+    #[garde(skip)]
+    pub by_letter: BTreeMap<char, u32>,
+}
+
+/// An owner of letters flattened into it.
+#[derive(Debug, Deserialize, JsonSchema, garde::Validate)]
+pub struct Lettered {
+    #[garde(skip)]
+    pub title: String,
+    #[serde(flatten)]
+    #[garde(skip)]
+    pub letters: Letters,
+}
+
+/// Adjacently tagged: serde buffers the content where it comes first.
+#[derive(Debug, Deserialize, JsonSchema, garde::Validate)]
+#[serde(tag = "t", content = "c")]
+pub enum Sheet {
+    Flags(#[garde(skip)] BTreeMap<bool, u32>),
+}
+
+macro_rules! buffered_tools {
+    ($($tool:ident, $nested:ident, $archive:ident: $ty:ty;)*) => {$(
+        /// Records read from serde's buffer, nested in a list of a struct.
+        #[derive(Debug, Deserialize, JsonSchema, garde::Validate)]
+        pub struct $archive {
+            #[garde(dive)]
+            pub items: Vec<$ty>,
+        }
+
+        /// Keep a record read from serde's buffer.
+        #[tool(effect = read)]
+        pub fn $tool(#[garde(dive)] record: $ty) -> Result<usize, ToolError> {
+            let _ = record;
+            Ok(0)
+        }
+
+        /// Keep records read from serde's buffer, nested.
+        #[tool(effect = read)]
+        pub fn $nested(#[garde(dive)] archive: Option<$archive>) -> Result<usize, ToolError> {
+            Ok(archive.map_or(0, |a| a.items.len()))
+        }
+    )*};
+}
+
+buffered_tools! {
+    keep_census, keep_censuses, Censuses: Census;
+    keep_flag_tally, keep_flag_tallies, Tallies: FlagTally;
+    keep_year_book, keep_year_books, YearBooks: YearBook;
+    keep_lettered, keep_lettered_all, LetteredAll: Lettered;
+    keep_sheet, keep_sheets, Sheets: Sheet;
+}
+
+/// A map whose key type is not a string, inside an internally tagged or
+/// untagged enum, a `#[serde(flatten)]` struct (or flattened itself), or
+/// an adjacently tagged enum's content: serde reads its keys from a
+/// buffer, where an integer or a `bool` refuses every key and no key type
+/// is stated in the schema, which accepts them. Refused at registration,
+/// naming the map, at the top of the arguments and nested.
+#[test]
+fn a_map_serde_reads_from_its_buffer_with_keys_not_strings_is_refused_at_registration() {
+    let mut toolbox = Toolbox::new(());
+    for (error, at) in [
+        (toolbox.register(KeepCensus).unwrap_err(), "/record/floors"),
+        (
+            toolbox.register(KeepCensuses).unwrap_err(),
+            "/archive/items/0/floors",
+        ),
+        (toolbox.register(KeepFlagTally).unwrap_err(), "/record"),
+        (
+            toolbox.register(KeepFlagTallies).unwrap_err(),
+            "/archive/items/0",
+        ),
+        (toolbox.register(KeepYearBook).unwrap_err(), "/record"),
+        (
+            toolbox.register(KeepYearBooks).unwrap_err(),
+            "/archive/items/0",
+        ),
+        (
+            toolbox.register(KeepLettered).unwrap_err(),
+            "/record/by_letter",
+        ),
+        (
+            toolbox.register(KeepLetteredAll).unwrap_err(),
+            "/archive/items/0/by_letter",
+        ),
+        (toolbox.register(KeepSheet).unwrap_err(), "/record/c"),
+        (
+            toolbox.register(KeepSheets).unwrap_err(),
+            "/archive/items/0/c",
+        ),
+    ] {
+        let RegisterError::MapKeyBuffered { tool, at: found } = &error else {
+            panic!("{error:?}");
+        };
+        assert_eq!(found, at, "{tool}");
+        let text = error.to_string();
+        assert!(text.contains(&format!("the map at `{at}`")), "{text}");
+        assert!(
+            text.contains("key the map by `String` and parse the key in the body")
+                && text.contains("make the enum externally tagged"),
+            "{text}"
+        );
+    }
+}
+
+/// Keyed by strings, the same places register and take every key the
+/// schema accepts; read from the text (externally tagged), a map keyed by
+/// integers does too.
+#[derive(Debug, Deserialize, JsonSchema, garde::Validate)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum NamedCensus {
+    ByName {
+        #[garde(skip)]
+        names: BTreeMap<String, u32>,
+    },
+}
+
+/// Externally tagged: serde reads each variant from the text itself.
+#[derive(Debug, Deserialize, JsonSchema, garde::Validate)]
+#[serde(rename_all = "snake_case")]
+pub enum FloorCensus {
+    ByFloor(#[garde(skip)] BTreeMap<u8, u32>),
+}
+
+/// Keep a census by name.
+#[tool(effect = read)]
+pub fn keep_named_census(#[garde(dive)] census: NamedCensus) -> Result<usize, ToolError> {
+    let _ = census;
+    Ok(0)
+}
+
+/// Keep a census by floor.
+#[tool(effect = read)]
+pub fn keep_floor_census(#[garde(dive)] census: FloorCensus) -> Result<usize, ToolError> {
+    let _ = census;
+    Ok(0)
+}
+
+#[test]
+fn string_keys_in_serde_s_buffer_and_integer_keys_read_from_the_text_register() {
+    let mut toolbox = Toolbox::new(());
+    toolbox
+        .register(KeepNamedCensus)
+        .unwrap()
+        .register(KeepFloorCensus)
+        .unwrap();
+    agrees(
+        &toolbox,
+        "keep_named_census",
+        r#"{"census":{"kind":"by_name","names":{"7":1,"x":2}}}"#,
+        None,
+    );
+    agrees(
+        &toolbox,
+        "keep_floor_census",
+        r#"{"census":{"by_floor":{"7":1,"255":2}}}"#,
+        None,
+    );
+    agrees(
+        &toolbox,
+        "keep_floor_census",
+        r#"{"census":{"by_floor":{"256":1}}}"#,
+        Some((Code::OutOfRange, "/census/by_floor/256")),
+    );
+}
+
+/// Letters by a key of at most two characters, by the schema alone.
+#[derive(Debug, Deserialize, JsonSchema, garde::Validate)]
+#[serde(deny_unknown_fields)]
+pub struct Initials {
+    #[schemars(extend("propertyNames" = {"maxLength": 2}))]
+    #[garde(skip)]
+    pub by_initials: BTreeMap<String, u8>,
+}
+
+/// Keep initials.
+#[tool(effect = read)]
+pub fn keep_initials(#[garde(dive)] initials: Initials) -> Result<usize, ToolError> {
+    Ok(initials.by_initials.len())
+}
+
+/// Letters by a key matching a pattern, by the schema alone.
+#[derive(Debug, Deserialize, JsonSchema, garde::Validate)]
+#[serde(deny_unknown_fields)]
+pub struct Capitals {
+    #[schemars(extend("propertyNames" = {"pattern": "^[A-Z]$"}))]
+    #[garde(skip)]
+    pub by_capital: BTreeMap<String, u8>,
+}
+
+/// Keep capitals.
+#[tool(effect = read)]
+pub fn keep_capitals(#[garde(dive)] capitals: Capitals) -> Result<usize, ToolError> {
+    Ok(capitals.by_capital.len())
+}
+
+/// The lengths of keys under `propertyNames` are a bound: a map whose key
+/// type takes longer keys is refused at registration, as any bound nothing
+/// enforces is; any other `propertyNames` is a keyword the gates do not read.
+#[test]
+fn key_lengths_nothing_enforces_and_other_property_names_are_refused_at_registration() {
+    let mut toolbox = Toolbox::new(());
+    let error = toolbox.register(KeepInitials).unwrap_err();
+    assert_eq!(
+        error,
+        RegisterError::UnenforcedBound {
+            tool: "keep_initials",
+            keyword: "propertyNames",
+            at: "/initials/by_initials".to_owned(),
+        }
+    );
+    assert!(
+        error
+            .to_string()
+            .contains("accepts a key of a length past it"),
+        "{error}"
+    );
+    let error = toolbox.register(KeepCapitals).unwrap_err();
+    assert!(
+        matches!(
+            &error,
+            RegisterError::UnreadKeyword {
+                keyword: "propertyNames",
+                ..
+            }
+        ),
+        "{error:?}"
+    );
 }
 
 /// A note, whose body is any JSON value and whose copy is the text sent.

@@ -265,6 +265,7 @@ impl Cx<'_> {
         let mut removed = Map::new();
         let mut default = None;
         let mut patterns = None;
+        let mut key_lengths = None;
         for (key, value) in map {
             match key.as_str() {
                 "$schema" if rules.keep_schema_keyword => {
@@ -294,6 +295,12 @@ impl Cx<'_> {
                 }
                 "patternProperties" => {
                     patterns = Some(value);
+                }
+                // The lengths of a map's keys (a `char`'s one character):
+                // no dialect here is known to keep `propertyNames`, so
+                // its description states them, still enforced.
+                "propertyNames" if crate::schema::key_lengths(map).is_some() => {
+                    key_lengths = crate::schema::key_lengths(map);
                 }
                 "additionalProperties" | "not" | "contains" | "propertyNames" => {
                     out.insert(key.clone(), self.walk(value)?);
@@ -356,6 +363,7 @@ impl Cx<'_> {
         if let Some(patterns) = patterns {
             self.keyed_by_pattern(patterns, &mut out, &mut notes)?;
         }
+        notes.extend(key_lengths.map(crate::keys::lengths_in_words));
         self.unions(&mut out, &mut notes);
         self.objects(&mut out, &mut notes)?;
         self.nullable(&mut out);
@@ -441,10 +449,11 @@ impl Cx<'_> {
 
     /// A map whose keys a pattern states (`patternProperties` beside
     /// `additionalProperties: false`: what schemars writes for integer
-    /// keys), which no dialect here is known to keep: its values' schema
-    /// goes under `additionalProperties`, and the keys' rule into the
-    /// description (`keys must be whole numbers from 0 to 255, written in
-    /// digits`), still enforced. Dropped, the map would read as an object
+    /// keys, and the runtime for `bool` keys), which no dialect here is
+    /// known to keep: its values' schema goes under `additionalProperties`,
+    /// and the keys' rule into the description (`keys must be whole
+    /// numbers from 0 to 255, written in digits`, `keys must be true or
+    /// false`), still enforced. Dropped, the map would read as an object
     /// that takes no keys at all.
     fn keyed_by_pattern(
         &mut self,
@@ -468,10 +477,10 @@ impl Cx<'_> {
         let walked = self.walk(values_schema)?;
         out.insert("additionalProperties".to_owned(), walked);
         for pattern in patterns.keys() {
-            notes.push(match crate::keys::KeyRange::of_pattern(pattern) {
-                Some(range) => range.words(),
-                None => format!("keys must match the pattern {pattern}"),
-            });
+            notes.push(
+                crate::keys::pattern_in_words(pattern)
+                    .unwrap_or_else(|| format!("keys must match the pattern {pattern}")),
+            );
         }
         Ok(())
     }

@@ -141,11 +141,56 @@ pub mod open {
         Ok(())
     }
 
+    /// A shade, each variant documented: schemars writes its names as a
+    /// union of constants, which says nothing of a map keyed by it.
+    #[derive(Debug, Deserialize, JsonSchema, PartialEq, Eq, PartialOrd, Ord, Hash)]
+    #[serde(rename_all = "snake_case")]
+    pub enum Shade {
+        /// As pale as it comes.
+        Light,
+        /// As deep as it comes.
+        Dark,
+    }
+
+    /// A room number: a newtype over an integer, read as the integer.
+    #[derive(Debug, Deserialize, JsonSchema, PartialEq, Eq, PartialOrd, Ord, Hash)]
+    pub struct RoomNumber(pub u16);
+
+    /// A switchboard: maps by `bool`, `char`, documented enum and
+    /// integer newtype keys inside a struct, inside a list.
+    #[derive(Debug, Deserialize, JsonSchema, garde::Validate)]
+    #[serde(deny_unknown_fields)]
+    pub struct Board {
+        #[garde(skip)]
+        pub by_state: HashMap<bool, u8>,
+        #[garde(skip)]
+        pub by_initial: Option<BTreeMap<char, bool>>,
+        #[garde(skip)]
+        pub by_shade: Option<BTreeMap<Shade, u8>>,
+        #[garde(skip)]
+        pub by_room: Option<BTreeMap<RoomNumber, bool>>,
+    }
+
+    /// Maps by `bool` and `char` keys: at the top, nested in a list and
+    /// in a map's values.
+    #[tool(effect = read)]
+    pub fn scalar_keys(
+        #[garde(skip)] by_flag: BTreeMap<bool, u8>,
+        #[garde(skip)] by_letter: BTreeMap<char, u8>,
+        #[garde(skip)] grid: Option<BTreeMap<bool, BTreeMap<char, bool>>>,
+        #[garde(skip)] spelled: Option<HashMap<char, BTreeMap<bool, u8>>>,
+        #[garde(dive)] boards: Vec<Board>,
+    ) -> Result<(), ToolError> {
+        let _ = (by_flag, by_letter, grid, spelled, boards);
+        Ok(())
+    }
+
     /// A toolbox holding the tools of this module.
     pub fn toolbox() -> Toolbox<()> {
         let mut toolbox = Toolbox::new(());
         toolbox.register(SizedMap).unwrap();
         toolbox.register(IntegerKeys).unwrap();
+        toolbox.register(ScalarKeys).unwrap();
         toolbox
     }
 }

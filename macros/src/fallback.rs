@@ -12,6 +12,16 @@ use crate::model::ToolFn;
 /// `enclosing`), where only the function itself may be emitted.
 pub(crate) fn emit(tool: &ToolFn, error: syn::Error, in_a_block: bool) -> TokenStream {
     let errors = error.to_compile_error();
+    let rest = stand_ins(tool, in_a_block);
+    quote! {
+        #errors
+        #rest
+    }
+}
+
+/// The user's function and the stand-ins for the generated names, without
+/// errors: for a tool whose errors are reported elsewhere, once.
+pub(crate) fn stand_ins(tool: &ToolFn, in_a_block: bool) -> TokenStream {
     let func = &tool.func;
     let vis = &func.vis;
     let marker = crate::emit::marker_ident(tool);
@@ -24,12 +34,10 @@ pub(crate) fn emit(tool: &ToolFn, error: syn::Error, in_a_block: bool) -> TokenS
         // Inside an impl or trait block: only the function may be emitted
         // there.
         return quote! {
-            #errors
             #func
         };
     }
     quote! {
-        #errors
         #func
 
         #[allow(dead_code)]

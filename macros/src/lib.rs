@@ -9,6 +9,7 @@
 
 mod attr;
 mod check;
+mod dependencies;
 mod emit;
 mod enclosing;
 mod errors;
@@ -36,13 +37,18 @@ fn expand(
     };
     let attrs = attr::parse(attr, &mut errors);
     let tool = model::ToolFn::new(func, attrs, None, &mut errors);
-    check::check(&tool, &mut errors);
     // A method with `self` has its own error; one without is recognised
     // only by the block around it.
     let block = match tool.func.sig.receiver() {
         None => enclosing::enclosing_block(&tool.func.sig.ident),
         Some(_) => enclosing::Kind::Other,
     };
+    if let Some(missing) = dependencies::missing() {
+        // One error stands for all the others a missing crate would cause.
+        let error = syn::Error::new(proc_macro2::Span::call_site(), missing);
+        return fallback::emit(&tool, error, block != enclosing::Kind::Other);
+    }
+    check::check(&tool, &mut errors);
     let name = &tool.func.sig.ident;
     match block {
         enclosing::Kind::Impl => errors.at_span(

@@ -43,6 +43,12 @@ pub(crate) fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
             "`#[tools]` needs a concrete type: each tool's state is one type, with one schema per tool",
         );
     }
+    // One error for the block stands for all that a missing crate would
+    // cause in each of its tools.
+    let missing = crate::dependencies::missing();
+    if let Some(missing) = missing {
+        errors.at_span(proc_macro2::Span::call_site(), missing);
+    }
     let self_ty = block.self_ty.clone();
     let mut generated = Vec::new();
     // The attribute's path, once: the `use` that brought `tool` into
@@ -87,6 +93,7 @@ pub(crate) fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
             }
         }
         generated.push(match tool_errors.finish() {
+            _ if missing.is_some() => fallback::stand_ins(&tool, false),
             Some(error) => fallback::emit(&tool, error, false),
             None => emit::emit(&tool),
         });

@@ -65,6 +65,7 @@ mod definition;
 mod described;
 mod effect;
 mod error;
+pub mod guide;
 mod keys;
 mod lengths;
 mod limits;

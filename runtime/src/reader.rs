@@ -5212,7 +5212,7 @@ mod tests {
             bounded::scan(doc.as_bytes(), limits).is_ok() && shape.check(doc, &schema).is_ok()
         };
         // A tenth of the documents for a mutation tester's quick first pass
-        // (MUTATION.md), whose survivors then meet the whole property.
+        // (docs/maintainers/mutation.md), whose survivors then meet the whole property.
         let scale = if std::env::var_os("TOOLGATE_QUICK_PROPERTIES").is_some() {
             10
         } else {

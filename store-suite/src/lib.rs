@@ -437,10 +437,13 @@ pub async fn half_of_the_resumes(store: Store, session: &str, id: &str) -> usize
         .collect();
     for task in tasks {
         let outcome = task.await.expect("a resume task finishes");
+        // A store past its deadline answers UNAVAILABLE and runs nothing:
+        // on a loaded machine some of 500 racing resumes may wait that
+        // long for a connection. Exactly-once is the count of refunds.
         assert!(
             matches!(outcome, Outcome::Done(_))
                 || outcome.is_replay()
-                || code(&outcome) == Some(Code::InProgress),
+                || matches!(code(&outcome), Some(Code::InProgress | Code::Unavailable)),
             "{outcome:?}"
         );
     }

@@ -1,7 +1,7 @@
 //! Gate 1's own allocations, counted: the keys of open objects take one
 //! allocation, sized by the document, and only when an object outgrows the
 //! inline space. Written for surviving mutants of `bounded.rs` (see
-//! MUTATION.md): every answer stayed the same, only the allocations changed.
+//! docs/maintainers/mutation.md): every answer stayed the same, only the allocations changed.
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;

@@ -1,5 +1,5 @@
 //! Calls that kill mutants which survived the rest of the suite (see
-//! MUTATION.md): each test names the gate and the behaviour it pins.
+//! docs/maintainers/mutation.md): each test names the gate and the behaviour it pins.
 
 mod common;
 

@@ -39,9 +39,15 @@ fn url(test: &str) -> Option<String> {
     }
 }
 
+/// The store the suite and the races run on. Their question is
+/// exactly-once, not deadlines (tests of their own hold those): a
+/// thousand racing calls on a loaded machine may wait for a connection
+/// past the default deadline, and a claim answered too late leaves its
+/// key in flight, so the deadline here is a minute.
 async fn open(url: &str) -> Store {
+    let options = PostgresOptions::default().deadline(Duration::from_secs(60));
     Arc::new(
-        PostgresStore::connect(url)
+        PostgresStore::connect_with(url, options)
             .await
             .unwrap_or_else(|e| panic!("{URL} is set, but the store did not open: {e}")),
     )

@@ -5,6 +5,7 @@
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+use std::time::Duration;
 
 use toolgate::Claim;
 use toolgate::EffectStore as _;
@@ -45,8 +46,13 @@ fn scratch(name: &str) -> Scratch {
     Scratch { dir, file }
 }
 
+/// The store the suite and the races run on. Their question is
+/// exactly-once, not deadlines (tests of their own hold those): a
+/// thousand racing calls on a loaded machine may wait for the writer
+/// past the default deadline, so the deadline here is a minute.
 async fn open(path: &Path) -> Store {
-    Arc::new(SqliteStore::open(path).await.unwrap())
+    let options = SqliteOptions::default().deadline(Duration::from_secs(60));
+    Arc::new(SqliteStore::open_with(path, options).await.unwrap())
 }
 
 #[test]

@@ -44,7 +44,8 @@ fn block(readme: &str, name: &str) -> String {
 }
 
 /// Writes the user's crate, with `dependencies` as its `[dependencies]`,
-/// and builds it: the toolgate crates from this workspace in place
+/// and checks it (what the compiler says of a first build, without code
+/// generation): the toolgate crates from this workspace in place
 /// of the registry's, everything else at the versions the workspace locked.
 fn build(name: &str, dependencies: &str, main: &str) -> std::process::Output {
     let root = root();
@@ -70,7 +71,7 @@ fn build(name: &str, dependencies: &str, main: &str) -> std::process::Output {
     std::fs::copy(root.join("Cargo.lock"), dir.join("Cargo.lock")).expect("Cargo.lock");
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
     Command::new(cargo)
-        .args(["build", "--quiet", "--message-format=short"])
+        .args(["check", "--quiet", "--message-format=short"])
         .current_dir(&dir)
         // A target of its own, shared by the cases: the outer build holds
         // the workspace's.

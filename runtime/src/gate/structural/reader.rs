@@ -5,7 +5,7 @@
 //! As it reads, the reader counts depth, values and string bytes against
 //! the [`Limits`], compares each object's keys, refuses lone
 //! surrogates and text that is not UTF-8, and requires nothing after the
-//! closing brace: what the bounded scan of [`bounded`](crate::bounded)
+//! closing brace: what the bounded scan of [`bounded`](crate::gate::bounded)
 //! proves before serde, proved while serde reads. It also checks each
 //! value against the schema's structural keywords, as the shape walk of
 //! [`shape`] does over the text, one value at a time (see
@@ -17,7 +17,7 @@
 //! (a limit crossed, a duplicate key, a number written as a float that
 //! equals an integer, a map key read as a number), it stops, and the call
 //! goes through the gates one by one, whose refusals say what and where
-//! ([`structural::read`](crate::structural::read)). So a refusal keeps its code,
+//! ([`structural::read`](crate::gate::structural::read)). So a refusal keeps its code,
 //! path and message, and the reader's job is narrower: what it accepts,
 //! the separate gates accept, with the same value. It reads every value
 //! exactly as serde_json does: strings borrowed unless escaped, integers as
@@ -34,10 +34,10 @@ use serde::de::{self, DeserializeOwned, DeserializeSeed, Visitor};
 use smallvec::SmallVec;
 
 use crate::Limits;
-use crate::bounded::plain_text_end;
-use crate::pointer::Step;
-use crate::shape::{self, Child, Id, Shape, Tagged};
-use crate::structural::Parsed;
+use crate::gate::bounded::plain_text_end;
+use crate::gate::structural::Parsed;
+use crate::gate::structural::shape::{self, Child, Id, Shape, Tagged};
+use crate::json::pointer::Step;
 
 /// serde_json refuses to nest deeper than this, whatever gate 1 allows;
 /// the reader stops there, so that the separate gates decide.
@@ -277,7 +277,7 @@ pub(crate) fn read_with<'de>(
 }
 
 /// [`read_with`] the argument struct for registration's proof (see
-/// [`crate::proven`]): without the schema, what each value's type asks
+/// [`crate::register::proven`]): without the schema, what each value's type asks
 /// for recorded (see [`recording`]).
 pub(crate) fn probe_with<'de>(
     bytes: &'de [u8],
@@ -416,8 +416,8 @@ std::thread_local! {
 }
 
 /// Runs `read`, which reads an instance through a tool's gates as
-/// registration's proof does (see [`crate::proven::accepts`]), as
-/// registration's probe of map keys instead (see [`crate::keys`]): the
+/// registration's proof does (see [`crate::register::proven::accepts`]), as
+/// registration's probe of map keys instead (see [`crate::register::keys`]): the
 /// first map key whose type asks to parse its text, if the reader gets
 /// that far. The tool's own reading of its arguments serves both, so no
 /// code is compiled for each tool to probe its keys.
@@ -471,7 +471,7 @@ std::thread_local! {
 
 /// Runs `read`, which reads documents by [`read_keys`], and gives every
 /// map key those readings read as an integer, a `bool`, a `char` or an
-/// enum (see [`crate::keys`]). A key is taken where its type took it and
+/// enum (see [`crate::register::keys`]). A key is taken where its type took it and
 /// serde then asked for the value beside it: a key type with a range of
 /// its own (a floor number, at most 200) refuses the key after its integer
 /// type took it, and the value is never asked for. What registration's
@@ -519,7 +519,7 @@ const VARIANT_INDEX: &str = "\u{0}variant ";
 /// A key that a probe's reader gives an enum key type as its variant of
 /// index `index`, as serde reads a variant from an integer: whether its
 /// type takes it says whether it has that many variants, each name it
-/// lists counted once with its aliases (see `crate::keys`).
+/// lists counted once with its aliases (see `crate::register::keys`).
 pub(crate) fn variant_index_key(index: usize) -> String {
     format!("{VARIANT_INDEX}{index}")
 }
@@ -547,7 +547,7 @@ std::thread_local! {
 /// struct's, which buffers each member it does not list for a
 /// `#[serde(flatten)]` field). A map's own key type asks for what it reads
 /// (an integer, a `bool`, a string); a key noted here reached its key type,
-/// if at all, from serde's buffer (see [`crate::lengths::buffered_key`]).
+/// if at all, from serde's buffer (see [`crate::register::lengths::buffered_key`]).
 pub(crate) fn keys_read_as_text<T>(check: impl FnOnce() -> T) -> (T, Vec<TextKey>) {
     struct Restore(Option<Vec<TextKey>>);
     impl Drop for Restore {
@@ -568,7 +568,7 @@ pub(crate) fn keys_read_as_text<T>(check: impl FnOnce() -> T) -> (T, Vec<TextKey
 /// checked and nothing is decided.
 pub(crate) fn read_keys(json: &str, serde: &mut dyn Serde) {
     let found = Cell::new(None);
-    let limits = crate::lengths::PROBE_LIMITS;
+    let limits = crate::register::lengths::PROBE_LIMITS;
     let mut reader = Reader::new(json.as_bytes(), Some(json), &limits, no_shape());
     reader.probe = Some(&found);
     reader.recording = true;
@@ -1879,7 +1879,7 @@ impl<'de> Reader<'de> {
             if !self.explaining() {
                 return Err(self.stop());
             }
-        } else if !self.explaining() && crate::number::integral(token).is_some() {
+        } else if !self.explaining() && crate::json::number::integral(token).is_some() {
             return Err(self.stop());
         }
         self.unplain += 1;
@@ -2049,9 +2049,12 @@ impl<'de> Reader<'de> {
         }
         let (bytes, len) = (self.bytes, end - start);
         let before = self.items.get(first..).unwrap_or_default();
-        for &(s, e) in before.iter().take(crate::unique::PAIRWISE) {
+        for &(s, e) in before
+            .iter()
+            .take(crate::gate::structural::unique::PAIRWISE)
+        {
             if e - s == len
-                && crate::text::same_text(
+                && crate::json::text::same_text(
                     bytes.get(s..e).unwrap_or_default(),
                     bytes.get(start..end).unwrap_or_default(),
                 )
@@ -2067,13 +2070,13 @@ impl<'de> Reader<'de> {
     /// past the few compared as they came, all are compared, sorted.
     #[inline]
     fn all_read(&mut self, first: usize) -> Result<()> {
-        if self.items.len() - first > crate::unique::PAIRWISE {
+        if self.items.len() - first > crate::gate::structural::unique::PAIRWISE {
             let bytes = self.bytes;
             let items = self.items.get(first..).unwrap_or_default();
             let texts = items
                 .iter()
                 .map(|&(s, e)| bytes.get(s..e).unwrap_or_default());
-            if !crate::unique::differ(texts.collect::<Vec<_>>()) {
+            if !crate::gate::structural::unique::differ(texts.collect::<Vec<_>>()) {
                 return Err(self.stop());
             }
         }
@@ -2706,12 +2709,12 @@ impl<'r, 'de> de::EnumAccess<'de> for UnitVariant<'r, 'de> {
         let quote = self.reader.pos;
         let (read, key) = name(self.reader, seed)?;
         // Without the schema, only a name the type says it reads: the
-        // proof holds each such list to the schema's (see `crate::proven`).
+        // proof holds each such list to the schema's (see `crate::register::proven`).
         // Which it is is noted, for an array whose items must differ.
         if self.reader.flat {
             let text = text_of(self.reader.bytes, &self.reader.scratch, key);
-            let listed =
-                (self.variants.iter()).position(|v| crate::text::same_text(v.as_bytes(), text));
+            let listed = (self.variants.iter())
+                .position(|v| crate::json::text::same_text(v.as_bytes(), text));
             let Some(index) = listed else {
                 return Err(self.reader.stop());
             };
@@ -3077,7 +3080,7 @@ impl<'a, 'de: 'a> KeyReader<'a, 'de> {
 }
 
 /// Probing registration's instance, whose keys its schema accepts (see
-/// `crate::keys`): a key that a `bool`, a `char` or an enum key type
+/// `crate::register::keys`): a key that a `bool`, a `char` or an enum key type
 /// refuses is one the schema accepts and the server refuses, where the
 /// definition could not state what the type reads (an enum whose names
 /// have aliases, a type of its own over a `char` that takes fewer
@@ -3216,7 +3219,7 @@ impl<'de> de::Deserializer<'de> for KeyReader<'_, 'de> {
     }
 
     /// `true` and `false`, read by value (escapes decoded), as the
-    /// schema's key pattern reads them (see `crate::keys`): serde_json
+    /// schema's key pattern reads them (see `crate::register::keys`): serde_json
     /// reads them only as written plainly between the quotes. Any other
     /// key is refused as serde_json refuses it (naming it from its second
     /// character on). Probing, each is noted (see [`key_reads`]).
@@ -3344,7 +3347,7 @@ mod tests {
     use serde_json::Value;
 
     use super::*;
-    use crate::bounded;
+    use crate::gate::bounded;
 
     #[derive(Debug, PartialEq, Deserialize, JsonSchema)]
     #[serde(deny_unknown_fields)]
@@ -3674,7 +3677,7 @@ mod tests {
     fn separately<A: DeserializeOwned>(json: &str, limits: &Limits) -> Option<A> {
         let raw = bounded::scan(json.as_bytes(), limits).ok()?;
         let text = if raw.has_spelled_integers() {
-            crate::number::with_plain_integers(json, args_shape())
+            crate::json::number::with_plain_integers(json, args_shape())
         } else {
             json.into()
         };
@@ -4411,8 +4414,8 @@ mod tests {
                 .path
                 .iter()
                 .map(|step| match step {
-                    crate::pointer::Step::Key(key) => key.clone(),
-                    crate::pointer::Step::Index(index) => index.to_string(),
+                    crate::json::pointer::Step::Key(key) => key.clone(),
+                    crate::json::pointer::Step::Index(index) => index.to_string(),
                 })
                 .collect();
             (path, unplaced(&refused.message))
@@ -4441,7 +4444,7 @@ mod tests {
                 continue;
             };
             let text = if raw.has_spelled_integers() {
-                crate::number::with_plain_integers(&doc, args_shape())
+                crate::json::number::with_plain_integers(&doc, args_shape())
             } else {
                 doc.as_str().into()
             };

@@ -22,7 +22,7 @@
 //! Keys that serde buffers first (untagged and internally tagged enums,
 //! `flatten`) reach their type from serde's buffer, out of this probe's
 //! sight: a map there whose key type is not a string is refused by
-//! [`crate::lengths::buffered_key`]. The reader is the deserializer every
+//! [`crate::register::lengths::buffered_key`]. The reader is the deserializer every
 //! tool's arguments are compiled for already: the probe adds none.
 //!
 //! schemars writes less of a map's keys than its key type reads: any
@@ -36,8 +36,8 @@
 
 use serde_json::Value;
 
-use crate::pointer::{self, Step};
-use crate::reader::KeyParse;
+use crate::gate::structural::reader::KeyParse;
+use crate::json::pointer::{self, Step};
 
 /// A map whose key type reads its key in a way that may normalize it.
 #[derive(Debug, PartialEq, Eq)]
@@ -50,7 +50,7 @@ pub(crate) struct ParsedKey {
 
 /// The first map in `instance` whose key type parses its key, if any, by
 /// `key_parse`, the reader's probe of the arguments type (see
-/// [`crate::reader::probing_keys`]). Not generic: compiled once, not once
+/// [`crate::gate::structural::reader::probing_keys`]). Not generic: compiled once, not once
 /// for each tool.
 pub(crate) fn parsed_key(
     instance: &Value,
@@ -377,7 +377,7 @@ pub(crate) fn lengths_in_words((min, max): (u64, Option<u64>)) -> String {
 /// `bool` takes `true` and `false` and a `char` one character (schemars
 /// writes any key for both), and the names of an enum whose variants carry
 /// doc comments (schemars writes any key for it). `read` reads a document
-/// as the tool's arguments ([`crate::reader::read_keys`]): instances of
+/// as the tool's arguments ([`crate::gate::structural::reader::read_keys`]): instances of
 /// the schema, with a key in each map, show what each key type asks for
 /// (`deserialize_u32`, `deserialize_bool`, `deserialize_char`,
 /// `deserialize_enum` and the enum's names), and the key type is then
@@ -491,7 +491,7 @@ struct Seen<'i> {
     map: usize,
     /// What its key type asked for; `None` where two readings differ.
     reads: Option<&'static str>,
-    /// An enum's names (see [`crate::reader::KeyRead::names`]).
+    /// An enum's names (see [`crate::gate::structural::reader::KeyRead::names`]).
     names: &'static [&'static str],
     /// An instance that has the map, and the steps to it there.
     instance: &'i Value,
@@ -508,11 +508,11 @@ fn learned(schema: &Value, read: fn(&str)) -> Vec<(usize, Keys)> {
     let mut looked: Vec<usize> = Vec::new();
     let mut out = Vec::new();
     for _ in 0..=maps_in(schema) {
-        let instances = crate::lengths::keyed_instances(schema, &keys);
+        let instances = crate::register::lengths::keyed_instances(schema, &keys);
         let mut seen: Vec<Seen<'_>> = Vec::new();
         for (instance, keyed) in &instances {
             let text = instance.to_string();
-            for key in crate::reader::key_reads(|| read(&text)) {
+            for key in crate::gate::structural::reader::key_reads(|| read(&text)) {
                 let Some(steps) = steps_at(&text, key.at) else {
                     continue;
                 };
@@ -600,7 +600,9 @@ fn decided(seen: &Seen<'_>, read: fn(&str)) -> Option<Keys> {
                 .filter(|n| takes(n) == Some(true))
                 .collect();
             let variants = (0..seen.names.len())
-                .take_while(|i| takes(&crate::reader::variant_index_key(*i)) == Some(true))
+                .take_while(|i| {
+                    takes(&crate::gate::structural::reader::variant_index_key(*i)) == Some(true)
+                })
                 .count();
             (!names.is_empty() && variants == names.len()).then_some(Keys::Names(names))
         }
@@ -650,7 +652,7 @@ fn tried(seen: &Seen<'_>, key: &str, read: fn(&str)) -> Option<bool> {
     map.clear();
     map.insert(key.to_owned(), entry);
     let text = instance.to_string();
-    let reads = crate::reader::key_reads(|| read(&text));
+    let reads = crate::gate::structural::reader::key_reads(|| read(&text));
     reads
         .iter()
         .find(|key| steps_at(&text, key.at).is_some_and(|steps| same(seen.path, &steps)))
@@ -746,13 +748,16 @@ mod tests {
     use serde_json::{Value, json};
 
     use super::{KeyRange, ParsedKey, object_at, parsed_key, state_keys};
-    use crate::pointer;
+    use crate::json::pointer;
 
     /// The probe as registration runs it, for the arguments type `A`.
     fn parsed_key_of<A: serde::de::DeserializeOwned>(instance: &Value) -> Option<ParsedKey> {
         let key_parse = |text: &str| {
-            crate::reader::probing_keys(|| {
-                crate::reader::probe_keys(text, &mut crate::reader::Read::<A>(None));
+            crate::gate::structural::reader::probing_keys(|| {
+                crate::gate::structural::reader::probe_keys(
+                    text,
+                    &mut crate::gate::structural::reader::Read::<A>(None),
+                );
             })
         };
         parsed_key(instance, &key_parse)
@@ -969,12 +974,12 @@ mod tests {
                 assert_eq!(regex.is_match(key), within(range, key), "{pattern} {key:?}");
                 assert_eq!(range.takes(key), within(range, key), "{pattern} {key:?}");
             }
-            // Read back, and read alike by ECMA-262 (see `crate::pattern`).
+            // Read back, and read alike by ECMA-262 (see `crate::register::pattern`).
             assert_eq!(KeyRange::of_pattern(&pattern), Some(range));
             let schema = json!({"patternProperties": {pattern.clone(): {}}});
-            let mut compiled = crate::pattern::Compiled::default();
+            let mut compiled = crate::register::pattern::Compiled::default();
             assert!(
-                crate::pattern::check("t", &schema, &mut compiled).is_ok(),
+                crate::register::pattern::check("t", &schema, &mut compiled).is_ok(),
                 "{pattern}"
             );
         }
@@ -1327,8 +1332,8 @@ mod tests {
             assert_eq!(regex.is_match(key), taken, "{key}");
         }
         let schema = json!({"patternProperties": {pattern: {}}});
-        let mut compiled = crate::pattern::Compiled::default();
-        assert!(crate::pattern::check("t", &schema, &mut compiled).is_ok());
+        let mut compiled = crate::register::pattern::Compiled::default();
+        assert!(crate::register::pattern::check("t", &schema, &mut compiled).is_ok());
     }
 
     /// A key type whose `Deserialize` panics once it has read its integer.

@@ -38,8 +38,8 @@ use regex::Regex;
 use serde_json::Value;
 use smallvec::SmallVec;
 
-use crate::pointer::{self, Step};
-use crate::{Code, Rejection, message};
+use crate::json::pointer::{self, Step};
+use crate::{Code, Rejection, outcome::message};
 
 pub(crate) type Id = u32;
 
@@ -174,7 +174,7 @@ impl Pattern {
 
     /// Whether `text` matches. Nothing matches a pattern the regex crate
     /// cannot compile: registration refuses a tool with one (see
-    /// [`crate::pattern`]), and a walk that meets one anyway refuses
+    /// [`crate::register::pattern`]), and a walk that meets one anyway refuses
     /// rather than let the bound go unchecked.
     fn matches(&self, text: &str) -> bool {
         let compiled = self.compiled.get_or_init(|| Regex::new(&self.source).ok());
@@ -208,7 +208,7 @@ impl Tagged {
         let (_, id, _) = self
             .branches
             .iter()
-            .find(|(t, ..)| crate::text::same_text(t.as_bytes(), tag))?;
+            .find(|(t, ..)| crate::json::text::same_text(t.as_bytes(), tag))?;
         Some(*id)
     }
 
@@ -244,7 +244,7 @@ pub(crate) fn quoted_at(bytes: &[u8], pos: usize, text: &[u8]) -> bool {
         && bytes.get(pos) == Some(&b'"')
         && bytes
             .get(start..end)
-            .is_some_and(|written| crate::text::same_text(written, text))
+            .is_some_and(|written| crate::json::text::same_text(written, text))
 }
 
 /// The bit of the property at `index` among those a subschema lists, by
@@ -685,7 +685,7 @@ impl Shape {
     pub(crate) fn guided(&self, key: &[u8]) -> Option<Id> {
         self.guided
             .iter()
-            .find(|(name, _)| crate::text::same_text(name.as_bytes(), key))
+            .find(|(name, _)| crate::json::text::same_text(name.as_bytes(), key))
             .map(|(_, id)| *id)
     }
 
@@ -750,7 +750,7 @@ impl Shape {
     /// proved that the tool holds all the schema states of the places
     /// [`Shape::to_prove`] lists, in a schema flat but for choices, items
     /// that must differ and members read against their subschemas (see
-    /// [`crate::proven`]). Until then, or where the proof fails, the
+    /// [`crate::register::proven`]). Until then, or where the proof fails, the
     /// schema is read with the call.
     ///
     /// The gates one by one never rely on the proof: they walk every
@@ -860,7 +860,7 @@ impl<'s> Builder<'s> {
         if let Some(id) = self.refs.get(reference) {
             return Child::Node(*id);
         }
-        let Some(target) = crate::pointer::target(self.root, reference) else {
+        let Some(target) = crate::json::pointer::target(self.root, reference) else {
             return Child::Any;
         };
         let id = self.push(Node::default());
@@ -1125,7 +1125,7 @@ impl Node {
             .properties
             .iter()
             .enumerate()
-            .find(|(_, (n, ..))| crate::text::same_text(n.as_bytes(), key));
+            .find(|(_, (n, ..))| crate::json::text::same_text(n.as_bytes(), key));
         if let Some((index, (_, child, required))) = listed {
             return (Some(index), *child, *required);
         }
@@ -1351,7 +1351,7 @@ impl<'a> Walk<'a> {
         // An integer that may not fit 64 bits is compared even after serde
         // read it: serde_json reads a 128-bit integer from any integer that
         // fits it, past the range its schema states.
-        let wide = kind == INTEGER && raw.len() > 19 && !crate::number::fits_64_bits(raw);
+        let wide = kind == INTEGER && raw.len() > 19 && !crate::json::number::fits_64_bits(raw);
         let bounded =
             node.range != (None, None) || node.exclusive != (None, None) || node.multiple.is_some();
         if (self.bounds || wide) && kind & (INTEGER | FRACTION) != 0 && bounded {
@@ -1553,7 +1553,7 @@ impl<'a> Walk<'a> {
                 // whatever else the array holds: the arrays that must
                 // differ refuse here, and, if nothing else is alive, the
                 // rest of the array is skipped, not judged.
-                if crate::unique::written_before(&items, item) {
+                if crate::gate::structural::unique::written_before(&items, item) {
                     alive &= !unique;
                 } else {
                     items.push(item);
@@ -1572,7 +1572,7 @@ impl<'a> Walk<'a> {
                 }
             }
         }
-        if unique & alive != 0 && !crate::unique::all_different(&items) {
+        if unique & alive != 0 && !crate::gate::structural::unique::all_different(&items) {
             alive &= !unique;
         }
         Some(alive)
@@ -1731,7 +1731,7 @@ impl<'a> Walk<'a> {
             }
             if unique && !repeated {
                 let item = self.bytes.get(start..self.pos).unwrap_or_default();
-                repeated = crate::unique::written_before(&items, item);
+                repeated = crate::gate::structural::unique::written_before(&items, item);
                 if !repeated {
                     items.push(item);
                 }
@@ -1750,7 +1750,7 @@ impl<'a> Walk<'a> {
                 }
             }
         }
-        if unique && (repeated || !crate::unique::all_different(&items)) {
+        if unique && (repeated || !crate::gate::structural::unique::all_different(&items)) {
             for (verdict, id) in verdicts.iter_mut().zip(atoms) {
                 let node = self.node(*id);
                 if node.unique && self.reads(verdict, node, ARRAY) {
@@ -2016,7 +2016,7 @@ fn string_chars(raw: &[u8]) -> u64 {
 static ANY_NODE: std::sync::LazyLock<Node> = std::sync::LazyLock::new(Node::default);
 
 /// The quick walk's verdicts, value by value, for the single-pass reader
-/// ([`crate::reader`]), which reads each value once and asks these as it
+/// ([`crate::gate::structural::reader`]), which reads each value once and asks these as it
 /// goes: the same keywords, the same answers, without a second reading.
 impl Shape {
     fn node(&self, id: Id) -> &Node {
@@ -2100,7 +2100,7 @@ impl Shape {
 
     /// Whether subschema `id` takes numbers that are integers and no
     /// other (`"type": "integer"`): a number there is read into an
-    /// integer type (see [`crate::number::with_plain_integers`]).
+    /// integer type (see [`crate::json::number::with_plain_integers`]).
     pub(crate) fn integer_only(&self, id: Id) -> bool {
         self.node(id).kinds & (INTEGER | FRACTION) == INTEGER
     }
@@ -2304,7 +2304,7 @@ fn chosen(node: &Node, kind: u8, raw: &[u8]) -> bool {
         && inner.len() <= 16
         && plain
             .iter()
-            .any(|choice| crate::text::same_text(choice.as_bytes(), inner))
+            .any(|choice| crate::json::text::same_text(choice.as_bytes(), inner))
     {
         return true;
     }
@@ -2326,7 +2326,7 @@ fn chosen_by_value(node: &Node, kind: u8, raw: &[u8]) -> bool {
         && inner.len() > 16
         && plain
             .iter()
-            .any(|choice| crate::text::same_text(choice.as_bytes(), inner))
+            .any(|choice| crate::json::text::same_text(choice.as_bytes(), inner))
     {
         return true;
     }

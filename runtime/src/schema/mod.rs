@@ -1,13 +1,15 @@
 //! The canonical schema of a tool's arguments, its fingerprint, and lookups
 //! into it for rejection messages.
 
+pub(crate) mod described;
+
 use schemars::JsonSchema;
 use schemars::Schema;
 use schemars::generate::{SchemaGenerator, SchemaSettings};
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 
-use crate::pointer;
+use crate::json::pointer;
 
 /// The draft 2020-12 schema of `A`, as the model should see it.
 #[cfg(test)]
@@ -62,7 +64,7 @@ fn canonical_of(mut value: Value) -> Value {
 /// - An integer map key is read as a JSON number: `^\d+$` would admit `007`,
 ///   which the server refuses; the pattern says what the server reads. The
 ///   key type's range, which schemars does not write, is stated once the
-///   definition can read the arguments (see [`crate::keys::state_keys`]),
+///   definition can read the arguments (see [`crate::register::keys::state_keys`]),
 ///   as are the keys of a `bool`, a `char` or a documented enum, of which
 ///   schemars writes nothing.
 fn tighten(node: &mut Value) {
@@ -99,7 +101,7 @@ fn tighten(node: &mut Value) {
 
 /// schemars' integer key patterns, and what serde_json reads as a key.
 /// Neither states the key type's range, which schemars does not write:
-/// [`crate::keys::state_keys`] replaces each with its type's range
+/// [`crate::register::keys::state_keys`] replaces each with its type's range
 /// where it can learn the type.
 const INTEGER_KEYS: [(&str, &str); 2] = [
     (r"^\d+$", "^(0|[1-9][0-9]*)$"),
@@ -193,7 +195,7 @@ pub(crate) fn state_defaults(schema: &mut Value, defaults: &[crate::__private::F
 }
 
 /// A map keyed by a type with a range of its own publishes the keys'
-/// spelling, not that range (see [`crate::keys::state_keys`]).
+/// spelling, not that range (see [`crate::register::keys::state_keys`]).
 pub(crate) const INTEGER_KEYS_FIT: &str = "Numbers used as keys must fit the key's integer type.";
 
 /// Whether some map in `node` has integer keys whose range the schema
@@ -286,10 +288,10 @@ pub(crate) fn trusted_name(schema: &Value, business: &[&str]) -> Option<(String,
 }
 
 /// Keywords that validate and that the gates do not read (see
-/// `crate::shape`): no derive writes them, but
+/// `crate::gate::structural::shape`): no derive writes them, but
 /// `#[schemars(extend(…))]` or a hand-written schema can. `not` is read
 /// where it names a value (see [`names_value`]), which registration tries
-/// as it tries bounds (see `crate::lengths`).
+/// as it tries bounds (see `crate::register::lengths`).
 const UNREAD: [&str; 11] = [
     "if",
     "unevaluatedProperties",
@@ -506,11 +508,11 @@ impl<'s> Unread<'s> {
 /// allows its object's keys, where that is all it says (beside a `type`
 /// of `string` and annotations): the shortest, and the longest if it
 /// states one. What the runtime publishes for a map keyed by `char`
-/// (`{"minLength": 1, "maxLength": 1}`, see `crate::keys`): JSON Schema
+/// (`{"minLength": 1, "maxLength": 1}`, see `crate::register::keys`): JSON Schema
 /// counts a string's length in code points, as Rust counts `char`s, where
 /// a pattern's `.` may count UTF-16 units. The gates read it as a bound
-/// (see `crate::shape`); registration tries a key past each length (see
-/// `crate::lengths`). `None` where it says more, or nothing.
+/// (see `crate::gate::structural::shape`); registration tries a key past each length (see
+/// `crate::register::lengths`). `None` where it says more, or nothing.
 pub(crate) fn key_lengths(map: &serde_json::Map<String, Value>) -> Option<(u64, Option<u64>)> {
     lengths_of_keys(map.get("propertyNames")?)
 }
@@ -524,7 +526,7 @@ fn lengths_of_keys(names: &Value) -> Option<(u64, Option<u64>)> {
             "minLength" => lengths.0 = Some(value.as_u64()?),
             "maxLength" => lengths.1 = Some(value.as_u64()?),
             "type" if value == "string" => {}
-            key if crate::shape::is_annotation(key) => {}
+            key if crate::gate::structural::shape::is_annotation(key) => {}
             _ => return None,
         }
     }
@@ -539,7 +541,9 @@ fn lengths_of_keys(names: &Value) -> Option<(u64, Option<u64>)> {
 pub(crate) fn says_nothing(schema: &Value) -> bool {
     match schema {
         Value::Bool(accepts) => *accepts,
-        Value::Object(map) => map.keys().all(|k| crate::shape::is_annotation(k)),
+        Value::Object(map) => map
+            .keys()
+            .all(|k| crate::gate::structural::shape::is_annotation(k)),
         _ => false,
     }
 }
@@ -604,7 +608,7 @@ pub(crate) fn unevaluated<'s>(
             add(root, part, false, seen, names)?;
         }
         if let Some(target) = map.get("$ref") {
-            let target = crate::pointer::target(root, target.as_str()?)?;
+            let target = crate::json::pointer::target(root, target.as_str()?)?;
             if let Some(target) = target.as_object() {
                 add(root, target, false, seen, names)?;
             }
@@ -650,7 +654,7 @@ pub(crate) fn names_value(not: &Value) -> Option<&Value> {
                 [value] => value,
                 _ => return None,
             },
-            (key, _) if crate::shape::is_annotation(key) => continue,
+            (key, _) if crate::gate::structural::shape::is_annotation(key) => continue,
             _ => return None,
         };
         if named.replace(value).is_some() {
@@ -820,7 +824,7 @@ pub(crate) fn node_beside_ref_at<'s>(
 /// that is a `$ref` with keywords beside it.
 fn beside_ref<'s>(parent: &'s Value, segment: &str) -> Option<&'s serde_json::Map<String, Value>> {
     let map = written_child(parent, segment)?.as_object()?;
-    let beside = |k: &String| k != "$ref" && !crate::shape::is_annotation(k);
+    let beside = |k: &String| k != "$ref" && !crate::gate::structural::shape::is_annotation(k);
     (map.contains_key("$ref") && map.keys().any(beside)).then_some(map)
 }
 
@@ -870,7 +874,7 @@ fn steps_within<'s>(root: &'s Value, node: &'s Value, segment: &str, depth: u8) 
 /// The subschema `node` writes for its member or item `segment`, before
 /// any `$ref` in it is followed: from `properties`, `prefixItems`, `items`,
 /// the key pattern of integers whose range takes `segment` (see
-/// [`crate::keys::KeyRange`]; no other pattern is compiled for a lookup)
+/// [`crate::register::keys::KeyRange`]; no other pattern is compiled for a lookup)
 /// or `additionalProperties`, not through a union.
 fn written_child<'s>(node: &'s Value, segment: &str) -> Option<&'s Value> {
     if let Some(child) = node.get("properties").and_then(|p| p.get(segment)) {
@@ -880,7 +884,8 @@ fn written_child<'s>(node: &'s Value, segment: &str) -> Option<&'s Value> {
         .into_iter()
         .flatten()
         .find(|(pattern, _)| {
-            crate::keys::KeyRange::of_pattern(pattern).is_some_and(|range| range.takes(segment))
+            crate::register::keys::KeyRange::of_pattern(pattern)
+                .is_some_and(|range| range.takes(segment))
         });
     if let Some((_, child)) = keyed {
         return Some(child);

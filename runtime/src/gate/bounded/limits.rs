@@ -103,7 +103,7 @@ impl Limits {
     /// assert_eq!((refused.code(), refused.path()), (Code::DuplicateKey, "/params"));
     /// ```
     pub fn check<'a>(&self, json: &'a [u8]) -> Result<crate::RawArgs<'a>, crate::Rejection> {
-        crate::bounded::scan(json, self)
+        crate::gate::bounded::scan(json, self)
     }
 }
 

@@ -11,7 +11,7 @@ use std::borrow::Cow;
 
 use smallvec::SmallVec;
 
-use crate::shape::{Child, Id, Shape};
+use crate::gate::structural::shape::{Child, Id, Shape};
 
 /// The integer a number token (as gate 1 accepted it) equals, when the
 /// token is not written as that integer: `2.0` → 2, `1e2` → 100, `10e-1`

@@ -401,7 +401,7 @@ fn range(node: &Value) -> Option<String> {
 fn with_beside(beside: &serde_json::Map<String, Value>, node: &Value) -> Option<Value> {
     let mut merged = node.as_object()?.clone();
     for (key, value) in beside {
-        if key == "$ref" || crate::gate::structural::shape::is_annotation(key) {
+        if key == "$ref" || crate::schema::is_annotation(key) {
             continue;
         }
         let lower = key.starts_with("min") || key == "exclusiveMinimum";

@@ -1664,7 +1664,7 @@ fn constant(schema: &Value) -> Option<&Value> {
 /// The keywords beside a `$ref` in `node`, if it has any but annotations.
 fn beside_ref(node: &Value) -> Option<&Map<String, Value>> {
     let map = node.as_object()?;
-    let beside = |k: &String| k != "$ref" && !crate::gate::structural::shape::is_annotation(k);
+    let beside = |k: &String| k != "$ref" && !crate::schema::is_annotation(k);
     (map.contains_key("$ref") && map.keys().any(beside)).then_some(map)
 }
 

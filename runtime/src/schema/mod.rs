@@ -526,7 +526,7 @@ fn lengths_of_keys(names: &Value) -> Option<(u64, Option<u64>)> {
             "minLength" => lengths.0 = Some(value.as_u64()?),
             "maxLength" => lengths.1 = Some(value.as_u64()?),
             "type" if value == "string" => {}
-            key if crate::gate::structural::shape::is_annotation(key) => {}
+            key if is_annotation(key) => {}
             _ => return None,
         }
     }
@@ -541,9 +541,7 @@ fn lengths_of_keys(names: &Value) -> Option<(u64, Option<u64>)> {
 pub(crate) fn says_nothing(schema: &Value) -> bool {
     match schema {
         Value::Bool(accepts) => *accepts,
-        Value::Object(map) => map
-            .keys()
-            .all(|k| crate::gate::structural::shape::is_annotation(k)),
+        Value::Object(map) => map.keys().all(|k| is_annotation(k)),
         _ => false,
     }
 }
@@ -654,7 +652,7 @@ pub(crate) fn names_value(not: &Value) -> Option<&Value> {
                 [value] => value,
                 _ => return None,
             },
-            (key, _) if crate::gate::structural::shape::is_annotation(key) => continue,
+            (key, _) if is_annotation(key) => continue,
             _ => return None,
         };
         if named.replace(value).is_some() {
@@ -677,6 +675,14 @@ pub(crate) fn output<T: JsonSchema>() -> Option<Value> {
         root.remove("title");
     }
     Some(value)
+}
+
+/// Whether `key` is a keyword that only annotates (no check depends on it).
+pub(crate) fn is_annotation(key: &str) -> bool {
+    matches!(
+        key,
+        "description" | "title" | "examples" | "$comment" | "default" | "deprecated"
+    )
 }
 
 /// Keywords that annotate without validating; they do not change the contract.
@@ -824,7 +830,7 @@ pub(crate) fn node_beside_ref_at<'s>(
 /// that is a `$ref` with keywords beside it.
 fn beside_ref<'s>(parent: &'s Value, segment: &str) -> Option<&'s serde_json::Map<String, Value>> {
     let map = written_child(parent, segment)?.as_object()?;
-    let beside = |k: &String| k != "$ref" && !crate::gate::structural::shape::is_annotation(k);
+    let beside = |k: &String| k != "$ref" && !is_annotation(k);
     (map.contains_key("$ref") && map.keys().any(beside)).then_some(map)
 }
 

@@ -1,5 +1,7 @@
 //! Gate 2: serde into the closed argument struct.
 
+pub(crate) mod integers;
+pub(crate) mod parsed;
 pub(crate) mod reader;
 pub(crate) mod shape;
 pub(crate) mod unique;
@@ -11,26 +13,8 @@ use std::borrow::Cow;
 use crate::gate::Gate;
 use crate::json::pointer::{self, Segment, Step};
 use crate::{Code, Limits, RawArgs, Rejection, ToolDef, gate::bounded, outcome::message};
+pub use parsed::Parsed;
 use reader::Serde;
-
-/// Arguments that deserialized into the tool's closed struct: every required
-/// field present, no unknown field, every value of the right type and within
-/// the range of its Rust type. Not yet checked against the rules.
-///
-/// Made only by the toolbox's gate 2; consumed by gate 3.
-///
-/// ```compile_fail
-/// let forged = toolgate::Parsed(1u8);
-/// ```
-#[derive(Debug)]
-pub struct Parsed<A>(pub(crate) A);
-
-impl<A> Parsed<A> {
-    /// The parsed arguments.
-    pub fn get(&self) -> &A {
-        &self.0
-    }
-}
 
 /// Gate 2 passed, yet serde read nothing: never, as gate 2 passes only
 /// arguments serde read; refused rather than trusted.
@@ -110,8 +94,10 @@ pub(crate) fn before_rules(bytes: &[u8], def: &ToolDef) -> Option<Rejection> {
     // As the gates one by one read it (gate 2 accepted it, so it is text):
     // integers spelled otherwise (`2.0`) read as integers where the schema
     // reads an integer.
-    let text =
-        crate::json::number::with_plain_integers(core::str::from_utf8(bytes).ok()?, &def.shape);
+    let text = crate::gate::structural::integers::with_plain_integers(
+        core::str::from_utf8(bytes).ok()?,
+        &def.shape,
+    );
     def.shape.check(&text, def.schema()).err()
 }
 
@@ -139,7 +125,7 @@ fn gate_by_gate(
 fn separately(raw: RawArgs<'_>, def: &ToolDef, serde: &mut dyn Serde) -> Result<(), Rejection> {
     let schema = def.schema();
     let text = if raw.has_spelled_integers() {
-        crate::json::number::with_plain_integers(raw.as_str(), &def.shape)
+        crate::gate::structural::integers::with_plain_integers(raw.as_str(), &def.shape)
     } else {
         Cow::Borrowed(raw.as_str())
     };

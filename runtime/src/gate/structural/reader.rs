@@ -35,7 +35,7 @@ use smallvec::SmallVec;
 
 use crate::Limits;
 use crate::gate::bounded::plain_text_end;
-use crate::gate::structural::Parsed;
+use crate::gate::structural::parsed::Parsed;
 use crate::gate::structural::shape::{self, Child, Id, Shape, Tagged};
 use crate::json::pointer::Step;
 
@@ -3677,7 +3677,7 @@ mod tests {
     fn separately<A: DeserializeOwned>(json: &str, limits: &Limits) -> Option<A> {
         let raw = bounded::scan(json.as_bytes(), limits).ok()?;
         let text = if raw.has_spelled_integers() {
-            crate::json::number::with_plain_integers(json, args_shape())
+            crate::gate::structural::integers::with_plain_integers(json, args_shape())
         } else {
             json.into()
         };
@@ -4444,7 +4444,7 @@ mod tests {
                 continue;
             };
             let text = if raw.has_spelled_integers() {
-                crate::json::number::with_plain_integers(&doc, args_shape())
+                crate::gate::structural::integers::with_plain_integers(&doc, args_shape())
             } else {
                 doc.as_str().into()
             };

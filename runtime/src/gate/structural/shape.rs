@@ -825,7 +825,9 @@ impl<'s> Builder<'s> {
             Value::Bool(false) => Child::Never,
             Value::Object(map) => {
                 if let Some(reference) = map.get("$ref").and_then(Value::as_str)
-                    && map.keys().all(|k| k == "$ref" || is_annotation(k))
+                    && map
+                        .keys()
+                        .all(|k| k == "$ref" || crate::schema::is_annotation(k))
                 {
                     return self.reference(reference);
                 }
@@ -1040,14 +1042,6 @@ impl<'s> Builder<'s> {
         }
         node
     }
-}
-
-/// Whether `key` is a keyword that only annotates (no check depends on it).
-pub(crate) fn is_annotation(key: &str) -> bool {
-    matches!(
-        key,
-        "description" | "title" | "examples" | "$comment" | "default" | "deprecated"
-    )
 }
 
 fn is_trivial(node: &Node) -> bool {
@@ -2100,7 +2094,7 @@ impl Shape {
 
     /// Whether subschema `id` takes numbers that are integers and no
     /// other (`"type": "integer"`): a number there is read into an
-    /// integer type (see [`crate::json::number::with_plain_integers`]).
+    /// integer type (see [`crate::gate::structural::integers::with_plain_integers`]).
     pub(crate) fn integer_only(&self, id: Id) -> bool {
         self.node(id).kinds & (INTEGER | FRACTION) == INTEGER
     }

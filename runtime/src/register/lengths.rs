@@ -36,7 +36,7 @@ use serde_json::{Map, Value};
 use crate::json::pointer::{self, Step};
 use crate::register::pattern::Compiled;
 use crate::schema::Evaluated;
-use crate::{Code, Limits, Tool, gate::bounded};
+use crate::{Code, Tool, gate::bounded};
 
 /// Levels below which optional fields are left out and lists left empty,
 /// so that recursive types end.
@@ -661,25 +661,17 @@ fn some_subschema(schema: &Value, this: &dyn Fn(&Map<String, Value>) -> bool) ->
     }
 }
 
-/// The limits an instance is checked under: wide enough for any instance
-/// the builder makes, so that only the tool's own gates decide.
-pub(crate) const PROBE_LIMITS: Limits = Limits::DEFAULT
-    .max_bytes(1 << 20)
-    .max_depth(256)
-    .max_nodes(1 << 20)
-    .max_string_bytes(1 << 20);
-
 /// What gates 1–3 of a tool made of an instance.
 enum Probe {
     Accepted,
     Refused,
-    /// Past [`PROBE_LIMITS`]: the tool's own gates never saw it.
+    /// Past [`PROBE_LIMITS`](crate::gate::bounded::limits::PROBE_LIMITS): the tool's own gates never saw it.
     TooLarge,
 }
 
 fn probe<S: 'static>(tool: &dyn Tool<S>, instance: &Value) -> Probe {
     let text = instance.to_string();
-    match bounded::scan(text.as_bytes(), &PROBE_LIMITS) {
+    match bounded::scan(text.as_bytes(), &crate::gate::bounded::limits::PROBE_LIMITS) {
         Err(_) => Probe::TooLarge,
         Ok(raw) => match tool.__check(raw, tool.definition()) {
             Ok(()) => Probe::Accepted,
@@ -695,7 +687,7 @@ fn passes<S: 'static>(tool: &dyn Tool<S>, instance: &Value) -> Result<(), crate:
 
 /// Gates 1–3 of `tool` on `text`.
 fn passes_text<S: 'static>(tool: &dyn Tool<S>, text: &str) -> Result<(), crate::Rejection> {
-    let raw = bounded::scan(text.as_bytes(), &PROBE_LIMITS)?;
+    let raw = bounded::scan(text.as_bytes(), &crate::gate::bounded::limits::PROBE_LIMITS)?;
     tool.__check(raw, tool.definition())
 }
 

@@ -198,7 +198,7 @@ fn longest(
 /// Gates 1–3 of `tool` on `text`, read in one pass and only so, as
 /// registration's proof reads it.
 pub(crate) fn accepts<S: 'static>(tool: &dyn Tool<S>, text: &str) -> bool {
-    let limits = &crate::register::lengths::PROBE_LIMITS;
+    let limits = &crate::gate::bounded::limits::PROBE_LIMITS;
     bounded::begin(text.as_bytes(), Some(text), limits)
         .is_ok_and(|raw| tool.__check(raw.probing(), tool.definition()).is_ok())
 }

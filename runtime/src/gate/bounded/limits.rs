@@ -112,3 +112,12 @@ impl Default for Limits {
         Limits::DEFAULT
     }
 }
+
+/// The limits registration checks an instance under: wide enough for any
+/// instance it builds (see `crate::register::lengths`), so that only the
+/// tool's own gates decide.
+pub(crate) const PROBE_LIMITS: Limits = Limits::DEFAULT
+    .max_bytes(1 << 20)
+    .max_depth(256)
+    .max_nodes(1 << 20)
+    .max_string_bytes(1 << 20);

@@ -587,7 +587,7 @@ pub(crate) fn keys_read_as_text<T>(check: impl FnOnce() -> T) -> (T, Vec<TextKey
 /// checked and nothing is decided.
 pub(crate) fn read_keys(json: &str, serde: &mut dyn Serde) {
     let found = Cell::new(None);
-    let limits = crate::register::lengths::PROBE_LIMITS;
+    let limits = crate::gate::bounded::limits::PROBE_LIMITS;
     let mut reader = Reader::new(json.as_bytes(), Some(json), &limits, no_shape());
     reader.probe = Some(&found);
     reader.recording = true;

@@ -49,8 +49,7 @@ pub fn read_keys<A: serde::de::DeserializeOwned>(text: &str) {
     );
 }
 
-/// A field's wire name, and its default as the schema states it.
-pub type FieldDefault = (&'static str, fn() -> Option<serde_json::Value>);
+pub use crate::schema::FieldDefault;
 
 /// A tool's definition, built from `meta` and the result's schema
 /// (`output`, found by [`Output`]) on first use. The cell is each tool's

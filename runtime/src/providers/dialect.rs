@@ -363,7 +363,7 @@ impl Cx<'_> {
         if let Some(patterns) = patterns {
             self.keyed_by_pattern(patterns, &mut out, &mut notes)?;
         }
-        notes.extend(key_lengths.map(crate::register::keys::lengths_in_words));
+        notes.extend(key_lengths.map(crate::schema::map_keys::lengths_in_words));
         self.unions(&mut out, &mut notes);
         self.objects(&mut out, &mut notes)?;
         self.nullable(&mut out);
@@ -478,7 +478,7 @@ impl Cx<'_> {
         out.insert("additionalProperties".to_owned(), walked);
         for pattern in patterns.keys() {
             notes.push(
-                crate::register::keys::pattern_in_words(pattern)
+                crate::schema::map_keys::pattern_in_words(pattern)
                     .unwrap_or_else(|| format!("keys must match the pattern {pattern}")),
             );
         }

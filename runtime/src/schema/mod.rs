@@ -2,6 +2,7 @@
 //! into it for rejection messages.
 
 pub(crate) mod described;
+pub(crate) mod map_keys;
 
 use schemars::JsonSchema;
 use schemars::Schema;
@@ -177,10 +178,13 @@ pub(crate) fn described(
     }
 }
 
+/// A field's wire name, and its default as the schema states it.
+pub type FieldDefault = (&'static str, fn() -> Option<serde_json::Value>);
+
 /// Adds each field's default to its property: `"default": 1`. A field
 /// with a default accepts `null` as well as being left out, both meaning
 /// the default (the argument struct holds it as an `Option`).
-pub(crate) fn state_defaults(schema: &mut Value, defaults: &[crate::__private::FieldDefault]) {
+pub(crate) fn state_defaults(schema: &mut Value, defaults: &[FieldDefault]) {
     for (field, value) in defaults {
         if let (Some(property), Some(value)) = (
             schema
@@ -880,7 +884,7 @@ fn steps_within<'s>(root: &'s Value, node: &'s Value, segment: &str, depth: u8) 
 /// The subschema `node` writes for its member or item `segment`, before
 /// any `$ref` in it is followed: from `properties`, `prefixItems`, `items`,
 /// the key pattern of integers whose range takes `segment` (see
-/// [`crate::register::keys::KeyRange`]; no other pattern is compiled for a lookup)
+/// [`crate::schema::map_keys::KeyRange`]; no other pattern is compiled for a lookup)
 /// or `additionalProperties`, not through a union.
 fn written_child<'s>(node: &'s Value, segment: &str) -> Option<&'s Value> {
     if let Some(child) = node.get("properties").and_then(|p| p.get(segment)) {
@@ -890,7 +894,7 @@ fn written_child<'s>(node: &'s Value, segment: &str) -> Option<&'s Value> {
         .into_iter()
         .flatten()
         .find(|(pattern, _)| {
-            crate::register::keys::KeyRange::of_pattern(pattern)
+            crate::schema::map_keys::KeyRange::of_pattern(pattern)
                 .is_some_and(|range| range.takes(segment))
         });
     if let Some((_, child)) = keyed {

@@ -41,13 +41,13 @@ pub(crate) enum Gate {
     /// Gate 5: each resolved object authorized ([`resource`]).
     Authorize,
     /// The tool's own checks on the authorized objects, before gate 6
-    /// ([`crate::tool`]).
+    /// ([`crate::tool`](mod@crate::tool)).
     Checks,
     /// Gate 6: approval, idempotency, the store and its rules, the body's
     /// deadline ([`effect`]); rate limits and retry budgets are counted in
-    /// [`crate::toolbox`], a call's admission by gate 6 in [`crate::tool`].
+    /// [`crate::toolbox`], a call's admission by gate 6 in [`crate::tool`](mod@crate::tool).
     Effect,
-    /// Gate 7: the body, its panics contained ([`panic`]).
+    /// Gate 7: the body, its panics contained ([`panic`](mod@panic)).
     Execute,
 }
 

@@ -176,8 +176,9 @@ pub(crate) fn any_digits(min: usize, max: usize) -> String {
     }
 }
 
-/// What a map's keys are, learned from its key type (see [`state_keys`]),
-/// and how the schema states it.
+/// What a map's keys are, learned from its key type (see
+/// [`state_keys`](crate::register::keys::state_keys)), and how the schema
+/// states it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) enum Keys {
     /// Integers of a range: a key pattern (see [`KeyRange::pattern`]).

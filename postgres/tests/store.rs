@@ -8,10 +8,12 @@
 //! These tests need a server: set `TOOLGATE_POSTGRES_URL` to a database
 //! they may create tables in, for example
 //! `TOOLGATE_POSTGRES_URL=postgres://postgres:secret@127.0.0.1/toolgate_test`.
-//! Without it, each test says on standard error that it was skipped, and
-//! passes. CI sets it, and there they run.
+//! The tests that need it are ignored unless asked for, and say so with
+//! their reason: `cargo test -p toolgate-postgres --test store -- --ignored
+//! --skip second_process --skip doomed_process` runs them (the two it
+//! skips are the other processes of the two-process tests). CI sets the
+//! variable and runs them so.
 
-use std::io::Write as _;
 use std::str::FromStr as _;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
@@ -24,18 +26,15 @@ use toolgate_store_suite::{self as suite, Store};
 
 const URL: &str = "TOOLGATE_POSTGRES_URL";
 
-/// The database URL, or `None` after saying, past the test harness's
-/// output capture, that the test was skipped and how to run it.
-fn url(test: &str) -> Option<String> {
+/// The database URL. A test that needs one is ignored, with that reason,
+/// unless asked for (`cargo test -- --ignored`); asked for without one, it
+/// fails, saying how to run it.
+fn url() -> String {
     match std::env::var(URL) {
-        Ok(url) if !url.is_empty() => Some(url),
-        _ => {
-            let _ = writeln!(
-                std::io::stderr(),
-                "SKIPPED {test}: no PostgreSQL. Set {URL}=postgres://user:password@host/database to run it."
-            );
-            None
-        }
+        Ok(url) if !url.is_empty() => url,
+        _ => panic!(
+            "no PostgreSQL: set {URL}=postgres://user:password@host/database to run this test"
+        ),
     }
 }
 
@@ -54,18 +53,16 @@ async fn open(url: &str) -> Store {
 }
 
 #[test]
+#[ignore = "needs PostgreSQL: set TOOLGATE_POSTGRES_URL"]
 fn the_postgres_store_passes_the_store_suite() {
-    let Some(url) = url("the_postgres_store_passes_the_store_suite") else {
-        return;
-    };
+    let url = url();
     suite::runtime().block_on(suite::assert_suite(|| open(&url)));
 }
 
 #[test]
+#[ignore = "needs PostgreSQL: set TOOLGATE_POSTGRES_URL"]
 fn the_postgres_store_follows_the_rules() {
-    let Some(url) = url("the_postgres_store_follows_the_rules") else {
-        return;
-    };
+    let url = url();
     suite::runtime().block_on(async {
         let store = PostgresStore::connect(&url).await.unwrap();
         suite::model::assert_follows_the_rules(&store).await;
@@ -82,10 +79,9 @@ fn second_process() {
 }
 
 #[test]
+#[ignore = "needs PostgreSQL: set TOOLGATE_POSTGRES_URL"]
 fn two_processes_on_one_database_run_a_call_once() {
-    let Some(url) = url("two_processes_on_one_database_run_a_call_once") else {
-        return;
-    };
+    let url = url();
     let rt = suite::runtime();
     let store = rt.block_on(open(&url));
     let session = suite::fresh("processes");
@@ -110,10 +106,9 @@ fn doomed_process() {
 }
 
 #[test]
+#[ignore = "needs PostgreSQL: set TOOLGATE_POSTGRES_URL"]
 fn a_process_killed_in_a_body_leaves_a_lease_that_runs_out() {
-    let Some(url) = url("a_process_killed_in_a_body_leaves_a_lease_that_runs_out") else {
-        return;
-    };
+    let url = url();
     let rt = suite::runtime();
     let store = rt.block_on(open(&url));
     let session = suite::fresh("killed");
@@ -138,10 +133,9 @@ fn pool(config: tokio_postgres::Config, size: usize) -> Pool {
 }
 
 #[test]
+#[ignore = "needs PostgreSQL: set TOOLGATE_POSTGRES_URL"]
 fn replicas_starting_together_migrate_once() {
-    let Some(url) = url("replicas_starting_together_migrate_once") else {
-        return;
-    };
+    let url = url();
     let rt = suite::runtime();
     rt.block_on(async {
         // A schema of its own, so that the tables are created here.
@@ -258,11 +252,9 @@ fn pay_invoice(
 }
 
 #[test]
+#[ignore = "needs PostgreSQL: set TOOLGATE_POSTGRES_URL"]
 fn a_database_lost_mid_call_loses_no_outcome_and_runs_nothing_unrecorded() {
-    let Some(url) = url("a_database_lost_mid_call_loses_no_outcome_and_runs_nothing_unrecorded")
-    else {
-        return;
-    };
+    let url = url();
     let rt = suite::runtime();
     rt.block_on(async {
         let direct = tokio_postgres::Config::from_str(&url).unwrap();
@@ -358,10 +350,9 @@ fn a_database_lost_mid_call_loses_no_outcome_and_runs_nothing_unrecorded() {
 }
 
 #[test]
+#[ignore = "needs PostgreSQL: set TOOLGATE_POSTGRES_URL"]
 fn expired_rows_are_swept_in_batches_of_256() {
-    let Some(url) = url("expired_rows_are_swept_in_batches_of_256") else {
-        return;
-    };
+    let url = url();
     suite::runtime().block_on(async {
         let (store, scratch) = Scratch::new(&url, "sweep").await;
         let t0 = std::time::SystemTime::UNIX_EPOCH + std::time::Duration::from_secs(1_900_000_000);
@@ -383,10 +374,9 @@ fn expired_rows_are_swept_in_batches_of_256() {
 }
 
 #[test]
+#[ignore = "needs PostgreSQL: set TOOLGATE_POSTGRES_URL"]
 fn a_toolbox_on_a_clock_ahead_sweeps_no_live_row() {
-    let Some(url) = url("a_toolbox_on_a_clock_ahead_sweeps_no_live_row") else {
-        return;
-    };
+    let url = url();
     suite::runtime().block_on(async {
         let (store, scratch) = Scratch::new(&url, "ahead").await;
         suite::assert_sweeps_spare_live_rows(&store).await;
@@ -448,10 +438,9 @@ impl Scratch {
 }
 
 #[test]
+#[ignore = "needs PostgreSQL: set TOOLGATE_POSTGRES_URL"]
 fn two_processes_on_one_database_resume_an_approval_once() {
-    let Some(url) = url("two_processes_on_one_database_resume_an_approval_once") else {
-        return;
-    };
+    let url = url();
     let rt = suite::runtime();
     let store = rt.block_on(open(&url));
     let session = suite::fresh("resumes");
@@ -524,11 +513,9 @@ fn connecting_to_a_server_that_never_answers_fails_within_the_deadline() {
 }
 
 #[test]
+#[ignore = "needs PostgreSQL: set TOOLGATE_POSTGRES_URL"]
 fn calls_waiting_for_another_sessions_lock_answer_within_their_deadline() {
-    let Some(url) = url("calls_waiting_for_another_sessions_lock_answer_within_their_deadline")
-    else {
-        return;
-    };
+    let url = url();
     suite::runtime().block_on(async {
         let scratch = Scratch::empty(&url, "locked").await;
         // One connection: the calls queue for it, too.
@@ -682,10 +669,9 @@ async fn pump(
 }
 
 #[test]
+#[ignore = "needs PostgreSQL: set TOOLGATE_POSTGRES_URL"]
 fn calls_to_a_frozen_server_answer_within_their_deadline() {
-    let Some(url) = url("calls_to_a_frozen_server_answer_within_their_deadline") else {
-        return;
-    };
+    let url = url();
     suite::runtime().block_on(async {
         let direct = tokio_postgres::Config::from_str(&url).unwrap();
         let host = match direct.get_hosts().first() {
@@ -756,10 +742,9 @@ fn calls_to_a_frozen_server_answer_within_their_deadline() {
 }
 
 #[test]
+#[ignore = "needs PostgreSQL: set TOOLGATE_POSTGRES_URL"]
 fn a_schema_newer_than_this_release_is_refused_naming_both_versions() {
-    let Some(url) = url("a_schema_newer_than_this_release_is_refused_naming_both_versions") else {
-        return;
-    };
+    let url = url();
     suite::runtime().block_on(async {
         let scratch = Scratch::empty(&url, "newer").await;
         scratch.store(PostgresOptions::default(), 1).await.unwrap();
@@ -787,10 +772,9 @@ fn a_schema_newer_than_this_release_is_refused_naming_both_versions() {
 }
 
 #[test]
+#[ignore = "needs PostgreSQL: set TOOLGATE_POSTGRES_URL"]
 fn a_counter_stops_at_its_largest_value() {
-    let Some(url) = url("a_counter_stops_at_its_largest_value") else {
-        return;
-    };
+    let url = url();
     suite::runtime().block_on(async {
         let (store, scratch) = Scratch::new(&url, "counter").await;
         let now = std::time::SystemTime::now();

@@ -23,37 +23,9 @@ pub(crate) const MAX_FIELD_CHARS: usize = 256;
 /// name the model invented needs no more to be recognised.
 const MAX_TOOL_CHARS: usize = 64;
 
-/// Where in the call path a decision was made.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Gate {
-    Admission,
-    BoundedParse,
-    Structure,
-    Rules,
-    Version,
-    Resolve,
-    Authorize,
-    Checks,
-    Effect,
-    Execute,
-}
-
-impl Gate {
-    pub(crate) fn as_str(self) -> &'static str {
-        match self {
-            Gate::Admission => "admission",
-            Gate::BoundedParse => "bounded_parse",
-            Gate::Structure => "structure",
-            Gate::Rules => "rules",
-            Gate::Version => "version",
-            Gate::Resolve => "resolve",
-            Gate::Authorize => "authorize",
-            Gate::Checks => "checks",
-            Gate::Effect => "effect",
-            Gate::Execute => "execute",
-        }
-    }
-}
+/// Named here too, so that the call path names the gate beside the audit
+/// call that records it.
+pub(crate) use crate::gate::Gate;
 
 /// Free text as an audit field: at most [`MAX_FIELD_CHARS`] characters, with
 /// `\`, newlines, control and other unprintable characters escaped as

@@ -280,7 +280,7 @@ impl ToolContext {
             // so the check needs no registers saved around one.
             Allowed::Listed(list) if name.len() <= 16 => list
                 .iter()
-                .any(|n| crate::text::same_text(n.as_bytes(), name.as_bytes())),
+                .any(|n| crate::json::text::same_text(n.as_bytes(), name.as_bytes())),
             Allowed::Listed(list) => listed(list, name),
         }
     }

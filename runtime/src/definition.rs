@@ -54,7 +54,7 @@ pub struct ToolDef {
     /// `(rust name, wire name)` of renamed top-level fields.
     pub(crate) renames: &'static [(&'static str, &'static str)],
     /// The schema's structural keywords, compiled for gate 2.
-    pub(crate) shape: crate::shape::Shape,
+    pub(crate) shape: crate::gate::structural::shape::Shape,
     /// Names the tool declared as its own data although they look like
     /// trusted context (`#[tool(business_fields = [...])]`).
     pub(crate) business_fields: &'static [&'static str],

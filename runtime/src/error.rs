@@ -145,7 +145,7 @@ impl ToolError {
     /// assert_eq!(error.as_rejection().map(|r| r.code()), Some(Code::Stale));
     /// ```
     pub fn stale() -> Self {
-        ToolError(Repr::Rejected(crate::effect::stale()))
+        ToolError(Repr::Rejected(crate::gate::effect::stale()))
     }
 
     /// The reason for a flat denial from [`not_permitted`](Self::not_permitted),

@@ -4,15 +4,18 @@
 //! server decides. Put `#[tool]` on an ordinary function and every call to it
 //! passes, in an order the types enforce:
 //!
-//! | gate | what | failure |
-//! |---|---|---|
-//! | 0 | the tool exists, is allowed in this request, the caller holds its scope | one flat `NOT_PERMITTED` |
-//! | 1 | bounded parse: size, depth, nodes, string length, duplicate keys, UTF-8 | specific, not retryable |
-//! | 2 | serde into a closed struct (`deny_unknown_fields`) | specific, retryable |
-//! | 3 | garde rules | specific, retryable |
-//! | 4–5 | each referenced object resolved in the caller's tenant, then authorized | one flat `NOT_PERMITTED` |
-//! | 6 | approval for irreversible calls, idempotency for writes ([`Approval`]) | `approval_required`, a replay, or a gate-6 code |
-//! | 7 | the body, with `&ToolContext` and state injected | internal errors never leak |
+//! | gate | what | failure | types | module (in `src/`) |
+//! |---|---|---|---|---|
+//! | 0 | the tool exists, is allowed in this request, the caller holds its scope | one flat `NOT_PERMITTED` | [`Toolbox::call`] | `toolbox` |
+//! | 1 | bounded parse: size, depth, nodes, string length, duplicate keys, UTF-8 | specific, not retryable | [`Limits`], [`RawArgs`] | `gate/bounded` |
+//! | 2 | serde into a closed struct (`deny_unknown_fields`) | specific, retryable | [`Parsed`] | `gate/structural` |
+//! | 3 | garde rules | specific, retryable | [`Valid`] | `gate/semantic` |
+//! | 4–5 | each referenced object resolved in the caller's tenant, then authorized | one flat `NOT_PERMITTED` | [`Resolved`], [`Authorized`] | `gate/resource` |
+//! | 6 | approval for irreversible calls, idempotency for writes ([`Approval`]) | `approval_required`, a replay, or a gate-6 code | [`EffectPolicy`], [`EffectStore`] | `gate/effect` |
+//! | 7 | the body, with `&ToolContext` and state injected | internal errors never leak | [`Outcome`], [`ToolError`] | `tool`, `gate/panic` |
+//!
+//! Before any call, [`Toolbox::register`] proves what a tool's schema
+//! promises or refuses the tool ([`RegisterError`]; `register/`).
 //!
 //! ```
 //! use toolgate::{tool, DomainCode, ToolContext, ToolError, Toolbox};
@@ -55,43 +58,24 @@
     clippy::indexing_slicing
 )]
 
-mod accepted;
 mod arguments;
 mod audit;
-mod bounded;
-mod code;
 mod context;
 mod definition;
-mod described;
-mod effect;
 mod error;
+mod gate;
 pub mod guide;
-mod keys;
-mod lengths;
-mod limits;
-mod message;
-mod number;
+mod json;
 mod outcome;
-mod panic;
-mod pattern;
-mod pointer;
-mod proven;
 pub mod providers;
-mod reader;
-mod rejection;
-mod resource;
+mod register;
 mod schema;
-mod semantic;
-mod shape;
 mod stored;
-mod structural;
 mod telemetry;
 #[cfg(feature = "testing")]
 pub mod testing;
-mod text;
 mod tool;
 mod toolbox;
-mod unique;
 mod wire;
 
 #[doc(hidden)]
@@ -99,24 +83,24 @@ mod wire;
 pub mod __private;
 
 pub use arguments::Arguments;
-pub use bounded::RawArgs;
-pub use code::{Code, DomainCode};
 pub use context::{Extensions, ToolContext};
 pub use definition::{Effect, ResourceField, ToolDef};
-pub use effect::{
+pub use error::{BodyCode, ToolError};
+pub use gate::bounded::RawArgs;
+pub use gate::bounded::limits::Limits;
+pub use gate::effect::{
     Approval, ApprovalRule, ApprovalState, Bucket, Claim, Clock, Consumed, Decided, Decision,
     EffectPolicy, EffectStore, FlushError, MemoryStore, Seen, StoreError, SystemClock, rules,
 };
-pub use error::{BodyCode, ToolError};
-pub use limits::Limits;
-pub use outcome::{Failure, Outcome};
-pub use rejection::{MAX_MESSAGE_CHARS, Rejection};
-pub use resource::{
+pub use gate::resource::{
     Authorize, Authorized, CallInfo, CallPolicy, Denied, Fault, Resolved, Resource, ToolInfo,
 };
-pub use semantic::Valid;
+pub use gate::semantic::Valid;
+pub use gate::structural::Parsed;
+pub use outcome::code::{Code, DomainCode};
+pub use outcome::rejection::{MAX_MESSAGE_CHARS, Rejection};
+pub use outcome::{Failure, Outcome};
 pub use stored::StoredCall;
-pub use structural::Parsed;
 pub use tool::{BoxFuture, Provides, Tool};
 pub use toolbox::{ApprovalError, RegisterError, Toolbox};
 

@@ -7,7 +7,7 @@ pub use serde;
 pub use serde_json;
 pub use std::sync::OnceLock;
 
-pub use crate::described::{Bound, Field, Rule, described};
+pub use crate::schema::described::{Bound, Field, Rule, described};
 pub use crate::tool::{
     Admission, BoxFuture, Call, Finished, IntoOutcome, Invocation, check, into_outcome,
 };
@@ -40,14 +40,16 @@ pub struct Meta {
 }
 
 /// Reads `text` as `A` for the probe of map keys that states in the schema
-/// what each map's keys are (`crate::keys::state_keys`): what matters is
+/// what each map's keys are (`crate::register::keys::state_keys`): what matters is
 /// what each key's type asks of the reader, not what is read.
 pub fn read_keys<A: serde::de::DeserializeOwned>(text: &str) {
-    crate::reader::read_keys(text, &mut crate::reader::Read::<A>(None));
+    crate::gate::structural::reader::read_keys(
+        text,
+        &mut crate::gate::structural::reader::Read::<A>(None),
+    );
 }
 
-/// A field's wire name, and its default as the schema states it.
-pub type FieldDefault = (&'static str, fn() -> Option<serde_json::Value>);
+pub use crate::schema::FieldDefault;
 
 /// A tool's definition, built from `meta` and the result's schema
 /// (`output`, found by [`Output`]) on first use. The cell is each tool's
@@ -67,10 +69,10 @@ pub fn definition(
 fn defined(meta: &Meta, output_schema: Option<serde_json::Value>) -> ToolDef {
     let mut schema = schema::root(meta.schema);
     schema::state_defaults(&mut schema, meta.defaults);
-    crate::keys::state_keys(&mut schema, meta.keys);
+    crate::register::keys::state_keys(&mut schema, meta.keys);
     let fingerprint = schema::fingerprint(&schema);
-    let shape = crate::shape::Shape::new(&schema);
-    let sets = crate::accepted::declares_sets(&schema);
+    let shape = crate::gate::structural::shape::Shape::new(&schema);
+    let sets = crate::gate::accepted::declares_sets(&schema);
     ToolDef {
         sets,
         shape,
@@ -610,7 +612,7 @@ pub(crate) fn definition_for_tests(schema: serde_json::Value) -> ToolDef {
         keys: |_| {},
     };
     let mut def = defined(&META, None);
-    def.sets = crate::accepted::declares_sets(&schema);
+    def.sets = crate::gate::accepted::declares_sets(&schema);
     def.schema = schema;
     def
 }

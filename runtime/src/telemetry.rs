@@ -25,7 +25,8 @@ use core::future::Future;
 
 use tracing::field::Empty;
 
-use crate::audit::{self, Gate};
+use crate::audit;
+use crate::gate::Gate;
 use crate::{Code, Outcome, ToolContext};
 
 /// Longest argument or result text a span records, in characters: enough

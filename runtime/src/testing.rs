@@ -1001,7 +1001,7 @@ pub async fn assert_approvals_hold<S, F>(
     // The conversation and the call id this run makes up are its own: on
     // a store that keeps the rows of earlier runs (a shared database),
     // another run's approvals are not this run's.
-    let run = crate::effect::new_id().unwrap_or_else(|_| "apr_harness".to_owned());
+    let run = crate::gate::effect::new_id().unwrap_or_else(|_| "apr_harness".to_owned());
     let count = || side_effects(toolbox.state());
     let mut failures: Vec<String> = Vec::new();
     let mut check = |ok: bool, what: String| {
@@ -1154,7 +1154,7 @@ pub async fn assert_approvals_hold<S, F>(
         // A call id of this run's own: on a store that keeps earlier runs'
         // records (a shared database), a fixed one would find the approval
         // an earlier run asked for, still live on this run's clock.
-        let call_id = match crate::effect::new_id() {
+        let call_id = match crate::gate::effect::new_id() {
             Ok(id) => format!("toolgate-testing-expiry-{id}"),
             Err(error) => panic!("no random call id for the expiry case: {error}"),
         };
@@ -1223,7 +1223,7 @@ pub async fn assert_store_conforms(store: &dyn crate::EffectStore, racers: usize
             failures.push(what.to_owned());
         }
     };
-    let run = crate::effect::new_id().unwrap_or_else(|_| "apr_conformance".to_owned());
+    let run = crate::gate::effect::new_id().unwrap_or_else(|_| "apr_conformance".to_owned());
     let key = |name: &str| format!("{run}:{name}");
     let t0 = std::time::SystemTime::UNIX_EPOCH + Duration::from_secs(2_000_000_000);
     let s = Duration::from_secs;

@@ -8,16 +8,16 @@ use serde::Serialize;
 
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use crate::accepted::Accepted;
 use crate::audit::{self, Gate};
-use crate::effect::Effects;
 use crate::error::Repr;
+use crate::gate::accepted::Accepted;
+use crate::gate::effect::Effects;
+use crate::gate::resource::{self, Authorize, Authorized, ToolInfo};
+use crate::gate::semantic::Valid;
+use crate::gate::structural::Parsed;
+use crate::gate::structural::reader::Read;
 use crate::outcome::Failure;
-use crate::reader::Read;
-use crate::resource::{self, Authorize, Authorized, ToolInfo};
-use crate::semantic::Valid;
-use crate::structural::Parsed;
-use crate::{Approval, Outcome, RawArgs, ToolContext, ToolDef, ToolError, semantic};
+use crate::{Approval, Outcome, RawArgs, ToolContext, ToolDef, ToolError, gate::semantic};
 
 /// A boxed, sendable future, as tools return them.
 pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
@@ -162,7 +162,7 @@ pub struct Invocation<'a, S> {
     /// The effect gate's hold on the call, once [`admit`](Self::admit) let
     /// a call it gates through: boxed, so that a call it lets through at
     /// once carries one word of it.
-    pub(crate) run: Option<Box<crate::effect::Run<'a>>>,
+    pub(crate) run: Option<Box<crate::gate::effect::Run<'a>>>,
     /// The arguments as the gates accepted them, once the call needs them
     /// ([`accept`](Self::accept)): for policies, approvals and keys.
     pub(crate) accepted: Option<Box<Accepted>>,
@@ -241,12 +241,12 @@ impl<'a, S> Invocation<'a, S> {
     }
 
     /// The gates passed, yet serde read nothing: never, as the gates
-    /// refuse that (see [`structural::unread`](crate::structural::unread)).
+    /// refuse that (see [`structural::unread`](crate::gate::structural::unread)).
     /// Were it ever, the call is refused all the same: accepting the
     /// text only marks it as read.
     #[cold]
     fn unread(&self) -> Outcome {
-        let (gate, r) = crate::structural::unread();
+        let (gate, r) = crate::gate::structural::unread();
         refused(self.ctx, self.def, gate, r)
     }
 
@@ -437,7 +437,7 @@ impl<'a, S> Invocation<'a, S> {
     /// Gate 6 before the body of a call it holds; on `Ok` the call holds
     /// its key (`run`) and runs.
     async fn held(&mut self, needs: bool, approver: Option<String>) -> Result<(), Outcome> {
-        let run = crate::effect::before(self, needs, approver).await?;
+        let run = crate::gate::effect::before(self, needs, approver).await?;
         self.run = Some(Box::new(run));
         Ok(())
     }
@@ -460,10 +460,10 @@ impl<'a, S> Invocation<'a, S> {
     pub fn run<'f, F: Future<Output = Outcome>>(
         &self,
         body: Pin<&'f mut F>,
-    ) -> crate::effect::Timed<'f, F> {
+    ) -> crate::gate::effect::Timed<'f, F> {
         self.starting();
         let limit = self.def.timeout().or(self.effects.policy.timeout);
-        crate::effect::Timed::new(body, limit)
+        crate::gate::effect::Timed::new(body, limit)
     }
 
     /// Gate 6 after the body: records its outcome for replay, if the gate
@@ -477,12 +477,12 @@ impl<'a, S> Invocation<'a, S> {
     ) -> Finished<impl Future<Output = Outcome> + use<'a, 'b, S>> {
         let outcome = match ran {
             Ok(outcome) => outcome,
-            Err(limit) => crate::effect::timed_out(self.ctx, self.def, limit),
+            Err(limit) => crate::gate::effect::timed_out(self.ctx, self.def, limit),
         };
         match self.run.take() {
             None => Finished::Now(outcome),
             Some(run) => Finished::Later(Box::pin(async move {
-                crate::effect::after(self, *run, outcome).await
+                crate::gate::effect::after(self, *run, outcome).await
             })),
         }
     }
@@ -736,7 +736,7 @@ impl<'a, S: Sync> Steps<'a, S> {
         };
         let invocation = self.invocation.take()?;
         self.at = At::Recording(Box::pin(async move {
-            crate::effect::after(&invocation, *run, outcome).await
+            crate::gate::effect::after(&invocation, *run, outcome).await
         }));
         None
     }

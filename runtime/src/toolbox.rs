@@ -6,28 +6,23 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
-use crate::effect::Effects;
+use crate::gate::effect::Effects;
 
 use crate::audit::{self, Gate};
-use crate::bounded::Reading;
+use crate::gate::bounded::Reading;
 use crate::outcome::Failure;
 use crate::telemetry::{Content, Watch};
 use crate::tool::{Call, Invocation};
 use crate::{
     Approval, ApprovalState, Arguments, Clock, Code, Decided, Decision, EffectPolicy, EffectStore,
-    Limits, Outcome, Rejection, StoreError, StoredCall, Tool, ToolContext, ToolDef, bounded, panic,
+    Limits, Outcome, Rejection, StoreError, StoredCall, Tool, ToolContext, ToolDef, gate::bounded,
+    gate::panic,
 };
 
 /// The tools a server offers, with the application state they share.
 ///
-/// Every call goes through [`call`](Self::call):
-///
-/// 0. admission: the tool is registered, in the request's allow-list, and the
-///    caller holds its scope; otherwise one flat `NOT_PERMITTED`;
-/// 1. the bounded parse ([`Limits`]);
-/// 2. serde into the tool's closed argument struct;
-/// 3. the argument rules;
-/// 4. the function body, with the context and state injected.
+/// Every call goes through [`call`](Self::call), and through the gates in
+/// the order of [the crate's table](crate).
 ///
 /// A panic after gate 1 (in a rule, a resolver, a policy, a check or the
 /// body) does not unwind out of `call`: the call ends in the same
@@ -594,17 +589,17 @@ impl<S: Send + Sync + 'static> Toolbox<S> {
             });
         }
         // Each pattern is compiled once for all of registration's checks.
-        let mut compiled = crate::pattern::Compiled::default();
-        crate::pattern::check(name, def.schema(), &mut compiled)?;
+        let mut compiled = crate::register::pattern::Compiled::default();
+        crate::register::pattern::check(name, def.schema(), &mut compiled)?;
         // The simplest instance of the schema, for the checks that need it.
-        let instance = crate::lengths::instance(def.schema());
+        let instance = crate::register::lengths::instance(def.schema());
         let key_parse = |text: &str| {
-            crate::reader::probing_keys(|| {
-                crate::proven::accepts(&*tool, text);
+            crate::gate::structural::reader::probing_keys(|| {
+                crate::register::proven::accepts(&*tool, text);
             })
         };
         if let Some(found) =
-            (instance.as_ref()).and_then(|i| crate::keys::parsed_key(i, &key_parse))
+            (instance.as_ref()).and_then(|i| crate::register::keys::parsed_key(i, &key_parse))
         {
             return Err(RegisterError::ParsedMapKey {
                 tool: name,
@@ -612,29 +607,29 @@ impl<S: Send + Sync + 'static> Toolbox<S> {
                 reads: found.reads,
             });
         }
-        if let Some(at) = crate::lengths::buffered_wide(&*tool) {
+        if let Some(at) = crate::register::lengths::buffered_wide(&*tool) {
             return Err(RegisterError::WideIntegerBuffered { tool: name, at });
         }
-        if let Some(at) = crate::lengths::buffered_key(&*tool) {
+        if let Some(at) = crate::register::lengths::buffered_key(&*tool) {
             return Err(RegisterError::MapKeyBuffered { tool: name, at });
         }
-        if let Some(at) = crate::lengths::refused_member(&*tool) {
+        if let Some(at) = crate::register::lengths::refused_member(&*tool) {
             return Err(RegisterError::MemberRefused { tool: name, at });
         }
-        match crate::lengths::unstated(&*tool) {
-            Some(crate::lengths::Unstated::Bytes(at)) => {
+        match crate::register::lengths::unstated(&*tool) {
+            Some(crate::register::lengths::Unstated::Bytes(at)) => {
                 return Err(RegisterError::LengthInBytes { tool: name, at });
             }
-            Some(crate::lengths::Unstated::MapSize(at)) => {
+            Some(crate::register::lengths::Unstated::MapSize(at)) => {
                 return Err(RegisterError::MapSizeNotInSchema { tool: name, at });
             }
             None => {}
         }
-        let reading = match crate::lengths::unenforced(&*tool, &mut compiled) {
+        let reading = match crate::register::lengths::unenforced(&*tool, &mut compiled) {
             Ok(tried) if !tried.all => Reading::BoundsFirst,
             Ok(_) => {
-                let accepts = |text: &str| crate::proven::accepts(&*tool, text);
-                if crate::proven::holds(def, instance, &accepts) {
+                let accepts = |text: &str| crate::register::proven::accepts(&*tool, text);
+                if crate::register::proven::holds(def, instance, &accepts) {
                     def.shape.prove_flat();
                 }
                 Reading::OnePass
@@ -812,7 +807,7 @@ impl<S: Send + Sync + 'static> Toolbox<S> {
         name: &str,
         (calls, period): (u32, Duration),
     ) -> Option<Rejection> {
-        let key = crate::effect::digest(&["rate", ctx.tenant(), ctx.actor(), name]);
+        let key = crate::gate::effect::digest(&["rate", ctx.tenant(), ctx.actor(), name]);
         let now = self.effects.clock.now();
         match self.effects.store.take(&key, calls, period, now).await {
             Ok(None) => None,
@@ -862,8 +857,8 @@ impl<S: Send + Sync + 'static> Toolbox<S> {
         let text = String::from_utf8_lossy(bytes);
         // Each actor's budget is their own, also in a shared conversation.
         let (tenant, actor) = (ctx.tenant(), ctx.actor());
-        let same = crate::effect::digest(&["retry", tenant, actor, session, name, &text]);
-        let all = crate::effect::digest(&["retries", tenant, actor, session]);
+        let same = crate::gate::effect::digest(&["retry", tenant, actor, session, name, &text]);
+        let all = crate::gate::effect::digest(&["retries", tenant, actor, session]);
         let policy = &self.effects.policy;
         let (retries, total) = (policy.retry_budget, policy.conversation_budget);
         let counted = async {
@@ -1067,12 +1062,12 @@ impl<S: Send + Sync + 'static> Toolbox<S> {
         };
         let now = self.effects.clock.now();
         let refusal = match &approval.state {
-            ApprovalState::Denied { .. } => Some(crate::effect::denied()),
+            ApprovalState::Denied { .. } => Some(crate::gate::effect::denied()),
             // A used approval replays the outcome of its run, if that is
             // still kept; gate 6 refuses it otherwise.
             ApprovalState::Used { .. } => None,
-            _ if now >= approval.expires_at => Some(crate::effect::expired()),
-            ApprovalState::Pending => Some(crate::effect::pending()),
+            _ if now >= approval.expires_at => Some(crate::gate::effect::expired()),
+            ApprovalState::Pending => Some(crate::gate::effect::pending()),
             ApprovalState::Approved { .. } => None,
         };
         if let Some(rejection) = refusal {
@@ -1092,7 +1087,7 @@ impl<S: Send + Sync + 'static> Toolbox<S> {
         ) {
             return refused;
         }
-        let bytes = crate::accepted::canonical(&approval.arguments);
+        let bytes = crate::gate::accepted::canonical(&approval.arguments);
         if let Some(watch) = watch {
             watch.arguments(&bytes);
         }

@@ -6,7 +6,7 @@
 use serde_json::{Map, Value};
 
 use super::ExportError;
-use crate::{ToolDef, message};
+use crate::{ToolDef, outcome::message};
 
 /// How a dialect treats `$ref`.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -182,7 +182,7 @@ fn references(node: &Value, used: &mut Vec<String>) {
             if let Some(name) = map
                 .get("$ref")
                 .and_then(Value::as_str)
-                .and_then(crate::pointer::definition_name)
+                .and_then(crate::json::pointer::definition_name)
                 && !used.contains(&name)
             {
                 used.push(name);
@@ -363,7 +363,7 @@ impl Cx<'_> {
         if let Some(patterns) = patterns {
             self.keyed_by_pattern(patterns, &mut out, &mut notes)?;
         }
-        notes.extend(key_lengths.map(crate::keys::lengths_in_words));
+        notes.extend(key_lengths.map(crate::schema::map_keys::lengths_in_words));
         self.unions(&mut out, &mut notes);
         self.objects(&mut out, &mut notes)?;
         self.nullable(&mut out);
@@ -420,7 +420,7 @@ impl Cx<'_> {
             }
             return Ok(Value::Object(out));
         }
-        let Some(target) = crate::pointer::target(self.root, reference) else {
+        let Some(target) = crate::json::pointer::target(self.root, reference) else {
             return Err(self.error(format!("`$ref` {reference} does not point into the schema")));
         };
         self.stack.push(reference.to_owned());
@@ -478,7 +478,7 @@ impl Cx<'_> {
         out.insert("additionalProperties".to_owned(), walked);
         for pattern in patterns.keys() {
             notes.push(
-                crate::keys::pattern_in_words(pattern)
+                crate::schema::map_keys::pattern_in_words(pattern)
                     .unwrap_or_else(|| format!("keys must match the pattern {pattern}")),
             );
         }

@@ -12,7 +12,7 @@ use std::sync::Arc;
 use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
 
-use crate::accepted::CallScope;
+use crate::gate::accepted::CallScope;
 use crate::{ToolContext, ToolDef};
 
 /// Something a model names by reference and the server looks up: an order,
@@ -487,7 +487,8 @@ pub(crate) async fn authorize<T, R, S>(
 where
     R: Authorize<T, S>,
 {
-    use crate::audit::{self, Gate};
+    use crate::audit;
+    use crate::gate::Gate;
     let tool = named.def.name();
     let field = named.field;
     let reference = named.reference;

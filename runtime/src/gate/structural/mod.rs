@@ -1,32 +1,20 @@
 //! Gate 2: serde into the closed argument struct.
 
+pub(crate) mod integers;
+pub(crate) mod parsed;
+pub(crate) mod reader;
+pub(crate) mod shape;
+pub(crate) mod unique;
+
 use serde_json::Value;
 
 use std::borrow::Cow;
 
-use crate::audit::Gate;
-use crate::pointer::{self, Segment, Step};
-use crate::reader::{self, Serde};
-use crate::{Code, Limits, RawArgs, Rejection, ToolDef, bounded, message};
-
-/// Arguments that deserialized into the tool's closed struct: every required
-/// field present, no unknown field, every value of the right type and within
-/// the range of its Rust type. Not yet checked against the rules.
-///
-/// Made only by the toolbox's gate 2; consumed by gate 3.
-///
-/// ```compile_fail
-/// let forged = toolgate::Parsed(1u8);
-/// ```
-#[derive(Debug)]
-pub struct Parsed<A>(pub(crate) A);
-
-impl<A> Parsed<A> {
-    /// The parsed arguments.
-    pub fn get(&self) -> &A {
-        &self.0
-    }
-}
+use crate::gate::Gate;
+use crate::json::pointer::{self, Segment, Step};
+use crate::{Code, Limits, RawArgs, Rejection, ToolDef, gate::bounded, outcome::message};
+pub use parsed::Parsed;
+use reader::Serde;
 
 /// Gate 2 passed, yet serde read nothing: never, as gate 2 passes only
 /// arguments serde read; refused rather than trusted.
@@ -46,7 +34,7 @@ pub(crate) fn unread() -> (Gate, Rejection) {
 /// the arguments object's keys to it.
 ///
 /// Not generic: compiled once, not once for each tool (see
-/// [`semantic::gates`](crate::semantic::gates), which passes serde in).
+/// [`semantic::gates`](crate::gate::semantic::gates), which passes serde in).
 #[inline]
 pub(crate) fn read(
     raw: RawArgs<'_>,
@@ -71,9 +59,9 @@ pub(crate) fn read(
     gate_by_gate(raw, def, serde)
 }
 
-/// Registration's proof (see [`crate::proven`]): the single pass alone
+/// Registration's proof (see [`crate::register::proven`]): the single pass alone
 /// decides, reading without the schema. Or registration's probe of map
-/// keys (see [`crate::keys`]), which decides nothing.
+/// keys (see [`crate::register::keys`]), which decides nothing.
 #[cold]
 #[inline(never)]
 fn probed(
@@ -93,7 +81,7 @@ fn probed(
 }
 
 /// Where the rules refused arguments the single pass read without the
-/// schema by registration's proof (see [`crate::proven`]): the schema's
+/// schema by registration's proof (see [`crate::register::proven`]): the schema's
 /// own refusal, if it has one, which the gates one by one make before the
 /// rules run. The proof says serde and the rules refuse all the schema
 /// does; this says it as the schema would, word for word.
@@ -106,7 +94,10 @@ pub(crate) fn before_rules(bytes: &[u8], def: &ToolDef) -> Option<Rejection> {
     // As the gates one by one read it (gate 2 accepted it, so it is text):
     // integers spelled otherwise (`2.0`) read as integers where the schema
     // reads an integer.
-    let text = crate::number::with_plain_integers(core::str::from_utf8(bytes).ok()?, &def.shape);
+    let text = crate::gate::structural::integers::with_plain_integers(
+        core::str::from_utf8(bytes).ok()?,
+        &def.shape,
+    );
     def.shape.check(&text, def.schema()).err()
 }
 
@@ -134,7 +125,7 @@ fn gate_by_gate(
 fn separately(raw: RawArgs<'_>, def: &ToolDef, serde: &mut dyn Serde) -> Result<(), Rejection> {
     let schema = def.schema();
     let text = if raw.has_spelled_integers() {
-        crate::number::with_plain_integers(raw.as_str(), &def.shape)
+        crate::gate::structural::integers::with_plain_integers(raw.as_str(), &def.shape)
     } else {
         Cow::Borrowed(raw.as_str())
     };

@@ -3,15 +3,15 @@
 //!
 //! The proof is made where every argument is a scalar or an array of
 //! scalars, the schema flat but for names from a list and items that must
-//! differ (see [`Shape::to_prove`](crate::shape::Shape::to_prove)), and
+//! differ (see [`Shape::to_prove`](crate::gate::structural::shape::Shape::to_prove)), and
 //! for arguments that are neither: those need no proof, as the single
 //! pass reads each of their values against its own subschema (see
-//! [`Shape::guided`](crate::shape::Shape::guided)). The
+//! [`Shape::guided`](crate::gate::structural::shape::Shape::guided)). The
 //! simplest instance is read in one pass without the schema, each array at
 //! its longest (a `maxItems` of at most [`MAX_ITEMS`], else no proof: a
 //! hand-written type may read each element by another type), and the
 //! reader records what each value's type asked for
-//! ([`Asked`](crate::reader::Asked)). A type asks before it sees the value,
+//! ([`Asked`](crate::gate::structural::reader::Asked)). A type asks before it sees the value,
 //! so what it asks at a place is what every call asks there. The proof
 //! holds where the tool accepts that instance and, at each place:
 //!
@@ -29,7 +29,7 @@
 //! would hold the call to `required`.
 //!
 //! What a request does not settle is held as each call is read without
-//! the schema (see `crate::reader`): an enum's name must be one of its
+//! the schema (see `crate::gate::structural::reader`): an enum's name must be one of its
 //! type's list, so a visitor that reads more (`#[serde(other)]`, a name in
 //! any case) never sees another; an integer type gets only a number
 //! written as an integer, whatever its visitor takes; and where some
@@ -40,13 +40,13 @@
 //! Anything else leaves the tool read with its schema: a proof not made
 //! costs speed, never a check. A type whose reading changes after
 //! registration is not held to what it asked then, as with the tries of
-//! bounds (see [`crate::lengths`]).
+//! bounds (see [`crate::register::lengths`]).
 
 use serde_json::{Map, Value};
 
-use crate::reader::{Ask, Asked};
-use crate::shape::{self, Place, Slot};
-use crate::{Tool, ToolDef, bounded, reader};
+use crate::gate::structural::reader::{Ask, Asked};
+use crate::gate::structural::shape::{self, Place, Slot};
+use crate::{Tool, ToolDef, gate::bounded, gate::structural::reader};
 
 /// The most elements an array may have for a proof: the array is read at
 /// its longest, as a hand-written type may read each element by another
@@ -57,7 +57,7 @@ const MAX_ITEMS: u64 = 16;
 /// without its schema: its schema is flat but for choices, items that must
 /// differ and members read against their subschemas, and the tool's types
 /// hold it as the schema does. `simplest`: the simplest instance of its
-/// schema ([`crate::lengths::instance`]); `accepts`: whether the tool
+/// schema ([`crate::register::lengths::instance`]); `accepts`: whether the tool
 /// accepts a text, read as the proof reads it ([`accepts`]). Not generic,
 /// so compiled once, not once for each state type.
 pub(crate) fn holds(
@@ -198,7 +198,7 @@ fn longest(
 /// Gates 1–3 of `tool` on `text`, read in one pass and only so, as
 /// registration's proof reads it.
 pub(crate) fn accepts<S: 'static>(tool: &dyn Tool<S>, text: &str) -> bool {
-    let limits = &crate::lengths::PROBE_LIMITS;
+    let limits = &crate::gate::bounded::limits::PROBE_LIMITS;
     bounded::begin(text.as_bytes(), Some(text), limits)
         .is_ok_and(|raw| tool.__check(raw.probing(), tool.definition()).is_ok())
 }

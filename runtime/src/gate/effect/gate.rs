@@ -19,8 +19,8 @@ use std::time::SystemTime;
 use serde_json::Value;
 
 use super::{Approval, ApprovalState, Claim, Consumed, Effects, Seen, StoreError, digest};
-use crate::accepted::Accepted;
 use crate::audit::{self, Gate};
+use crate::gate::accepted::Accepted;
 use crate::outcome::Failure;
 use crate::tool::{Invocation, Objects};
 use crate::{Code, Outcome, Rejection, ToolContext, ToolDef};

@@ -10,7 +10,7 @@ use core::fmt::Write as _;
 use serde_json::Value;
 
 use crate::Code;
-use crate::pointer;
+use crate::json::pointer;
 use crate::schema::{node_at, nodes_at, resolve};
 
 /// How the value at an exact pointer (see [`pointer::exact`]) is named in a
@@ -143,7 +143,7 @@ pub(crate) fn unknown(parent: &str, field: Option<&str>, schema: &Value) -> Stri
         out.push_str(&names.join(", "));
     } else if let Some(rule) = node_at(schema, parent)
         .map(|node| non_null(schema, node))
-        .and_then(crate::keys::rule_in_words)
+        .and_then(crate::schema::map_keys::rule_in_words)
     {
         // A map whose keywords state its keys: what they must be.
         out.push_str("; ");
@@ -154,7 +154,7 @@ pub(crate) fn unknown(parent: &str, field: Option<&str>, schema: &Value) -> Stri
 
 /// The message for `key`, an integer past the range of the integer keys
 /// of the map at `parent` (exact), where the schema states that range
-/// (see [`crate::keys::KeyRange`]): `by_room: keys must be whole numbers
+/// (see [`crate::schema::map_keys::KeyRange`]): `by_room: keys must be whole numbers
 /// from 0 to 65535, written in digits`. `None` for a key not written as
 /// an integer, or a map of other keys.
 pub(crate) fn key_out_of_range(parent: &str, key: &str, schema: &Value) -> Option<String> {
@@ -169,7 +169,7 @@ pub(crate) fn key_out_of_range(parent: &str, key: &str, schema: &Value) -> Optio
         .get("patternProperties")?
         .as_object()?
         .keys()
-        .find_map(|pattern| crate::keys::KeyRange::of_pattern(pattern))?;
+        .find_map(|pattern| crate::schema::map_keys::KeyRange::of_pattern(pattern))?;
     Some(format!("{}: {}", label(parent), range.words()))
 }
 
@@ -401,7 +401,7 @@ fn range(node: &Value) -> Option<String> {
 fn with_beside(beside: &serde_json::Map<String, Value>, node: &Value) -> Option<Value> {
     let mut merged = node.as_object()?.clone();
     for (key, value) in beside {
-        if key == "$ref" || crate::shape::is_annotation(key) {
+        if key == "$ref" || crate::schema::is_annotation(key) {
             continue;
         }
         let lower = key.starts_with("min") || key == "exclusiveMinimum";

@@ -22,7 +22,7 @@
 //! or a map key that is not a string ([`buffered_key`]), and where the
 //! type refuses as unknown a member the schema accepts
 //! ([`refused_member`]). With a key in each map, they also show what each
-//! map's key type reads (see `crate::keys`).
+//! map's key type reads (see `crate::register::keys`).
 //!
 //! And the instance, with one value put past one bound the schema states,
 //! shows a bound nothing enforces ([`unenforced`]): a keyword such as
@@ -33,10 +33,10 @@
 use regex_syntax::hir::{Class, Hir, HirKind};
 use serde_json::{Map, Value};
 
-use crate::pattern::Compiled;
-use crate::pointer::{self, Step};
+use crate::json::pointer::{self, Step};
+use crate::register::pattern::Compiled;
 use crate::schema::Evaluated;
-use crate::{Code, Limits, Tool, bounded};
+use crate::{Code, Tool, gate::bounded};
 
 /// Levels below which optional fields are left out and lists left empty,
 /// so that recursive types end.
@@ -497,7 +497,7 @@ pub(crate) struct Keyed {
 }
 
 /// The instances of [`instances`], each with its [`Keyed`] entries (see
-/// `crate::keys`), the first key of each map whose subschema `keys` names
+/// `crate::register::keys`), the first key of each map whose subschema `keys` names
 /// (by its address) written as it says.
 pub(crate) fn keyed_instances(
     schema: &Value,
@@ -509,13 +509,13 @@ pub(crate) fn keyed_instances(
 }
 
 /// The first map in an instance of the schema whose entry the tool refuses
-/// where serde reads its key from a buffer (see [`crate::reader::keys_read_as_text`]):
+/// where serde reads its key from a buffer (see [`crate::gate::structural::reader::keys_read_as_text`]):
 /// inside an internally tagged or untagged enum, or a `#[serde(flatten)]`
 /// struct, serde buffers the content before the type reads it, and a key
 /// type that is not a string (an integer, a `bool`, a `char`) is handed
 /// the key as buffered text. An integer or a `bool` refuses it whatever it
 /// says, and no key type there is one registration can learn and the
-/// schema state (see [`crate::keys::state_keys`]): the schema accepts keys
+/// schema state (see [`crate::register::keys::state_keys`]): the schema accepts keys
 /// the server refuses. The maps are looked at deepest first, each with
 /// its entries taken out: the map whose entry the tool refuses is the one
 /// without which the instance is accepted. Each instance is also read
@@ -542,18 +542,18 @@ pub(crate) fn buffered_key<S: 'static>(tool: &dyn Tool<S>) -> Option<String> {
             };
             let written = text(&instance);
             let (checked, read_as_text) =
-                crate::reader::keys_read_as_text(|| passes_text(tool, &written));
+                crate::gate::structural::reader::keys_read_as_text(|| passes_text(tool, &written));
             if checked.is_ok() {
                 continue;
             }
             let read_as_text: Vec<(Vec<Step>, String)> = (read_as_text.iter())
-                .filter_map(|end| crate::keys::entry_at(&written, *end))
+                .filter_map(|end| crate::register::keys::entry_at(&written, *end))
                 .collect();
             let mut entries: Vec<&Keyed> = keyed
                 .iter()
                 .filter(|entry| {
                     (read_as_text.iter()).any(|(steps, key)| {
-                        *key == entry.key && crate::keys::same(steps, &entry.path)
+                        *key == entry.key && crate::register::keys::same(steps, &entry.path)
                     })
                 })
                 .collect();
@@ -612,7 +612,7 @@ pub(crate) fn buffered_wide<S: 'static>(tool: &dyn Tool<S>) -> Option<String> {
         return None;
     }
     instances(schema).iter().find_map(|instance| {
-        match crate::reader::watching_wide(|| passes(tool, instance)) {
+        match crate::gate::structural::reader::watching_wide(|| passes(tool, instance)) {
             (Err(rejection), true) => Some(rejection.path().to_owned()),
             _ => None,
         }
@@ -661,25 +661,17 @@ fn some_subschema(schema: &Value, this: &dyn Fn(&Map<String, Value>) -> bool) ->
     }
 }
 
-/// The limits an instance is checked under: wide enough for any instance
-/// the builder makes, so that only the tool's own gates decide.
-pub(crate) const PROBE_LIMITS: Limits = Limits::DEFAULT
-    .max_bytes(1 << 20)
-    .max_depth(256)
-    .max_nodes(1 << 20)
-    .max_string_bytes(1 << 20);
-
 /// What gates 1–3 of a tool made of an instance.
 enum Probe {
     Accepted,
     Refused,
-    /// Past [`PROBE_LIMITS`]: the tool's own gates never saw it.
+    /// Past [`PROBE_LIMITS`](crate::gate::bounded::limits::PROBE_LIMITS): the tool's own gates never saw it.
     TooLarge,
 }
 
 fn probe<S: 'static>(tool: &dyn Tool<S>, instance: &Value) -> Probe {
     let text = instance.to_string();
-    match bounded::scan(text.as_bytes(), &PROBE_LIMITS) {
+    match bounded::scan(text.as_bytes(), &crate::gate::bounded::limits::PROBE_LIMITS) {
         Err(_) => Probe::TooLarge,
         Ok(raw) => match tool.__check(raw, tool.definition()) {
             Ok(()) => Probe::Accepted,
@@ -695,7 +687,7 @@ fn passes<S: 'static>(tool: &dyn Tool<S>, instance: &Value) -> Result<(), crate:
 
 /// Gates 1–3 of `tool` on `text`.
 fn passes_text<S: 'static>(tool: &dyn Tool<S>, text: &str) -> Result<(), crate::Rejection> {
-    let raw = bounded::scan(text.as_bytes(), &PROBE_LIMITS)?;
+    let raw = bounded::scan(text.as_bytes(), &crate::gate::bounded::limits::PROBE_LIMITS)?;
     tool.__check(raw, tool.definition())
 }
 
@@ -1539,7 +1531,7 @@ impl<'s> Builder<'s> {
         }
         if let Some(multiple) = map.get("multipleOf") {
             // Every integer is a multiple of 1, or of a half, a quarter, ….
-            let of_one = crate::shape::divides_one(multiple);
+            let of_one = crate::gate::structural::shape::divides_one(multiple);
             match off_multiple(map, integer_type) {
                 Some(off) => self.bound(path, "multipleOf", Some(Past::Value(off))),
                 None if integers_only && of_one => self.enforced("multipleOf"),
@@ -1664,7 +1656,7 @@ fn constant(schema: &Value) -> Option<&Value> {
 /// The keywords beside a `$ref` in `node`, if it has any but annotations.
 fn beside_ref(node: &Value) -> Option<&Map<String, Value>> {
     let map = node.as_object()?;
-    let beside = |k: &String| k != "$ref" && !crate::shape::is_annotation(k);
+    let beside = |k: &String| k != "$ref" && !crate::schema::is_annotation(k);
     (map.contains_key("$ref") && map.keys().any(beside)).then_some(map)
 }
 

@@ -69,7 +69,7 @@ fn plain(item: &[u8]) -> bool {
         [b'-', digits @ ..] | digits => {
             !digits.is_empty()
                 && digits.iter().all(u8::is_ascii_digit)
-                && crate::number::fits_64_bits(item)
+                && crate::json::number::fits_64_bits(item)
         }
     }
 }

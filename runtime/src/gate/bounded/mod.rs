@@ -6,7 +6,7 @@
 //! keys at any depth, nothing after the closing brace.
 //!
 //! A toolbox enforces the same inside gate 2's reading (see
-//! [`crate::reader`]) and runs this scan before serde only when that
+//! [`crate::gate::structural::reader`]) and runs this scan before serde only when that
 //! reader stops, to say what was wrong and where; [`Limits::check`] runs
 //! it on its own.
 //!
@@ -15,9 +15,11 @@
 //! a hostile document costs what the limits allow, not what the attacker sent:
 //! a document over the byte limit is refused before its first byte is read.
 
+pub(crate) mod limits;
+
 use smallvec::SmallVec;
 
-use crate::pointer::{self, Segment};
+use crate::json::pointer::{self, Segment};
 use crate::{Code, Limits, Rejection};
 
 /// Argument JSON on its way through gate 1: within the byte limit, and
@@ -102,7 +104,7 @@ impl<'a> RawArgs<'a> {
 
     /// These arguments, not yet scanned, read for registration's proof:
     /// the single pass alone decides, and records the enums it reads by
-    /// name (see [`crate::proven`]).
+    /// name (see [`crate::register::proven`]).
     pub(crate) fn probing(self) -> Self {
         debug_assert!(self.pending.is_some());
         self.with_bounds_first(true)
@@ -113,7 +115,7 @@ impl<'a> RawArgs<'a> {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub(crate) enum Reading {
     /// In one pass, checked against the schema as serde reads them where
-    /// serde does not hold all it states (see [`crate::proven`]).
+    /// serde does not hold all it states (see [`crate::register::proven`]).
     #[default]
     OnePass,
     /// Gate by gate, checked against every bound the schema states before
@@ -123,7 +125,7 @@ pub(crate) enum Reading {
 }
 
 /// Starts gate 1 over `input` for a toolbox: the byte limit now, the
-/// rest while gate 2 reads (see [`crate::reader`]). Refuses exactly as
+/// rest while gate 2 reads (see [`crate::gate::structural::reader`]). Refuses exactly as
 /// [`scan`] does.
 ///
 /// A document no longer than one string may be is checked for UTF-8 at
@@ -707,7 +709,7 @@ impl Scanner<'_, '_> {
         let token = self.bytes.get(token_start..self.pos).unwrap_or_default();
         if !self.spelled_integers
             && (self.pos > digits_end || token == b"-0")
-            && crate::number::integral(token).is_some()
+            && crate::json::number::integral(token).is_some()
         {
             self.spelled_integers = true;
         }

@@ -1,13 +1,16 @@
 //! The canonical schema of a tool's arguments, its fingerprint, and lookups
 //! into it for rejection messages.
 
+pub(crate) mod described;
+pub(crate) mod map_keys;
+
 use schemars::JsonSchema;
 use schemars::Schema;
 use schemars::generate::{SchemaGenerator, SchemaSettings};
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 
-use crate::pointer;
+use crate::json::pointer;
 
 /// The draft 2020-12 schema of `A`, as the model should see it.
 #[cfg(test)]
@@ -62,7 +65,7 @@ fn canonical_of(mut value: Value) -> Value {
 /// - An integer map key is read as a JSON number: `^\d+$` would admit `007`,
 ///   which the server refuses; the pattern says what the server reads. The
 ///   key type's range, which schemars does not write, is stated once the
-///   definition can read the arguments (see [`crate::keys::state_keys`]),
+///   definition can read the arguments (see [`crate::register::keys::state_keys`]),
 ///   as are the keys of a `bool`, a `char` or a documented enum, of which
 ///   schemars writes nothing.
 fn tighten(node: &mut Value) {
@@ -99,7 +102,7 @@ fn tighten(node: &mut Value) {
 
 /// schemars' integer key patterns, and what serde_json reads as a key.
 /// Neither states the key type's range, which schemars does not write:
-/// [`crate::keys::state_keys`] replaces each with its type's range
+/// [`crate::register::keys::state_keys`] replaces each with its type's range
 /// where it can learn the type.
 const INTEGER_KEYS: [(&str, &str); 2] = [
     (r"^\d+$", "^(0|[1-9][0-9]*)$"),
@@ -175,10 +178,13 @@ pub(crate) fn described(
     }
 }
 
+/// A field's wire name, and its default as the schema states it.
+pub type FieldDefault = (&'static str, fn() -> Option<serde_json::Value>);
+
 /// Adds each field's default to its property: `"default": 1`. A field
 /// with a default accepts `null` as well as being left out, both meaning
 /// the default (the argument struct holds it as an `Option`).
-pub(crate) fn state_defaults(schema: &mut Value, defaults: &[crate::__private::FieldDefault]) {
+pub(crate) fn state_defaults(schema: &mut Value, defaults: &[FieldDefault]) {
     for (field, value) in defaults {
         if let (Some(property), Some(value)) = (
             schema
@@ -193,7 +199,7 @@ pub(crate) fn state_defaults(schema: &mut Value, defaults: &[crate::__private::F
 }
 
 /// A map keyed by a type with a range of its own publishes the keys'
-/// spelling, not that range (see [`crate::keys::state_keys`]).
+/// spelling, not that range (see [`crate::register::keys::state_keys`]).
 pub(crate) const INTEGER_KEYS_FIT: &str = "Numbers used as keys must fit the key's integer type.";
 
 /// Whether some map in `node` has integer keys whose range the schema
@@ -286,10 +292,10 @@ pub(crate) fn trusted_name(schema: &Value, business: &[&str]) -> Option<(String,
 }
 
 /// Keywords that validate and that the gates do not read (see
-/// `crate::shape`): no derive writes them, but
+/// `crate::gate::structural::shape`): no derive writes them, but
 /// `#[schemars(extend(…))]` or a hand-written schema can. `not` is read
 /// where it names a value (see [`names_value`]), which registration tries
-/// as it tries bounds (see `crate::lengths`).
+/// as it tries bounds (see `crate::register::lengths`).
 const UNREAD: [&str; 11] = [
     "if",
     "unevaluatedProperties",
@@ -506,11 +512,11 @@ impl<'s> Unread<'s> {
 /// allows its object's keys, where that is all it says (beside a `type`
 /// of `string` and annotations): the shortest, and the longest if it
 /// states one. What the runtime publishes for a map keyed by `char`
-/// (`{"minLength": 1, "maxLength": 1}`, see `crate::keys`): JSON Schema
+/// (`{"minLength": 1, "maxLength": 1}`, see `crate::register::keys`): JSON Schema
 /// counts a string's length in code points, as Rust counts `char`s, where
 /// a pattern's `.` may count UTF-16 units. The gates read it as a bound
-/// (see `crate::shape`); registration tries a key past each length (see
-/// `crate::lengths`). `None` where it says more, or nothing.
+/// (see `crate::gate::structural::shape`); registration tries a key past each length (see
+/// `crate::register::lengths`). `None` where it says more, or nothing.
 pub(crate) fn key_lengths(map: &serde_json::Map<String, Value>) -> Option<(u64, Option<u64>)> {
     lengths_of_keys(map.get("propertyNames")?)
 }
@@ -524,7 +530,7 @@ fn lengths_of_keys(names: &Value) -> Option<(u64, Option<u64>)> {
             "minLength" => lengths.0 = Some(value.as_u64()?),
             "maxLength" => lengths.1 = Some(value.as_u64()?),
             "type" if value == "string" => {}
-            key if crate::shape::is_annotation(key) => {}
+            key if is_annotation(key) => {}
             _ => return None,
         }
     }
@@ -539,7 +545,7 @@ fn lengths_of_keys(names: &Value) -> Option<(u64, Option<u64>)> {
 pub(crate) fn says_nothing(schema: &Value) -> bool {
     match schema {
         Value::Bool(accepts) => *accepts,
-        Value::Object(map) => map.keys().all(|k| crate::shape::is_annotation(k)),
+        Value::Object(map) => map.keys().all(|k| is_annotation(k)),
         _ => false,
     }
 }
@@ -604,7 +610,7 @@ pub(crate) fn unevaluated<'s>(
             add(root, part, false, seen, names)?;
         }
         if let Some(target) = map.get("$ref") {
-            let target = crate::pointer::target(root, target.as_str()?)?;
+            let target = crate::json::pointer::target(root, target.as_str()?)?;
             if let Some(target) = target.as_object() {
                 add(root, target, false, seen, names)?;
             }
@@ -650,7 +656,7 @@ pub(crate) fn names_value(not: &Value) -> Option<&Value> {
                 [value] => value,
                 _ => return None,
             },
-            (key, _) if crate::shape::is_annotation(key) => continue,
+            (key, _) if is_annotation(key) => continue,
             _ => return None,
         };
         if named.replace(value).is_some() {
@@ -673,6 +679,14 @@ pub(crate) fn output<T: JsonSchema>() -> Option<Value> {
         root.remove("title");
     }
     Some(value)
+}
+
+/// Whether `key` is a keyword that only annotates (no check depends on it).
+pub(crate) fn is_annotation(key: &str) -> bool {
+    matches!(
+        key,
+        "description" | "title" | "examples" | "$comment" | "default" | "deprecated"
+    )
 }
 
 /// Keywords that annotate without validating; they do not change the contract.
@@ -820,7 +834,7 @@ pub(crate) fn node_beside_ref_at<'s>(
 /// that is a `$ref` with keywords beside it.
 fn beside_ref<'s>(parent: &'s Value, segment: &str) -> Option<&'s serde_json::Map<String, Value>> {
     let map = written_child(parent, segment)?.as_object()?;
-    let beside = |k: &String| k != "$ref" && !crate::shape::is_annotation(k);
+    let beside = |k: &String| k != "$ref" && !is_annotation(k);
     (map.contains_key("$ref") && map.keys().any(beside)).then_some(map)
 }
 
@@ -870,7 +884,7 @@ fn steps_within<'s>(root: &'s Value, node: &'s Value, segment: &str, depth: u8) 
 /// The subschema `node` writes for its member or item `segment`, before
 /// any `$ref` in it is followed: from `properties`, `prefixItems`, `items`,
 /// the key pattern of integers whose range takes `segment` (see
-/// [`crate::keys::KeyRange`]; no other pattern is compiled for a lookup)
+/// [`crate::schema::map_keys::KeyRange`]; no other pattern is compiled for a lookup)
 /// or `additionalProperties`, not through a union.
 fn written_child<'s>(node: &'s Value, segment: &str) -> Option<&'s Value> {
     if let Some(child) = node.get("properties").and_then(|p| p.get(segment)) {
@@ -880,7 +894,8 @@ fn written_child<'s>(node: &'s Value, segment: &str) -> Option<&'s Value> {
         .into_iter()
         .flatten()
         .find(|(pattern, _)| {
-            crate::keys::KeyRange::of_pattern(pattern).is_some_and(|range| range.takes(segment))
+            crate::schema::map_keys::KeyRange::of_pattern(pattern)
+                .is_some_and(|range| range.takes(segment))
         });
     if let Some((_, child)) = keyed {
         return Some(child);
@@ -1173,676 +1188,4 @@ pub(crate) fn resolve<'s>(root: &'s Value, mut node: &'s Value) -> Option<&'s Va
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use serde_json::json;
-
-    #[test]
-    fn fingerprint_ignores_key_order_and_annotations() {
-        let a = json!({"type":"object","properties":{"n":{"type":"integer","description":"x"}},"required":["n"]});
-        let b = json!({"required":["n"],"properties":{"n":{"description":"y","type":"integer"}},"type":"object"});
-        assert_eq!(fingerprint(&a), fingerprint(&b));
-        let c = json!({"type":"object","properties":{"n":{"type":"integer","minimum":1}},"required":["n"]});
-        assert_ne!(fingerprint(&a), fingerprint(&c));
-    }
-
-    #[test]
-    fn a_property_named_like_an_annotation_counts() {
-        let a = json!({"type":"object","properties":{"description":{"type":"string"}}});
-        let b = json!({"type":"object","properties":{}});
-        assert_ne!(fingerprint(&a), fingerprint(&b));
-    }
-
-    #[test]
-    fn lookup_follows_refs_and_options() {
-        let root = json!({
-            "type":"object",
-            "properties":{"a":{"anyOf":[{"$ref":"#/$defs/A"},{"type":"null"}]}},
-            "$defs":{"A":{"type":"object","properties":{"b":{"type":"array","items":{"type":"integer","minimum":1}}}}}
-        });
-        assert_eq!(
-            node_at(&root, "/a/b/0"),
-            Some(&json!({"type":"integer","minimum":1}))
-        );
-        assert_eq!(node_at(&root, "/zzz"), None);
-    }
-
-    fn tightened(node: Value) -> Value {
-        let mut node = node;
-        tighten(&mut node);
-        node
-    }
-
-    #[test]
-    fn each_integer_format_states_its_range() {
-        for (format, lo, hi) in [
-            ("int8", json!(-128), json!(127)),
-            ("int16", json!(-32768), json!(32767)),
-            ("int32", json!(-2_147_483_648_i64), json!(2_147_483_647)),
-            ("int64", json!(i64::MIN), json!(i64::MAX)),
-            ("int", json!(i64::MIN), json!(i64::MAX)),
-            ("int128", json!(i64::MIN), json!(u64::MAX)),
-            ("uint8", json!(0), json!(255)),
-            ("uint16", json!(0), json!(65535)),
-            ("uint32", json!(0), json!(4_294_967_295_u32)),
-            ("uint64", json!(0), json!(u64::MAX)),
-            ("uint", json!(0), json!(u64::MAX)),
-            ("uint128", json!(0), json!(u64::MAX)),
-        ] {
-            assert_eq!(
-                tightened(json!({"type": "integer", "format": format})),
-                json!({"type": "integer", "format": format, "minimum": lo, "maximum": hi}),
-                "{format}"
-            );
-            // An optional integer's type is a list.
-            assert_eq!(
-                tightened(json!({"type": ["integer", "null"], "format": format})),
-                json!({"type": ["integer", "null"], "format": format, "minimum": lo, "maximum": hi}),
-                "{format}"
-            );
-        }
-        // Only integers, and only the formats of integers.
-        for untouched in [
-            json!({"type": "number", "format": "uint8"}),
-            json!({"type": ["number", "null"], "format": "uint8"}),
-            json!({"format": "uint8"}),
-            json!({"type": "integer", "format": "double"}),
-            json!({"type": "integer"}),
-        ] {
-            assert_eq!(tightened(untouched.clone()), untouched);
-        }
-    }
-
-    #[test]
-    fn a_rule_s_bound_is_kept_where_it_is_tighter_than_the_type_s() {
-        let cases = [
-            // Tighter on both sides: kept.
-            (json!(5), json!(10), json!(5), json!(10)),
-            // Looser on both sides: the type's.
-            (json!(-1000), json!(1000), json!(0), json!(255)),
-            // Fractions, compared by value.
-            (json!(0.5), json!(254.5), json!(0.5), json!(254.5)),
-            (json!(-0.5), json!(255.5), json!(0), json!(255)),
-            // Past 64 bits, as serde_json reads it: a float.
-            (json!(-1e30), json!(1e30), json!(0), json!(255)),
-        ];
-        for (min, max, lo, hi) in cases {
-            let node =
-                json!({"type": "integer", "format": "uint8", "minimum": min, "maximum": max});
-            assert_eq!(
-                tightened(node),
-                json!({"type": "integer", "format": "uint8", "minimum": lo, "maximum": hi}),
-                "{min} {max}"
-            );
-        }
-        // A bound on one side only keeps the other side's.
-        assert_eq!(
-            tightened(json!({"type": "integer", "format": "int8", "maximum": 3})),
-            json!({"type": "integer", "format": "int8", "minimum": -128, "maximum": 3})
-        );
-        assert_eq!(
-            tightened(json!({"type": "integer", "format": "int8", "minimum": 3})),
-            json!({"type": "integer", "format": "int8", "minimum": 3, "maximum": 127})
-        );
-        // Above and below an unsigned 64-bit type's range.
-        assert_eq!(
-            tightened(json!({"type": "integer", "format": "uint64", "minimum": -5, "maximum": 7})),
-            json!({"type": "integer", "format": "uint64", "minimum": 0, "maximum": 7})
-        );
-    }
-
-    #[test]
-    fn integers_are_tightened_everywhere_in_the_schema_and_keys_spelled_as_read() {
-        let u8_ = || json!({"type": "integer", "format": "uint8"});
-        let u8_ranged =
-            || json!({"type": "integer", "format": "uint8", "minimum": 0, "maximum": 255});
-        let schema = json!({
-            "type": "object",
-            "properties": {
-                "pair": {"type": "array", "prefixItems": [u8_(), u8_()]},
-                "either": {"anyOf": [u8_(), {"type": "null"}]},
-                "counts": {"type": "object", "patternProperties": {r"^\d+$": u8_()}},
-                "signed": {"type": "object", "patternProperties": {r"^-?\d+$": u8_()}},
-                "named": {"type": "object", "patternProperties": {"^[a-z]+$": u8_()}}
-            },
-            "$defs": {"Deep": {"type": "array", "items": u8_()}}
-        });
-        assert_eq!(
-            canonical_of(schema),
-            json!({
-                "type": "object",
-                "properties": {
-                    "pair": {"type": "array", "prefixItems": [u8_ranged(), u8_ranged()]},
-                    "either": {"anyOf": [u8_ranged(), {"type": "null"}]},
-                    "counts": {"type": "object", "patternProperties": {"^(0|[1-9][0-9]*)$": u8_ranged()}},
-                    "signed": {"type": "object", "patternProperties": {"^(0|-?[1-9][0-9]*)$": u8_ranged()}},
-                    "named": {"type": "object", "patternProperties": {"^[a-z]+$": u8_ranged()}}
-                },
-                "$defs": {"Deep": {"type": "array", "items": u8_ranged()}}
-            })
-        );
-        // The root's title and description go; a property's stay.
-        assert_eq!(
-            canonical_of(
-                json!({"title": "Args", "description": "d", "type": "object",
-                "properties": {"a": {"title": "t", "description": "kept"}}})
-            ),
-            json!({"type": "object", "properties": {"a": {"title": "t", "description": "kept"}}})
-        );
-    }
-
-    #[test]
-    fn integer_keys_add_their_note_to_the_description_wherever_they_are() {
-        let plain = json!({"type": "object", "patternProperties": {"^[a-z]+$": {}}});
-        assert!(matches!(
-            described("Book.", &plain),
-            std::borrow::Cow::Borrowed("Book.")
-        ));
-        for keys in [r"^(0|[1-9][0-9]*)$", "^(0|-?[1-9][0-9]*)$"] {
-            let map = json!({"type": "object", "patternProperties": {keys: {}}});
-            for schema in [
-                map.clone(),
-                json!({"properties": {"a": map.clone()}}),
-                json!({"anyOf": [{"type": "null"}, map.clone()]}),
-            ] {
-                assert_eq!(
-                    described("Book.", &schema),
-                    format!("Book. {INTEGER_KEYS_FIT}"),
-                    "{schema}"
-                );
-            }
-        }
-    }
-
-    #[test]
-    fn defaults_are_stated_on_their_properties_only() {
-        fn one() -> Option<Value> {
-            Some(json!(1))
-        }
-        fn none() -> Option<Value> {
-            None
-        }
-        let mut schema = json!({"type": "object", "properties": {
-            "a": {"type": "integer"}, "b": {"type": "integer"}, "c": true}});
-        state_defaults(
-            &mut schema,
-            &[("a", one), ("b", none), ("c", one), ("zz", one)],
-        );
-        assert_eq!(
-            schema,
-            json!({"type": "object", "properties": {
-                "a": {"type": "integer", "default": 1}, "b": {"type": "integer"}, "c": true}})
-        );
-    }
-
-    #[test]
-    fn trusted_names_are_found_anywhere_after_normalizing() {
-        assert_eq!(normalized(" Tenant-ID_\t"), "tenantid");
-        assert_eq!(normalized("ACTOR id"), "actorid");
-        assert_eq!(normalized("Straße"), "straße");
-        let nested = json!({
-            "type": "object",
-            "properties": {"note": {"type": "string"}},
-            "$defs": {"A/b~c": {"anyOf": [
-                {"type": "null"},
-                {"properties": {"ok": {}, "User_Id": {"type": "string"}}}
-            ]}}
-        });
-        assert_eq!(
-            trusted_name(&nested, &[]),
-            Some((
-                "User_Id".to_owned(),
-                "/$defs/A~1b~0c/anyOf/1/properties/User_Id".to_owned()
-            ))
-        );
-        // Declared business data, under any spelling.
-        assert_eq!(trusted_name(&nested, &["user-id"]), None);
-        assert_eq!(
-            trusted_name(
-                &json!({"properties": {"role": {}, "userId": {}}}),
-                &["userid"]
-            ),
-            Some(("role".to_owned(), "/properties/role".to_owned()))
-        );
-        assert_eq!(
-            trusted_name(&json!({"properties": {"tenancy": {}, "actors": {}}}), &[]),
-            None
-        );
-        // A key named like context that is not a property is not one.
-        assert_eq!(trusted_name(&json!({"$defs": {"tenant": {}}}), &[]), None);
-    }
-
-    #[test]
-    fn a_result_publishes_a_schema_only_if_it_is_an_object() {
-        #[derive(serde::Serialize, schemars::JsonSchema)]
-        struct Receipt {
-            id: u32,
-        }
-        let schema = output::<Receipt>().expect("an object");
-        assert_eq!(schema.get("type"), Some(&json!("object")));
-        assert_eq!(schema.get("title"), None);
-        assert!(schema.pointer("/properties/id").is_some());
-        assert_eq!(output::<u32>(), None);
-        assert_eq!(output::<Vec<Receipt>>(), None);
-    }
-
-    #[test]
-    fn a_fingerprint_is_sha256_in_lower_hex_of_the_sorted_compact_schema() {
-        // `{}` written canonically is `{}`; its SHA-256 is well known.
-        assert_eq!(
-            fingerprint(&json!({})),
-            "sha256:44136fa355b3678a1146ad16f7e8649e94fb4fc21fe77e8310c060f61caaff8a"
-        );
-        assert_eq!(
-            fingerprint(&json!({"b": 1, "a": [1, 2]})),
-            fingerprint(&json!({"a": [1, 2], "b": 1}))
-        );
-        assert_ne!(
-            fingerprint(&json!({"a": [1, 2]})),
-            fingerprint(&json!({"a": [2, 1]}))
-        );
-        assert_ne!(
-            fingerprint(&json!({"a": [1, 2]})),
-            fingerprint(&json!({"a": [12]}))
-        );
-        assert_ne!(
-            fingerprint(&json!({"a": 1, "b": 2})),
-            fingerprint(&json!({"ab": 12}))
-        );
-    }
-
-    #[test]
-    fn the_canonical_form_is_compact_json_with_keys_in_byte_order() {
-        let written = |value: Value| {
-            let mut out = Vec::new();
-            write_canonical(&value, Context::Schema, &mut out);
-            String::from_utf8(out).expect("JSON is text")
-        };
-        assert_eq!(
-            written(json!({"b": [1, "x", null], "a": {"d": true, "c": 1.5}, "B": {}})),
-            r#"{"B":{},"a":{"c":1.5,"d":true},"b":[1,"x",null]}"#
-        );
-        assert_eq!(written(json!({"k": []})), r#"{"k":[]}"#);
-        assert_eq!(
-            written(json!({"description": "gone", "enum": [{"description": "kept"}]})),
-            r#"{"enum":[{"description":"kept"}]}"#
-        );
-    }
-
-    #[test]
-    fn a_fingerprint_drops_annotations_on_schemas_only() {
-        let same = |a: Value, b: Value| assert_eq!(fingerprint(&a), fingerprint(&b), "{a} {b}");
-        let differ = |a: Value, b: Value| assert_ne!(fingerprint(&a), fingerprint(&b), "{a} {b}");
-        let noted = json!({"type": "integer", "description": "n", "title": "N",
-            "examples": [1], "$comment": "c"});
-        let bare = json!({"type": "integer"});
-        // Wherever a schema is: under each map, schema and list keyword.
-        for place in SCHEMA_MAPS {
-            same(
-                json!({place: {"x": noted.clone()}}),
-                json!({place: {"x": bare.clone()}}),
-            );
-        }
-        for place in SCHEMAS {
-            same(json!({place: noted.clone()}), json!({place: bare.clone()}));
-        }
-        for place in SCHEMA_LISTS {
-            same(
-                json!({place: [noted.clone()]}),
-                json!({place: [bare.clone()]}),
-            );
-        }
-        // In data, the same words are values that count.
-        differ(
-            json!({"enum": [{"description": "a"}]}),
-            json!({"enum": [{}]}),
-        );
-        differ(json!({"const": {"title": "a"}}), json!({"const": {}}));
-        differ(
-            json!({"default": {"description": 1}}),
-            json!({"default": {}}),
-        );
-        differ(
-            json!({"items": {"enum": [{"title": 1}]}}),
-            json!({"items": {"enum": [{}]}}),
-        );
-        differ(
-            json!({"anyOf": [{"enum": [{"title": 1}]}]}),
-            json!({"anyOf": [{"enum": [{}]}]}),
-        );
-        differ(
-            json!({"properties": {"x": {"const": {"title": 1}}}}),
-            json!({"properties": {"x": {"const": {}}}}),
-        );
-        // A list that is data keeps each item whole.
-        differ(
-            json!({"examples_of": [{"description": 1}]}),
-            json!({"examples_of": [{}]}),
-        );
-        // A property named like an annotation is a property.
-        differ(
-            json!({"properties": {"title": bare.clone()}}),
-            json!({"properties": {}}),
-        );
-    }
-
-    #[test]
-    fn lookups_follow_items_tuples_maps_and_every_branch() {
-        let root = json!({
-            "type": "object",
-            "properties": {
-                "pair": {"type": "array", "prefixItems": [{"type": "string"}, {"type": "integer"}]},
-                "list": {"type": "array", "items": {"type": "boolean"}},
-                "map": {"type": "object", "additionalProperties": {"type": "number"}},
-                "closed": {"type": "object", "additionalProperties": false},
-                "tagged": {"oneOf": [
-                    {"properties": {"t": {"const": "a"}, "c": {"type": "string"}}},
-                    {"properties": {"t": {"const": "b"}, "c": {"$ref": "#/$defs/Span"}}}
-                ]}
-            },
-            "$defs": {"Span": {"properties": {"last": {"type": "string", "format": "date"}}}}
-        });
-        assert_eq!(node_at(&root, "/pair/1"), Some(&json!({"type": "integer"})));
-        assert_eq!(node_at(&root, "/list/7"), Some(&json!({"type": "boolean"})));
-        assert_eq!(
-            node_at(&root, "/map/any key"),
-            Some(&json!({"type": "number"}))
-        );
-        assert_eq!(node_at(&root, "/closed/x"), None);
-        assert_eq!(node_at(&root, "/pair/x"), None);
-        // The first branch has `c` but not `c/last`: the second has both.
-        assert_eq!(
-            node_at(&root, "/tagged/c/last"),
-            Some(&json!({"type": "string", "format": "date"}))
-        );
-        assert_eq!(
-            node_at(&root, "/tagged/c"),
-            Some(&json!({"type": "string"}))
-        );
-        assert_eq!(
-            nodes_at(&root, "/tagged/t"),
-            [&json!({"const": "a"}), &json!({"const": "b"})]
-        );
-        assert_eq!(nodes_at(&root, "/tagged/zz"), Vec::<&Value>::new());
-        assert_eq!(nodes_at(&root, ""), [&root]);
-    }
-
-    #[test]
-    fn branches_are_followed_a_bounded_number_of_levels() {
-        // A union of a union of … eight levels down still has its member.
-        let mut deep = json!({"properties": {"x": {"type": "string"}}});
-        for _ in 0..8 {
-            deep = json!({"anyOf": [deep, {"type": "null"}]});
-        }
-        assert_eq!(nodes_at(&deep, "/x"), [&json!({"type": "string"})]);
-        // A union that refers to itself ends.
-        let looping = json!({"anyOf": [{"$ref": "#"}, {"properties": {"x": true}}]});
-        assert_eq!(nodes_at(&looping, "/x"), [&json!(true)]);
-        // Seven references in a row are followed, not eight; they must be
-        // local.
-        let mut chain = json!({"$defs": {}});
-        for i in 0..8 {
-            chain["$defs"][format!("d{i}")] = json!({"$ref": format!("#/$defs/d{}", i + 1)});
-        }
-        chain["$defs"]["d8"] = json!({"type": "string"});
-        assert_eq!(
-            resolve(&chain, &json!({"$ref": "#/$defs/d2"})),
-            Some(&json!({"type": "string"}))
-        );
-        assert_eq!(resolve(&chain, &json!({"$ref": "#/$defs/d1"})), None);
-        assert_eq!(resolve(&chain, &json!({"$ref": "other.json#/x"})), None);
-        assert_eq!(resolve(&chain, &json!({"$ref": "#/$defs/none"})), None);
-    }
-
-    fn wire(root: &Value, renames: &[(&str, &str)], path: &[(&str, &str)]) -> String {
-        wire_on(root, renames, path, &|_| true)
-    }
-
-    fn wire_on(
-        root: &Value,
-        renames: &[(&str, &str)],
-        path: &[(&str, &str)],
-        states: &dyn Fn(&Value) -> bool,
-    ) -> String {
-        let path: Vec<(String, String)> = path
-            .iter()
-            .map(|(k, c)| ((*k).to_owned(), (*c).to_owned()))
-            .collect();
-        wire_pointer(root, renames, &path, states)
-    }
-
-    #[test]
-    fn garde_s_paths_become_wire_pointers() {
-        let root = json!({
-            "type": "object",
-            "properties": {
-                "accountRef": {"type": "string"},
-                "to": {"anyOf": [{"$ref": "#/$defs/To"}, {"type": "null"}]},
-                "rows": {"type": "array", "items": {"$ref": "#/$defs/Row"}},
-                "by_room": {"type": "object", "additionalProperties": {"$ref": "#/$defs/Row"}},
-                "choice": {"oneOf": [
-                    {"type": "object", "properties": {"Go": {"type": "string"}}},
-                    {"type": "object", "properties": {"Stop": {"$ref": "#/$defs/Row"}}}
-                ]},
-                "id": {"type": "string"},
-                "grid": {"type": "array", "items": {"type": "array", "items": {"type": "integer"}}}
-            },
-            "$defs": {
-                "To": {"type": "object", "properties": {"mail": {"type": "string", "maxLength": 5}}},
-                "Row": {"type": "object", "properties": {"max_rows": {"type": "integer", "maximum": 9}}}
-            }
-        });
-        let range = |n: &Value| n.get("maximum").is_some();
-        // A top-level rename the macro recorded, which folding would not find.
-        assert_eq!(
-            wire(&root, &[("account", "accountRef")], &[("key", "account")]),
-            "/accountRef"
-        );
-        // The recorded renames are the top level's only.
-        assert_eq!(
-            wire(
-                &root,
-                &[("mail", "nope")],
-                &[("key", "to"), ("key", "mail")]
-            ),
-            "/to/mail"
-        );
-        // Case and `_`/`-` folded: a nested rename_all.
-        assert_eq!(
-            wire(
-                &root,
-                &[],
-                &[("key", "rows"), ("index", "2"), ("key", "maxRows")]
-            ),
-            "/rows/2/max_rows"
-        );
-        // A map's keys are the model's own.
-        assert_eq!(
-            wire(
-                &root,
-                &[],
-                &[("key", "by_room"), ("key", "r 2"), ("key", "max_rows")]
-            ),
-            "/by_room/r 2/max_rows"
-        );
-        // An externally tagged variant's name, which garde does not report.
-        assert_eq!(
-            wire_on(
-                &root,
-                &[],
-                &[("key", "choice"), ("key", "max_rows")],
-                &range
-            ),
-            "/choice/Stop/max_rows"
-        );
-        // A newtype variant's inner value is the value itself, a string or
-        // an object.
-        assert_eq!(wire(&root, &[], &[("key", "id"), ("index", "0")]), "/id");
-        assert_eq!(
-            wire_on(
-                &root,
-                &[],
-                &[("key", "choice"), ("index", "0"), ("key", "max_rows")],
-                &range
-            ),
-            "/choice/Stop/max_rows"
-        );
-        // garde's component with no key (an `Option`'s value) is no step.
-        assert_eq!(
-            wire(&root, &[], &[("key", "to"), ("none", ""), ("key", "mail")]),
-            "/to/mail"
-        );
-        // Arrays of arrays: each index in its place.
-        assert_eq!(
-            wire(
-                &root,
-                &[],
-                &[("key", "grid"), ("index", "1"), ("index", "2")]
-            ),
-            "/grid/1/2"
-        );
-        // Nothing decides: the pointer ends at the last place known.
-        assert_eq!(
-            wire_on(&root, &[], &[("key", "to"), ("key", "nowhere")], &|_| false),
-            "/to"
-        );
-        // The one property there, where it states the rule.
-        assert_eq!(
-            wire(&root, &[], &[("key", "to"), ("key", "nowhere")]),
-            "/to/mail"
-        );
-        assert_eq!(wire(&root, &[], &[]), "");
-        // Below a string there is nothing more.
-        assert_eq!(wire(&root, &[], &[("key", "id"), ("key", "x")]), "/id");
-    }
-
-    #[test]
-    fn an_unnamed_field_is_the_one_property_that_states_the_rule() {
-        let root = json!({
-            "type": "object",
-            "properties": {
-                "a": {"type": "object", "properties": {
-                    "x_renamed": {"type": "string", "maxLength": 3},
-                    "y_renamed": {"type": "integer", "maximum": 3}
-                }},
-                "b": {"type": "object", "properties": {
-                    "one": {"type": "object", "properties": {"z": {"type": "string"}}},
-                    "two": {"type": "object", "properties": {"z": {"type": "string"}}}
-                }}
-            }
-        });
-        let length = |n: &Value| n.get("maxLength").is_some();
-        let range = |n: &Value| n.get("maximum").is_some();
-        assert_eq!(
-            wire_on(&root, &[], &[("key", "a"), ("key", "x")], &length),
-            "/a/x_renamed"
-        );
-        assert_eq!(
-            wire_on(&root, &[], &[("key", "a"), ("key", "y")], &range),
-            "/a/y_renamed"
-        );
-        // Two candidates: neither is chosen.
-        assert_eq!(
-            wire_on(&root, &[], &[("key", "a"), ("key", "y")], &|_| true),
-            "/a"
-        );
-        // Below the unnamed field, the rest decides; two that fit decide nothing.
-        assert_eq!(
-            wire_on(
-                &root,
-                &[],
-                &[("key", "b"), ("key", "w"), ("key", "z")],
-                &|_| true
-            ),
-            "/b"
-        );
-    }
-
-    #[test]
-    fn the_shape_of_a_subschema() {
-        let root = json!({"$defs": {"L": {"type": "array"}}});
-        for array in [
-            json!({"items": {}}),
-            json!({"prefixItems": []}),
-            json!({"type": "array"}),
-            json!({"type": ["null", "array"]}),
-            json!({"anyOf": [{"type": "null"}, {"items": true}]}),
-            json!({"oneOf": [{"prefixItems": []}]}),
-            json!({"allOf": [{"items": true}]}),
-            json!({"$ref": "#/$defs/L"}),
-        ] {
-            assert!(is_array(&root, &array), "{array}");
-        }
-        for other in [
-            json!({"type": "object"}),
-            json!({"type": ["null", "string"]}),
-            json!({"anyOf": [{"type": "null"}, {"type": "string"}]}),
-            json!({"$ref": "#/$defs/none"}),
-        ] {
-            assert!(!is_array(&root, &other), "{other}");
-        }
-        for scalar in [
-            json!({"type": "string"}),
-            json!({"type": ["integer", "null"]}),
-            json!({"type": "boolean", "description": "x"}),
-        ] {
-            assert!(has_no_members(&scalar), "{scalar}");
-        }
-        for container in [
-            json!({"type": "object"}),
-            json!({"type": "array"}),
-            json!({"type": ["object", "null"]}),
-            json!({"type": ["null", "array"]}),
-            json!({"type": "string", "anyOf": []}),
-            json!({"type": "string", "$ref": "#"}),
-            json!({"properties": {}}),
-            json!({}),
-            json!(true),
-        ] {
-            assert!(!has_no_members(&container), "{container}");
-        }
-        // An optional's value is its one other branch; a wider union is itself.
-        let optional = json!({"anyOf": [{"type": "null"}, {"type": "string"}]});
-        assert_eq!(non_null(&root, &optional), Some(&json!({"type": "string"})));
-        let wide = json!({"anyOf": [{"type": "null"}, {"type": "string"}, {"type": "integer"}]});
-        assert_eq!(non_null(&root, &wide), Some(&wide));
-        let alone = json!({"oneOf": [{"type": "string"}]});
-        assert_eq!(non_null(&root, &alone), Some(&alone));
-    }
-
-    #[test]
-    fn a_property_is_matched_exactly_else_by_one_folded_spelling() {
-        let root = json!({});
-        let node = json!({"anyOf": [
-            {"properties": {"maxRows": {}, "max_rows_x": {}}},
-            {"properties": {"MAXROWSX": {}, "Plain": {}}}
-        ]});
-        assert_eq!(property_name(&root, &node, "maxRows"), Some("maxRows"));
-        assert_eq!(property_name(&root, &node, "max_rows"), Some("maxRows"));
-        assert_eq!(property_name(&root, &node, "plain"), Some("Plain"));
-        // Two spellings fold alike: neither.
-        assert_eq!(property_name(&root, &node, "max-rows-x"), None);
-        // An exact match wins over folded ones.
-        assert_eq!(property_name(&root, &node, "MAXROWSX"), Some("MAXROWSX"));
-        assert_eq!(property_name(&root, &node, "other"), None);
-        let all = properties(&root, &node).expect("properties");
-        assert_eq!(
-            all.keys()
-                .map(String::as_str)
-                .collect::<std::collections::BTreeSet<_>>(),
-            ["MAXROWSX", "Plain", "maxRows", "max_rows_x"]
-                .into_iter()
-                .collect()
-        );
-        assert_eq!(properties(&root, &json!({"type": "string"})), None);
-        // A member's own properties come before its branches'.
-        let own = json!({"properties": {"a": {}}, "anyOf": [{"properties": {"b": {}}}]});
-        assert_eq!(property_maps(&root, &own, 8).len(), 1);
-        assert_eq!(property_maps(&root, &json!({"anyOf": [own]}), 0).len(), 0);
-        // A union that refers to itself is followed as deep as it is asked
-        // to go, and no deeper.
-        let looping = json!({"anyOf": [{"$ref": "#"}, {"properties": {"a": {}}}]});
-        assert_eq!(property_maps(&looping, &looping, 8).len(), 8);
-        assert_eq!(property_name(&looping, &looping, "a"), Some("a"));
-    }
-}
+mod tests;

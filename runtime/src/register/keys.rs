@@ -22,7 +22,7 @@
 //! Keys that serde buffers first (untagged and internally tagged enums,
 //! `flatten`) reach their type from serde's buffer, out of this probe's
 //! sight: a map there whose key type is not a string is refused by
-//! [`crate::lengths::buffered_key`]. The reader is the deserializer every
+//! [`crate::register::lengths::buffered_key`]. The reader is the deserializer every
 //! tool's arguments are compiled for already: the probe adds none.
 //!
 //! schemars writes less of a map's keys than its key type reads: any
@@ -36,8 +36,9 @@
 
 use serde_json::Value;
 
-use crate::pointer::{self, Step};
-use crate::reader::KeyParse;
+use crate::gate::structural::reader::KeyParse;
+use crate::json::pointer::{self, Step};
+use crate::schema::map_keys::{KeyRange, Keys, names_pattern};
 
 /// A map whose key type reads its key in a way that may normalize it.
 #[derive(Debug, PartialEq, Eq)]
@@ -50,7 +51,7 @@ pub(crate) struct ParsedKey {
 
 /// The first map in `instance` whose key type parses its key, if any, by
 /// `key_parse`, the reader's probe of the arguments type (see
-/// [`crate::reader::probing_keys`]). Not generic: compiled once, not once
+/// [`crate::gate::structural::reader::probing_keys`]). Not generic: compiled once, not once
 /// for each tool.
 pub(crate) fn parsed_key(
     instance: &Value,
@@ -107,277 +108,13 @@ fn steps_at(json: &str, end: usize) -> Option<Vec<Step>> {
     open.into_iter().collect()
 }
 
-/// The integers a map's keys may be: `min` to `max`, but `0` where
-/// `zero` is false (a `NonZeroU32` key).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct KeyRange {
-    pub(crate) min: i128,
-    pub(crate) max: u128,
-    pub(crate) zero: bool,
-}
-
-impl KeyRange {
-    /// The range of the integer type whose `deserialize_*` method is
-    /// `reads`; `None` for any other method.
-    fn read_by(reads: &str) -> Option<KeyRange> {
-        let (min, max): (i128, u128) = match reads {
-            "deserialize_u8" => (0, u8::MAX.into()),
-            "deserialize_u16" => (0, u16::MAX.into()),
-            "deserialize_u32" => (0, u32::MAX.into()),
-            "deserialize_u64" => (0, u64::MAX.into()),
-            "deserialize_u128" => (0, u128::MAX),
-            "deserialize_i8" => (i8::MIN.into(), i8::MAX.unsigned_abs().into()),
-            "deserialize_i16" => (i16::MIN.into(), i16::MAX.unsigned_abs().into()),
-            "deserialize_i32" => (i32::MIN.into(), i32::MAX.unsigned_abs().into()),
-            "deserialize_i64" => (i64::MIN.into(), i64::MAX.unsigned_abs().into()),
-            "deserialize_i128" => (i128::MIN, i128::MAX.unsigned_abs()),
-            _ => return None,
-        };
-        Some(KeyRange {
-            min,
-            max,
-            zero: true,
-        })
-    }
-
-    /// The key pattern of exactly the integers of this range, each
-    /// written as serde_json reads a number key: `0`, or digits without a
-    /// leading zero, after `-` for a negative one. Only literals,
-    /// `[0-9]`-style classes, counted repetitions, groups and `|`: read
-    /// alike by the server's regex and by ECMA-262, and simple enough for
-    /// every provider that keeps patterns. `u8`:
-    /// `^(0|[1-9][0-9]?|1[0-9]{2}|2[0-4][0-9]|25[0-5])$`.
-    pub(crate) fn pattern(self) -> String {
-        let mut branches = Vec::new();
-        if self.zero {
-            branches.push("0".to_owned());
-        }
-        branches.extend(up_to(self.max));
-        let below = self.min.unsigned_abs();
-        if self.min < 0 {
-            branches.push(format!("-({})", up_to(below).join("|")));
-        }
-        format!("^({})$", branches.join("|"))
-    }
-
-    /// The range of a pattern [`Self::pattern`] wrote for an integer type,
-    /// if `pattern` is one.
-    pub(crate) fn of_pattern(pattern: &str) -> Option<KeyRange> {
-        static WRITTEN: std::sync::OnceLock<Vec<(String, KeyRange)>> = std::sync::OnceLock::new();
-        let written = WRITTEN.get_or_init(|| {
-            let types = [
-                "deserialize_u8",
-                "deserialize_u16",
-                "deserialize_u32",
-                "deserialize_u64",
-                "deserialize_u128",
-                "deserialize_i8",
-                "deserialize_i16",
-                "deserialize_i32",
-                "deserialize_i64",
-                "deserialize_i128",
-            ];
-            types
-                .iter()
-                .filter_map(|reads| KeyRange::read_by(reads))
-                .flat_map(|range| {
-                    [
-                        range,
-                        KeyRange {
-                            zero: false,
-                            ..range
-                        },
-                    ]
-                })
-                .map(|range| (range.pattern(), range))
-                .collect()
-        });
-        written
-            .iter()
-            .find(|(written, _)| written == pattern)
-            .map(|(_, range)| *range)
-    }
-
-    /// Whether `key` is one of these integers, written as JSON writes one:
-    /// what [`Self::pattern`] matches.
-    pub(crate) fn takes(self, key: &str) -> bool {
-        let digits = key.strip_prefix('-').unwrap_or(key);
-        let written = matches!(digits.as_bytes(), [b'0'] | [b'1'..=b'9', ..])
-            && digits.bytes().all(|b| b.is_ascii_digit())
-            && key != "-0";
-        let within = match key.strip_prefix('-') {
-            Some(_) => key.parse::<i128>().is_ok_and(|n| n >= self.min),
-            None => key.parse::<u128>().is_ok_and(|n| n <= self.max),
-        };
-        written && within && (self.zero || key != "0")
-    }
-
-    /// The range in words, for a dialect that drops the pattern: `keys
-    /// must be whole numbers from 0 to 255, written in digits`.
-    pub(crate) fn words(self) -> String {
-        let (min, except) = match (self.min, self.zero) {
-            (0, false) => (1, ""),
-            (min, false) => (min, " other than 0"),
-            (min, true) => (min, ""),
-        };
-        format!(
-            "keys must be whole numbers from {min} to {}{except}, written in digits",
-            self.max
-        )
-    }
-}
-
-/// The branches of a pattern of the integers from 1 to `max`, written
-/// without a leading zero: those with fewer digits than `max`, then, for
-/// each digit of `max`, those that keep the digits before it and are
-/// lower there (at the last digit, not higher). `255`: `[1-9][0-9]?`,
-/// `1[0-9]{2}`, `2[0-4][0-9]`, `25[0-5]`.
-fn up_to(max: u128) -> Vec<String> {
-    let digits = max.to_string().into_bytes();
-    let n = digits.len();
-    let mut branches = Vec::new();
-    if max == 0 {
-        return branches;
-    }
-    if n >= 2 {
-        branches.push(format!("[1-9]{}", any_digits(0, n - 2)));
-    }
-    for (i, &digit) in digits.iter().enumerate() {
-        let lowest = if i == 0 { b'1' } else { b'0' };
-        let last = i + 1 == n;
-        let highest = if last { digit } else { digit.saturating_sub(1) };
-        if digit < lowest || (!last && digit == lowest) {
-            continue;
-        }
-        let prefix = String::from_utf8_lossy(digits.get(..i).unwrap_or_default());
-        let rest = any_digits(n - i - 1, n - i - 1);
-        branches.push(format!("{prefix}{}{rest}", class(lowest, highest)));
-    }
-    branches
-}
-
-/// One digit from `low` to `high`: `7` or `[0-6]`.
-fn class(low: u8, high: u8) -> String {
-    if low == high {
-        char::from(low).to_string()
-    } else {
-        format!("[{}-{}]", char::from(low), char::from(high))
-    }
-}
-
-/// From `min` to `max` digits: ``, `[0-9]`, `[0-9]?`, `[0-9]{3}`,
-/// `[0-9]{0,8}`.
-fn any_digits(min: usize, max: usize) -> String {
-    match (min, max) {
-        (_, 0) => String::new(),
-        (1, 1) => "[0-9]".to_owned(),
-        (0, 1) => "[0-9]?".to_owned(),
-        (min, max) if min == max => format!("[0-9]{{{min}}}"),
-        (min, max) => format!("[0-9]{{{min},{max}}}"),
-    }
-}
-
-/// What a map's keys are, learned from its key type (see [`state_keys`]),
-/// and how the schema states it.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub(crate) enum Keys {
-    /// Integers of a range: a key pattern (see [`KeyRange::pattern`]).
-    Range(KeyRange),
-    /// `true`, `false` or both, as a `bool` reads them: a key pattern
-    /// (see [`names_pattern`]).
-    Bools(Vec<&'static str>),
-    /// The names of an enum's variants (no alias among them): each a
-    /// member of `properties`, as schemars writes a map keyed by an enum
-    /// whose variants carry no doc comments.
-    Names(Vec<&'static str>),
-    /// One character, as a `char` reads it:
-    /// `propertyNames: {"minLength": 1, "maxLength": 1}`. JSON Schema
-    /// counts a string's length in code points, on every side; a pattern
-    /// for one character would count UTF-16 units in ECMA-262.
-    Char,
-}
-
-impl Keys {
-    /// A key of these that the key type takes: the one written in each
-    /// map of this key type in the instances read after it is learned.
-    fn taken(&self) -> String {
-        match self {
-            Keys::Range(_) => "1".to_owned(),
-            Keys::Bools(names) | Keys::Names(names) => {
-                names.first().copied().unwrap_or_default().to_owned()
-            }
-            Keys::Char => "a".to_owned(),
-        }
-    }
-}
-
-/// The pattern of exactly `names`, each written as it is:
-/// `^(true|false)$`. Only letters are ever written (`true`, `false`):
-/// read alike by the server's regex and by ECMA-262.
-fn names_pattern(names: &[&str]) -> String {
-    format!("^({})$", names.join("|"))
-}
-
-/// The names of the `bool` keys `pattern` takes, if [`names_pattern`]
-/// wrote it for a `bool`.
-fn bools_of_pattern(pattern: &str) -> Option<Vec<&'static str>> {
-    [&["true", "false"][..], &["true"], &["false"]]
-        .into_iter()
-        .find(|names| names_pattern(names) == pattern)
-        .map(<[&str]>::to_vec)
-}
-
-/// The rule of the keys of the map whose subschema is `node`, in words,
-/// where the schema states it and a dialect may drop it: `keys must be
-/// whole numbers from 0 to 255, written in digits`, `keys must be true or
-/// false`, `keys must be single characters`.
-pub(crate) fn rule_in_words(node: &Value) -> Option<String> {
-    let mut rules: Vec<String> = node
-        .get("patternProperties")
-        .and_then(Value::as_object)
-        .into_iter()
-        .flat_map(|p| p.keys())
-        .filter_map(|pattern| pattern_in_words(pattern))
-        .collect();
-    if let Some(lengths) = node.as_object().and_then(crate::schema::key_lengths) {
-        rules.push(lengths_in_words(lengths));
-    }
-    (!rules.is_empty()).then(|| rules.join("; "))
-}
-
-/// The keys a key pattern the runtime writes takes, in words (see
-/// [`rule_in_words`]); `None` for any other pattern.
-pub(crate) fn pattern_in_words(pattern: &str) -> Option<String> {
-    if let Some(range) = KeyRange::of_pattern(pattern) {
-        return Some(range.words());
-    }
-    let names = bools_of_pattern(pattern)?;
-    Some(match names.as_slice() {
-        [one] => format!("keys must be {one}"),
-        _ => "keys must be true or false".to_owned(),
-    })
-}
-
-/// The lengths `propertyNames` allows keys (see
-/// [`crate::schema::key_lengths`]), in words.
-pub(crate) fn lengths_in_words((min, max): (u64, Option<u64>)) -> String {
-    let plural = |n: u64| if n == 1 { "character" } else { "characters" };
-    match (min, max) {
-        (1, Some(1)) => "keys must be single characters".to_owned(),
-        (min, Some(max)) if min == max => format!("keys must be {min} {} long", plural(min)),
-        (0, Some(max)) => format!("keys must be at most {max} {} long", plural(max)),
-        (min, Some(max)) => format!("keys must be from {min} to {max} characters long"),
-        (min, None) => format!("keys must be at least {min} {} long", plural(min)),
-    }
-}
-
 /// States in `schema` what the keys of each map are, where schemars
 /// writes less than the key type reads: the range of an integer type
 /// (schemars writes digits of any length: `"300"` for a `u8`), that a
 /// `bool` takes `true` and `false` and a `char` one character (schemars
 /// writes any key for both), and the names of an enum whose variants carry
 /// doc comments (schemars writes any key for it). `read` reads a document
-/// as the tool's arguments ([`crate::reader::read_keys`]): instances of
+/// as the tool's arguments ([`crate::gate::structural::reader::read_keys`]): instances of
 /// the schema, with a key in each map, show what each key type asks for
 /// (`deserialize_u32`, `deserialize_bool`, `deserialize_char`,
 /// `deserialize_enum` and the enum's names), and the key type is then
@@ -491,7 +228,7 @@ struct Seen<'i> {
     map: usize,
     /// What its key type asked for; `None` where two readings differ.
     reads: Option<&'static str>,
-    /// An enum's names (see [`crate::reader::KeyRead::names`]).
+    /// An enum's names (see [`crate::gate::structural::reader::KeyRead::names`]).
     names: &'static [&'static str],
     /// An instance that has the map, and the steps to it there.
     instance: &'i Value,
@@ -508,11 +245,11 @@ fn learned(schema: &Value, read: fn(&str)) -> Vec<(usize, Keys)> {
     let mut looked: Vec<usize> = Vec::new();
     let mut out = Vec::new();
     for _ in 0..=maps_in(schema) {
-        let instances = crate::lengths::keyed_instances(schema, &keys);
+        let instances = crate::register::lengths::keyed_instances(schema, &keys);
         let mut seen: Vec<Seen<'_>> = Vec::new();
         for (instance, keyed) in &instances {
             let text = instance.to_string();
-            for key in crate::reader::key_reads(|| read(&text)) {
+            for key in crate::gate::structural::reader::key_reads(|| read(&text)) {
                 let Some(steps) = steps_at(&text, key.at) else {
                     continue;
                 };
@@ -600,7 +337,9 @@ fn decided(seen: &Seen<'_>, read: fn(&str)) -> Option<Keys> {
                 .filter(|n| takes(n) == Some(true))
                 .collect();
             let variants = (0..seen.names.len())
-                .take_while(|i| takes(&crate::reader::variant_index_key(*i)) == Some(true))
+                .take_while(|i| {
+                    takes(&crate::gate::structural::reader::variant_index_key(*i)) == Some(true)
+                })
                 .count();
             (!names.is_empty() && variants == names.len()).then_some(Keys::Names(names))
         }
@@ -650,7 +389,7 @@ fn tried(seen: &Seen<'_>, key: &str, read: fn(&str)) -> Option<bool> {
     map.clear();
     map.insert(key.to_owned(), entry);
     let text = instance.to_string();
-    let reads = crate::reader::key_reads(|| read(&text));
+    let reads = crate::gate::structural::reader::key_reads(|| read(&text));
     reads
         .iter()
         .find(|key| steps_at(&text, key.at).is_some_and(|steps| same(seen.path, &steps)))
@@ -746,13 +485,16 @@ mod tests {
     use serde_json::{Value, json};
 
     use super::{KeyRange, ParsedKey, object_at, parsed_key, state_keys};
-    use crate::pointer;
+    use crate::json::pointer;
 
     /// The probe as registration runs it, for the arguments type `A`.
     fn parsed_key_of<A: serde::de::DeserializeOwned>(instance: &Value) -> Option<ParsedKey> {
         let key_parse = |text: &str| {
-            crate::reader::probing_keys(|| {
-                crate::reader::probe_keys(text, &mut crate::reader::Read::<A>(None));
+            crate::gate::structural::reader::probing_keys(|| {
+                crate::gate::structural::reader::probe_keys(
+                    text,
+                    &mut crate::gate::structural::reader::Read::<A>(None),
+                );
             })
         };
         parsed_key(instance, &key_parse)
@@ -969,12 +711,12 @@ mod tests {
                 assert_eq!(regex.is_match(key), within(range, key), "{pattern} {key:?}");
                 assert_eq!(range.takes(key), within(range, key), "{pattern} {key:?}");
             }
-            // Read back, and read alike by ECMA-262 (see `crate::pattern`).
+            // Read back, and read alike by ECMA-262 (see `crate::register::pattern`).
             assert_eq!(KeyRange::of_pattern(&pattern), Some(range));
             let schema = json!({"patternProperties": {pattern.clone(): {}}});
-            let mut compiled = crate::pattern::Compiled::default();
+            let mut compiled = crate::register::pattern::Compiled::default();
             assert!(
-                crate::pattern::check("t", &schema, &mut compiled).is_ok(),
+                crate::register::pattern::check("t", &schema, &mut compiled).is_ok(),
                 "{pattern}"
             );
         }
@@ -1293,7 +1035,7 @@ mod tests {
 
     #[test]
     fn the_rule_of_a_map_s_keys_is_said_in_words() {
-        let words = |node: Value| super::rule_in_words(&node);
+        let words = |node: Value| crate::schema::map_keys::rule_in_words(&node);
         assert_eq!(
             words(json!({"patternProperties": {"^(true|false)$": {}}})).as_deref(),
             Some("keys must be true or false")
@@ -1316,7 +1058,7 @@ mod tests {
         );
         assert_eq!(words(json!({"patternProperties": {"^[a-z]+$": {}}})), None);
         assert_eq!(words(json!({"propertyNames": {"pattern": "^a$"}})), None);
-        let pattern = super::names_pattern(&["true", "false"]);
+        let pattern = crate::schema::map_keys::names_pattern(&["true", "false"]);
         let regex = regex::Regex::new(&pattern).expect("the server's regex compiles it");
         for (key, taken) in [
             ("true", true),
@@ -1327,8 +1069,8 @@ mod tests {
             assert_eq!(regex.is_match(key), taken, "{key}");
         }
         let schema = json!({"patternProperties": {pattern: {}}});
-        let mut compiled = crate::pattern::Compiled::default();
-        assert!(crate::pattern::check("t", &schema, &mut compiled).is_ok());
+        let mut compiled = crate::register::pattern::Compiled::default();
+        assert!(crate::register::pattern::check("t", &schema, &mut compiled).is_ok());
     }
 
     /// A key type whose `Deserialize` panics once it has read its integer.

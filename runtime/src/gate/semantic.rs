@@ -9,10 +9,10 @@ use garde::Report;
 use garde::i18n::{I18n, InvalidCreditCard, InvalidEmail, InvalidPhoneNumber, InvalidUrl, IpKind};
 use serde_json::Value;
 
-use crate::audit::Gate;
-use crate::reader::{Read, Serde};
-use crate::structural::{self, Parsed};
-use crate::{Code, RawArgs, Rejection, ToolDef, message, pointer};
+use crate::gate::Gate;
+use crate::gate::structural::reader::{Read, Serde};
+use crate::gate::structural::{self, Parsed};
+use crate::{Code, RawArgs, Rejection, ToolDef, json::pointer, outcome::message};
 
 /// Arguments that passed the rules: the last state before resources and
 /// effects. Made only by gate 3, in one place (`Invocation::validate`,

@@ -103,7 +103,7 @@ impl Limits {
     /// assert_eq!((refused.code(), refused.path()), (Code::DuplicateKey, "/params"));
     /// ```
     pub fn check<'a>(&self, json: &'a [u8]) -> Result<crate::RawArgs<'a>, crate::Rejection> {
-        crate::bounded::scan(json, self)
+        crate::gate::bounded::scan(json, self)
     }
 }
 
@@ -112,3 +112,12 @@ impl Default for Limits {
         Limits::DEFAULT
     }
 }
+
+/// The limits registration checks an instance under: wide enough for any
+/// instance it builds (see `crate::register::lengths`), so that only the
+/// tool's own gates decide.
+pub(crate) const PROBE_LIMITS: Limits = Limits::DEFAULT
+    .max_bytes(1 << 20)
+    .max_depth(256)
+    .max_nodes(1 << 20)
+    .max_string_bytes(1 << 20);

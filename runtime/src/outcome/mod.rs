@@ -1,5 +1,9 @@
 //! What one call ends in.
 
+pub(crate) mod code;
+pub(crate) mod message;
+pub(crate) mod rejection;
+
 use serde::ser::{Serialize, SerializeMap, SerializeStruct, Serializer};
 use serde_json::Value;
 

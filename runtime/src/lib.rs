@@ -104,7 +104,8 @@ pub use context::{Extensions, ToolContext};
 pub use definition::{Effect, ResourceField, ToolDef};
 pub use effect::{
     Approval, ApprovalRule, ApprovalState, Bucket, Claim, Clock, Consumed, Decided, Decision,
-    EffectPolicy, EffectStore, FlushError, MemoryStore, Seen, StoreError, SystemClock, rules,
+    EffectPolicy, EffectStore, FlushError, MemoryStore, Seen, StoreError, SystemClock, Withdrawn,
+    rules,
 };
 pub use error::{BodyCode, ToolError};
 pub use limits::Limits;

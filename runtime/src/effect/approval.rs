@@ -102,7 +102,7 @@ pub struct Approval {
     pub created_at: SystemTime,
     /// When the approval stops being usable.
     pub expires_at: SystemTime,
-    /// Pending, approved, denied or used.
+    /// Pending, approved, denied, used or withdrawn.
     pub state: ApprovalState,
 }
 
@@ -125,6 +125,12 @@ pub enum ApprovalState {
     /// Approved by this actor, and run.
     Used {
         /// The approver.
+        by: String,
+    },
+    /// Withdrawn by this actor before it ran: it can no longer be
+    /// decided or run ([`Toolbox::withdraw`](crate::Toolbox::withdraw)).
+    Withdrawn {
+        /// Who withdrew it: the actor who asked, or someone who may decide.
         by: String,
     },
 }

@@ -16,13 +16,17 @@
 
 mod approval;
 mod gate;
+mod hook;
 pub mod rules;
 mod store;
 mod timer;
 
 #[cfg(feature = "testing")]
 pub(crate) use approval::new_id;
-pub(crate) use gate::{Run, after, before, denied, expired, pending, stale, timed_out};
+pub(crate) use gate::{
+    Run, after, before, denied, expired, pending, stale, timed_out, withdrawn,
+};
+pub(crate) use hook::Notifier;
 pub use timer::Timed;
 
 use std::sync::Arc;
@@ -34,7 +38,9 @@ use sha2::{Digest as _, Sha256};
 pub use approval::{Approval, ApprovalState, Seen};
 
 pub use rules::Bucket;
-pub use store::{Claim, Consumed, Decided, Decision, EffectStore, MemoryStore, StoreError};
+pub use store::{
+    Claim, Consumed, Decided, Decision, EffectStore, MemoryStore, StoreError, Withdrawn,
+};
 
 use crate::Effect;
 
@@ -286,6 +292,8 @@ pub(crate) struct Effects {
     pub(crate) unrecorded: Unrecorded,
     /// Gate 5 for a call that authorized no object.
     pub(crate) call_policy: Option<Arc<dyn crate::CallPolicy>>,
+    /// Told of each approval created ([`Toolbox::on_approval`](crate::Toolbox::on_approval)).
+    pub(crate) notifier: Option<Notifier>,
 }
 
 impl Default for Effects {
@@ -296,6 +304,7 @@ impl Default for Effects {
             clock: Arc::new(SystemClock),
             unrecorded: Unrecorded::default(),
             call_policy: None,
+            notifier: None,
         }
     }
 }

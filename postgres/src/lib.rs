@@ -868,7 +868,9 @@ impl EffectStore for PostgresStore {
                 // it in a state that never changes again. Read it.
                 let statement = session
                     .client
-                    .prepare_cached("SELECT state, expires_at FROM toolgate_approvals WHERE id = $1")
+                    .prepare_cached(
+                        "SELECT state, expires_at FROM toolgate_approvals WHERE id = $1",
+                    )
                     .await
                     .map_err(sql("withdraw"))?;
                 let now_found = match session

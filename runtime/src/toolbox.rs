@@ -1094,7 +1094,11 @@ impl<S: Send + Sync + 'static> Toolbox<S> {
     /// assert!(block_on(toolbox.resume(&agent, &id)).rejection().is_some());
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
-    pub async fn withdraw(&self, who: &ToolContext, approval_id: &str) -> Result<(), ApprovalError> {
+    pub async fn withdraw(
+        &self,
+        who: &ToolContext,
+        approval_id: &str,
+    ) -> Result<(), ApprovalError> {
         let store = &*self.effects.store;
         let refuse = |tool: &str, error: ApprovalError| {
             audit::denied(

@@ -764,13 +764,14 @@ impl EffectStore for SqliteStore {
                        AND (approver IS NULL OR approver = ?4)
                      ORDER BY created_at, id LIMIT ?5",
                 )?;
-                let rows = statement.query_map(params![tenant, at, scopes, actor, limit], |row| {
-                    Ok((
-                        row.get::<_, String>(0)?,
-                        row.get::<_, String>(1)?,
-                        row.get::<_, Option<String>>(2)?,
-                    ))
-                })?;
+                let rows =
+                    statement.query_map(params![tenant, at, scopes, actor, limit], |row| {
+                        Ok((
+                            row.get::<_, String>(0)?,
+                            row.get::<_, String>(1)?,
+                            row.get::<_, Option<String>>(2)?,
+                        ))
+                    })?;
                 let mut listed = Vec::new();
                 for row in rows {
                     let (json, state, by) = row?;

@@ -670,7 +670,11 @@ pub async fn approvals_are_listed_to_whoever_may_decide(store: &dyn EffectStore)
     assert_eq!(shown, vec![ops_call.clone()]);
     // Expired by the clock: gone from the list.
     let later = ops_call.expires_at;
-    assert!(listed(store, &person(&a, "ops_1", &[ops]), later, 50).await.is_empty());
+    assert!(
+        listed(store, &person(&a, "ops_1", &[ops]), later, 50)
+            .await
+            .is_empty()
+    );
 }
 
 /// A pending approval and an approved one not yet used can be withdrawn,
@@ -684,7 +688,10 @@ pub async fn withdrawing_stops_a_pending_or_approved_approval(store: &dyn Effect
     let approved = asked(&tenant, "asker_1", Some(scope), t0, 2);
     let used = asked(&tenant, "asker_1", Some(scope), t0, 3);
     for approval in [&pending, &approved, &used] {
-        store.create_approval(approval.clone()).await.expect("saved");
+        store
+            .create_approval(approval.clone())
+            .await
+            .expect("saved");
     }
     let now = t0 + Duration::from_millis(10);
     let by = || "manager_1".to_owned();
@@ -692,7 +699,10 @@ pub async fn withdrawing_stops_a_pending_or_approved_approval(store: &dyn Effect
         let decided = store.decide(id, Decision::Approve(by()), now).await;
         assert_eq!(decided.ok(), Some(Decided::Done));
     }
-    assert_eq!(store.consume(&used.id, now).await.ok(), Some(Consumed::Done));
+    assert_eq!(
+        store.consume(&used.id, now).await.ok(),
+        Some(Consumed::Done)
+    );
 
     let withdraw = |id: String| async move { store.withdraw(&id, by(), now).await.ok() };
     assert_eq!(withdraw(pending.id.clone()).await, Some(Withdrawn::Done));
@@ -704,7 +714,10 @@ pub async fn withdrawing_stops_a_pending_or_approved_approval(store: &dyn Effect
     let expired = asked(&tenant, "asker_1", Some(scope), t0, 4);
     store.create_approval(expired.clone()).await.expect("saved");
     assert_eq!(
-        store.withdraw(&expired.id, by(), late + Duration::from_secs(1)).await.ok(),
+        store
+            .withdraw(&expired.id, by(), late + Duration::from_secs(1))
+            .await
+            .ok(),
         Some(Withdrawn::Expired)
     );
 
@@ -717,7 +730,11 @@ pub async fn withdrawing_stops_a_pending_or_approved_approval(store: &dyn Effect
         store.consume(&approved.id, now).await.ok(),
         Some(Consumed::Withdrawn)
     );
-    let state = store.approval(&approved.id).await.expect("read").map(|a| a.state);
+    let state = store
+        .approval(&approved.id)
+        .await
+        .expect("read")
+        .map(|a| a.state);
     assert_eq!(state, Some(ApprovalState::Withdrawn { by: by() }));
     let approver = ToolContext::new("manager_1", tenant.as_str(), "req").with_scopes([scope]);
     assert_eq!(listed(store, &approver, now, 50).await, vec![expired.id]);
@@ -741,7 +758,8 @@ pub async fn a_withdrawn_refund_never_runs(store: Store) {
         .await
         .expect("the manager approves");
     let bystander = ToolContext::new("clerk_1", "tenant_a", "req_b");
-    let elsewhere = ToolContext::new("manager_1", "tenant_b", "req_e").with_scopes(["refunds:approve"]);
+    let elsewhere =
+        ToolContext::new("manager_1", "tenant_b", "req_e").with_scopes(["refunds:approve"]);
     // A bystander of the tenant lacks the approver's scope; the manager
     // of another tenant finds nothing. Neither withdraws.
     let missing = toolgate::ApprovalError::MissingScope("refunds:approve".to_owned());
@@ -757,7 +775,10 @@ pub async fn a_withdrawn_refund_never_runs(store: Store) {
         .expect("the agent who asked withdraws");
     let resumed = toolbox.resume(&agent(&session), &approval.id).await;
     assert_eq!(code(&resumed), Some(Code::ApprovalDenied), "{resumed:?}");
-    assert!(toolbox.state().refunds().is_empty(), "a withdrawn refund ran");
+    assert!(
+        toolbox.state().refunds().is_empty(),
+        "a withdrawn refund ran"
+    );
     let again = toolbox.call(&agent(&session), "issue_refund", REFUND).await;
     let Some(renewed) = again.approval() else {
         panic!("the repeat did not ask anew: {again:?}");

@@ -369,7 +369,12 @@ pub async fn assert_store_follows_the_rules(store: &dyn EffectStore, seed: u64, 
                 let got = store.pending_approvals(&approver, now, limit).await;
                 (
                     format!("{:?}", Ok::<_, ()>(expected)),
-                    format!("{:?}", got.as_ref().map(|v| v.iter().collect::<Vec<_>>()).map_err(|_| ())),
+                    format!(
+                        "{:?}",
+                        got.as_ref()
+                            .map(|v| v.iter().collect::<Vec<_>>())
+                            .map_err(|_| ())
+                    ),
                 )
             }
             Op::Withdraw { id, by } => {

@@ -23,9 +23,7 @@ mod timer;
 
 #[cfg(feature = "testing")]
 pub(crate) use approval::new_id;
-pub(crate) use gate::{
-    Run, after, before, denied, expired, pending, stale, timed_out, withdrawn,
-};
+pub(crate) use gate::{Run, after, before, denied, expired, pending, stale, timed_out, withdrawn};
 pub(crate) use hook::Notifier;
 pub use timer::Timed;
 

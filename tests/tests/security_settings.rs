@@ -8,8 +8,8 @@
 
 mod common;
 
-use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
 use std::time::{Duration, SystemTime};
 
 use common::{audit, block_on};
@@ -210,21 +210,13 @@ fn the_toolbox_s_limits_are_the_widest_of_its_own_and_its_tools_bound_by_bound()
     toolbox
         .register_with_limits(Note, own.max_bytes(128 * 1024).max_depth(2))
         .unwrap()
-        .register_with_limits(
-            Archive,
-            own.max_nodes(8192).max_string_bytes(16 * 1024).max_depth(3),
-        )
+        .register_with_limits(Archive, own.max_nodes(8192).max_string_bytes(16 * 1024).max_depth(3))
         .unwrap()
         .register_with_limits(SummarizeQuarterlySales, own.max_depth(32).max_bytes(1024))
         .unwrap();
     let widest = toolbox.limits();
     assert_eq!(
-        (
-            widest.bytes(),
-            widest.depth(),
-            widest.nodes(),
-            widest.string_bytes()
-        ),
+        (widest.bytes(), widest.depth(), widest.nodes(), widest.string_bytes()),
         (128 * 1024, 32, 8192, 16 * 1024)
     );
 }
@@ -298,10 +290,7 @@ fn a_resume_of_an_approval_not_the_caller_s_is_the_flat_answer_and_why_only_logg
         assert_eq!(serde_json::to_string(&outcome).unwrap(), NOT_PERMITTED);
         assert_eq!(
             denials(&log),
-            [(
-                "no such approval for this tenant and actor",
-                ctx.request_id()
-            )]
+            [("no such approval for this tenant and actor", ctx.request_id())]
         );
     }
     assert_eq!(toolbox.state().runs(), 0);
@@ -346,8 +335,9 @@ fn each_tenant_has_its_own_budgets_for_one_actor_name_and_conversation_id() {
     let toolbox = desk(&clock, policy);
     let a = person("alice", "tenant_a", "conv");
     let b = person("alice", "tenant_b", "conv");
-    let calls =
-        |ctx: &ToolContext| [1, 2].map(|_| code(&block_on(toolbox.call(ctx, "note", TOO_LONG))));
+    let calls = |ctx: &ToolContext| {
+        [1, 2].map(|_| code(&block_on(toolbox.call(ctx, "note", TOO_LONG))))
+    };
     let spent = [Some(Code::InvalidLength), Some(Code::RetryBudgetExhausted)];
     assert_eq!(calls(&a), spent);
     assert_eq!(calls(&b), spent, "tenant_b paid for tenant_a's rejections");
@@ -371,8 +361,7 @@ fn each_conversation_has_its_own_total_budget() {
     let toolbox = desk(&clock, EffectPolicy::default().conversation_budget(1));
     for session in ["conv_1", "conv_2"] {
         let ctx = person("alice", "tenant_a", session);
-        let codes =
-            ["note", "archive"].map(|tool| code(&block_on(toolbox.call(&ctx, tool, TOO_LONG))));
+        let codes = ["note", "archive"].map(|tool| code(&block_on(toolbox.call(&ctx, tool, TOO_LONG))));
         assert_eq!(
             codes,
             [Some(Code::InvalidLength), Some(Code::RetryBudgetExhausted)],
@@ -414,10 +403,7 @@ fn a_rate_limit_is_per_tenant_and_per_tool() {
     let limited = block_on(toolbox.call(&a, "note", r#"{"what":"y"}"#));
     assert_eq!(code(&limited), Some(Code::RateLimited));
     // The same actor name in another tenant, and another tool.
-    ok(
-        &ToolContext::new("alice", "tenant_b", "r").allow_all_tools(),
-        "note",
-    );
+    ok(&ToolContext::new("alice", "tenant_b", "r").allow_all_tools(), "note");
     ok(&a, "archive");
     assert_eq!(toolbox.state().runs(), 3);
 }
@@ -441,10 +427,7 @@ fn a_tool_s_own_rate_limit_replaces_the_toolbox_s() {
             })
             .collect::<Vec<_>>()
     };
-    assert_eq!(
-        codes("note", 4),
-        [None, None, None, Some(Code::RateLimited)]
-    );
+    assert_eq!(codes("note", 4), [None, None, None, Some(Code::RateLimited)]);
     // Every other tool keeps the toolbox's limit.
     assert_eq!(codes("archive", 2), [None, Some(Code::RateLimited)]);
 }
@@ -480,12 +463,7 @@ fn every_audit_record_names_the_request_it_belongs_to() {
         .collect();
     let mut logged: Vec<(&str, &str)> = audit
         .iter()
-        .map(|r| {
-            (
-                r["message"].as_str(),
-                r.get("gate").map_or("", String::as_str),
-            )
-        })
+        .map(|r| (r["message"].as_str(), r.get("gate").map_or("", String::as_str)))
         .collect();
     logged.sort_unstable();
     logged.dedup();

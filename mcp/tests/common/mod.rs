@@ -46,9 +46,7 @@ pub fn signed(algorithm: Algorithm, secret: &[u8], claims: &Value) -> String {
 
 /// A token for `actor` in `tenant_a`, allowed to book.
 pub fn bearer(actor: &str) -> String {
-    token(
-        json!({"sub":actor,"tenant":"tenant_a","scope":"bookings:write","aud":AUDIENCE,"exp":exp()}),
-    )
+    token(json!({"sub":actor,"tenant":"tenant_a","scope":"bookings:write","aud":AUDIENCE,"exp":exp()}))
 }
 
 pub fn hotels() -> Arc<Toolbox<Hotels>> {

@@ -298,7 +298,9 @@ pub(crate) const SESSION_HEADER: &str = "mcp-session-id";
 /// - Beside the endpoint, under the same authentication, the approvals
 ///   API: `GET <endpoint>/approvals` lists what the caller may decide,
 ///   `POST <endpoint>/approvals/{id}/approve` (`deny`, `withdraw`)
-///   decides; see the `approvals` section of the crate's README.
+///   decides or withdraws (JSON; the crate's README lists the answers). A
+///   decision the caller may not make is one flat `404 NOT_PERMITTED`,
+///   whether or not the approval exists; the reason goes to the audit log.
 ///
 /// # Panics
 ///

@@ -7,6 +7,12 @@
 //!   …)]` expression says so) does not run; it becomes an [`Approval`] that a
 //!   person decides on and [`Toolbox::resume`](crate::Toolbox::resume) runs,
 //!   once, if nothing it was bound to has changed;
+//!   A person finds the approvals waiting for them with
+//!   [`Toolbox::pending_approvals`](crate::Toolbox::pending_approvals)
+//!   (only those they may decide, [`rules::may_decide`]), the asker or a
+//!   decider takes one back with [`Toolbox::withdraw`](crate::Toolbox::withdraw),
+//!   and the host hears of each new one through
+//!   [`Toolbox::on_approval`](crate::Toolbox::on_approval);
 //! - **idempotency**: a `write` or `irreversible` call claims a key derived
 //!   from the logical action (or given by the host); a repeat of a finished
 //!   call returns the stored outcome without running the body.

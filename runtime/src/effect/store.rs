@@ -1,7 +1,7 @@
 //! Where gate 6 keeps its state: approvals and idempotency records.
 //!
 //! Every operation that must be atomic is one call: deciding an approval,
-//! consuming it, claiming an idempotency key. A store never asks the gate
+//! consuming it, withdrawing it, claiming an idempotency key. A store never asks the gate
 //! to read and then write.
 
 use std::borrow::Cow;

@@ -21,6 +21,12 @@
 //! in that order. Two servers on one `--store`, or one HTTP server and
 //! two tokens, show two callers of one tenant each getting their own
 //! outcomes.
+//!
+//! `--approver NAME` (HTTP) adds a person of `tenant_a` who may also
+//! approve refunds (`refunds:approve`); their tokens follow the actors'.
+//! The HTTP server serves a page of the approvals waiting for whoever
+//! opens it, with approve and deny buttons, at `/approvals#token=TOKEN`,
+//! on the approvals API beside the MCP endpoint (`/mcp/approvals`).
 
 mod audit;
 mod script;
@@ -39,7 +45,7 @@ use toolgate_sqlite::SqliteStore;
 
 type Error = Box<dyn std::error::Error + Send + Sync>;
 
-const USAGE: &str = "usage: toolgate-demo [--stdio | --http ADDR] [--store PATH] [--actor NAME]... [--cedar] [--otlp URL]";
+const USAGE: &str = "usage: toolgate-demo [--stdio | --http ADDR] [--store PATH] [--actor NAME]... [--approver NAME]... [--cedar] [--otlp URL]";
 
 /// What to run.
 enum Mode {
@@ -53,6 +59,8 @@ struct Args {
     store: Option<PathBuf>,
     /// The callers, in `tenant_a`; none given is `analyst_1`.
     actors: Vec<String>,
+    /// People of `tenant_a` who may also approve refunds (HTTP).
+    approvers: Vec<String>,
     /// Gate 5 by the seeds' Cedar policies instead of the Rust ones.
     cedar: bool,
     /// The OTLP/HTTP endpoint of a collector to send spans to.
@@ -65,6 +73,7 @@ fn args() -> Result<Args, String> {
         mode: Mode::Script,
         store: None,
         actors: Vec::new(),
+        approvers: Vec::new(),
         cedar: false,
         otlp: None,
     };
@@ -74,6 +83,7 @@ fn args() -> Result<Args, String> {
             "--http" => parsed.mode = Mode::Http(args.next().ok_or(USAGE)?),
             "--store" => parsed.store = Some(args.next().ok_or(USAGE)?.into()),
             "--actor" => parsed.actors.push(args.next().ok_or(USAGE)?),
+            "--approver" => parsed.approvers.push(args.next().ok_or(USAGE)?),
             "--cedar" => parsed.cedar = true,
             "--otlp" => parsed.otlp = Some(args.next().ok_or(USAGE)?),
             "-h" | "--help" => return Err(USAGE.to_owned()),
@@ -100,6 +110,9 @@ pub fn agent() -> Identity {
 fn caller(actor: &str) -> Identity {
     Identity::new(actor, "tenant_a").with_scopes(SCOPES)
 }
+
+/// The scope `issue_refund` asks of the person who approves a refund.
+const APPROVER_SCOPE: &str = "refunds:approve";
 
 /// The scopes the demo's tools ask for.
 const SCOPES: [&str; 4] = [
@@ -226,7 +239,7 @@ async fn run(args: Args) -> Result<(), Error> {
                     .await
                     .map_err(Error::from)
             }
-            Mode::Http(addr) => http(&demo, &addr, &args.actors).await,
+            Mode::Http(addr) => http(&demo, &addr, &args.actors, &args.approvers).await,
         }
     };
     // Asked to stop, the demo stops serving and still removes its scratch
@@ -264,21 +277,37 @@ async fn stop_asked() {
 }
 
 /// Serves over streamable HTTP, behind bearer tokens signed with a secret
-/// made for this run; prints a token for each of `actors`, one a line.
+/// made for this run; prints a token for each of `actors`, then for each
+/// of `approvers`, one a line. The approvals page is beside it.
 ///
 /// The demo issues its tokens itself: its own origin is the issuer the
 /// protected-resource metadata names and the tokens carry, and there is
 /// no OAuth flow to follow (a client is given a printed token).
-async fn http(demo: &Demo, addr: &str, actors: &[String]) -> Result<(), Error> {
+async fn http(
+    demo: &Demo,
+    addr: &str,
+    actors: &[String],
+    approvers: &[String],
+) -> Result<(), Error> {
     let listener = tokio::net::TcpListener::bind(addr).await?;
     let local = listener.local_addr()?;
     let issuer = format!("http://{local}");
     let resource = format!("{issuer}/mcp");
     let mut secret = [0u8; 32];
     getrandom::fill(&mut secret).map_err(|e| format!("no random secret: {e}"))?;
-    let tokens = actors
+    let people = actors
         .iter()
-        .map(|actor| token(&secret, &issuer, &resource, actor, "tenant_a"))
+        .map(|actor| (actor, false))
+        .chain(approvers.iter().map(|approver| (approver, true)));
+    let tokens = people
+        .map(|(actor, approves)| {
+            let scopes = SCOPES
+                .iter()
+                .copied()
+                .chain(approves.then_some(APPROVER_SCOPE));
+            let scopes: Vec<&str> = scopes.collect();
+            token(&secret, &issuer, &resource, actor, "tenant_a", &scopes)
+        })
         .collect::<Result<Vec<_>, _>>()?;
     let authenticator = JwtAuthenticator::hs256(&secret)?
         .issuer(&issuer)
@@ -286,11 +315,14 @@ async fn http(demo: &Demo, addr: &str, actors: &[String]) -> Result<(), Error> {
     let config = HttpConfig::new(resource.as_str())
         .authorization_servers([issuer.as_str()])
         .scopes(SCOPES);
-    let app = toolgate_mcp::router(demo.tools(), authenticator, config);
+    let app = toolgate_mcp::router(demo.tools(), authenticator, config)
+        .route("/approvals", axum::routing::get(approvals_page));
     eprintln!("toolgate demo: MCP over streamable HTTP at {resource}");
+    eprintln!("approvals waiting for a person: {issuer}/approvals#token=TOKEN");
+    let everyone: Vec<&str> = actors.iter().chain(approvers).map(String::as_str).collect();
     eprintln!(
         "a bearer token for each of {} in tenant_a, valid for 12 hours, one a line:",
-        actors.join(", ")
+        everyone.join(", ")
     );
     // Standard output holds only the tokens: scripts read them from it.
     for token in tokens {
@@ -300,14 +332,21 @@ async fn http(demo: &Demo, addr: &str, actors: &[String]) -> Result<(), Error> {
     Ok(())
 }
 
-/// A token from `issuer` for `actor` in `tenant` with every demo scope,
-/// for the MCP endpoint `audience`, for 12 hours.
+/// The approvals page: plain HTML and a little script, which calls the
+/// approvals API with the token the page was given.
+async fn approvals_page() -> axum::response::Html<&'static str> {
+    axum::response::Html(include_str!("approvals.html"))
+}
+
+/// A token from `issuer` for `actor` in `tenant` with `scopes`, for the
+/// MCP endpoint `audience`, for 12 hours.
 fn token(
     secret: &[u8],
     issuer: &str,
     audience: &str,
     actor: &str,
     tenant: &str,
+    scopes: &[&str],
 ) -> Result<String, Error> {
     let now = std::time::SystemTime::now().duration_since(std::time::SystemTime::UNIX_EPOCH)?;
     let claims = serde_json::json!({
@@ -315,7 +354,7 @@ fn token(
         "tenant": tenant,
         "iss": issuer,
         "aud": audience,
-        "scope": SCOPES.join(" "),
+        "scope": scopes.join(" "),
         "exp": now.as_secs() + 12 * 3600,
     });
     let key = jsonwebtoken::EncodingKey::from_secret(secret)?;

@@ -295,6 +295,12 @@ pub(crate) const SESSION_HEADER: &str = "mcp-session-id";
 /// - A body that is not JSON text (not UTF-8, or not well-formed): `400`
 ///   with JSON-RPC's parse error.
 /// - Every message passes gate 1 before rmcp parses it, as over stdio.
+/// - Beside the endpoint, under the same authentication, the approvals
+///   API: `GET <endpoint>/approvals` lists what the caller may decide,
+///   `POST <endpoint>/approvals/{id}/approve` (`deny`, `withdraw`)
+///   decides or withdraws (JSON; the crate's README lists the answers). A
+///   decision the caller may not make is one flat `404 NOT_PERMITTED`,
+///   whether or not the approval exists; the reason goes to the audit log.
 ///
 /// # Panics
 ///
@@ -327,6 +333,7 @@ pub fn router<S: NamesAuthorizationServers>(
     };
     let tools = tools.into();
     let limits = message_limits(tools.limits());
+    let approvals = crate::approvals::routes(&config.path(), tools.clone());
     let server = McpServer::for_http(tools);
     let mut http = StreamableHttpServerConfig::default()
         // Read only within our own limit; ours refuses first.
@@ -357,10 +364,16 @@ pub fn router<S: NamesAuthorizationServers>(
             Arc::clone(&shared),
             authenticated,
         ));
+    // The approvals API, behind the same authentication.
+    let approvals = approvals.layer(axum::middleware::from_fn_with_state(
+        Arc::clone(&shared),
+        authenticated,
+    ));
     axum::Router::new()
         .route(&metadata_path, axum::routing::get(metadata))
         .with_state(shared)
         .merge(endpoint)
+        .merge(approvals)
 }
 
 /// RFC 9728 protected-resource metadata.

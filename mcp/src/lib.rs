@@ -37,9 +37,16 @@
 //!   A stored outcome is never replayed to another principal.
 //! - A call gate 6 holds for approval asks the person at the client
 //!   through elicitation when the client declared it (mid-call on
-//!   2025-11-25, as `input_required` on 2026-07-28): accepting approves
-//!   it as the session's actor and runs it once. Otherwise the model
-//!   reads `approval_required`, for the host to approve out of band.
+//!   2025-11-25, as `input_required` on 2026-07-28) and that person may
+//!   decide it ([`rules::may_decide`](toolgate::rules::may_decide): the
+//!   approver's scope held, someone other than the asker where the policy
+//!   says so): accepting approves it as the session's actor and runs it
+//!   once. Otherwise nobody is asked: the model reads `approval_required`
+//!   with the approval's id and whom it waits for (`waits_for`), and a
+//!   person who may decide approves it out of band, through the HTTP
+//!   router's approvals API (`GET <endpoint>/approvals`, see
+//!   [`router`]) or the host's own. The model's repeat of the call, once
+//!   approved, runs it, once.
 //! - Cancellation (`notifications/cancelled`) drops the body's future.
 //! - Both protocol generations that rmcp speaks are served: 2025-11-25
 //!   (`initialize`) and 2026-07-28 (`server/discover`, `_meta` on every
@@ -59,6 +66,7 @@
 
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
+mod approvals;
 mod frame;
 mod http;
 mod jwt;
@@ -435,6 +443,15 @@ impl McpServer {
     ) -> Asked {
         use rmcp::model::ElicitationAction;
         let held = || Asked::Answered(Outcome::ApprovalRequired(Box::new(approval.clone())));
+        // Ask only a person whose accept counts: one the approval's rules
+        // let decide. Anyone else (without the approver's scope, or the
+        // asker where another must approve) would click Accept and see
+        // nothing happen; they read the approval's id and whom it waits
+        // for (`waits_for`), and the call waits for that person, out of
+        // band (the HTTP router's approvals API, or the host's own).
+        if toolgate::rules::may_decide(&approval, ctx).is_err() {
+            return held();
+        }
         let can_ask = context
             .client_capabilities()
             .is_some_and(|c| c.elicitation.is_some());
@@ -684,6 +701,14 @@ impl McpServer {
                     }
                 };
                 match outcome {
+                    // The repeat of a call a person approved out of band
+                    // since: it runs now, once (a resume checks everything
+                    // the approval is bound to, and uses it once).
+                    Outcome::ApprovalRequired(approval)
+                        if matches!(approval.state, toolgate::ApprovalState::Approved { .. }) =>
+                    {
+                        self.tools.resume(&request.name, &ctx, &approval.id).await
+                    }
                     Outcome::ApprovalRequired(approval) => {
                         match self.ask(&context, &ctx, &request.name, *approval).await {
                             Asked::Answered(outcome) => outcome,

@@ -3,7 +3,8 @@
 use std::sync::Arc;
 
 use toolgate::{
-    Approval, ApprovalError, BoxFuture, Limits, Outcome, Rejection, ToolContext, ToolDef, Toolbox,
+    Approval, ApprovalError, BoxFuture, Limits, Outcome, Rejection, StoreError, ToolContext,
+    ToolDef, Toolbox,
 };
 
 /// What the server needs of a toolbox, whatever its state type.
@@ -27,6 +28,16 @@ trait Served: Send + Sync + 'static {
     fn resume<'a>(&'a self, ctx: &'a ToolContext, id: &'a str) -> BoxFuture<'a, Outcome>;
     fn approval<'a>(&'a self, ctx: &'a ToolContext, id: &'a str)
     -> BoxFuture<'a, Option<Approval>>;
+    fn pending<'a>(
+        &'a self,
+        approver: &'a ToolContext,
+        limit: usize,
+    ) -> BoxFuture<'a, Result<Vec<Approval>, StoreError>>;
+    fn withdraw<'a>(
+        &'a self,
+        who: &'a ToolContext,
+        id: &'a str,
+    ) -> BoxFuture<'a, Result<(), ApprovalError>>;
 }
 
 impl<S: Send + Sync + 'static> Served for Toolbox<S> {
@@ -78,6 +89,22 @@ impl<S: Send + Sync + 'static> Served for Toolbox<S> {
         id: &'a str,
     ) -> BoxFuture<'a, Option<Approval>> {
         Box::pin(async move { Toolbox::approval(self, ctx, id).await.ok().flatten() })
+    }
+
+    fn pending<'a>(
+        &'a self,
+        approver: &'a ToolContext,
+        limit: usize,
+    ) -> BoxFuture<'a, Result<Vec<Approval>, StoreError>> {
+        Box::pin(Toolbox::pending_approvals(self, approver, limit))
+    }
+
+    fn withdraw<'a>(
+        &'a self,
+        who: &'a ToolContext,
+        id: &'a str,
+    ) -> BoxFuture<'a, Result<(), ApprovalError>> {
+        Box::pin(Toolbox::withdraw(self, who, id))
     }
 }
 
@@ -191,6 +218,65 @@ impl Tools {
         match self.serving(name) {
             Some(toolbox) => toolbox.resume(ctx, id).await,
             None => Outcome::Rejected(Rejection::not_permitted()),
+        }
+    }
+
+    /// The approvals `approver` may decide, of the tools served here,
+    /// oldest first, at most `limit`: from every toolbox's store, each
+    /// once (toolboxes may share one store).
+    pub(crate) async fn pending(
+        &self,
+        approver: &ToolContext,
+        limit: usize,
+    ) -> Result<Vec<Approval>, StoreError> {
+        let mut listed: Vec<Approval> = Vec::new();
+        for toolbox in &self.boxes {
+            for approval in toolbox.pending(approver, limit).await? {
+                if self.serves(&approval.tool) && !listed.iter().any(|a| a.id == approval.id) {
+                    listed.push(approval);
+                }
+            }
+        }
+        listed.sort_by(|a, b| {
+            toolgate::rules::listing_order(a).cmp(&toolgate::rules::listing_order(b))
+        });
+        listed.truncate(limit);
+        Ok(listed)
+    }
+
+    /// The toolbox whose tool the approval `id` (in `ctx`'s tenant) is
+    /// for; else the first, whose refusal is the flat one every unknown
+    /// id gets, and which logs why.
+    async fn deciding(&self, ctx: &ToolContext, id: &str) -> Option<&Arc<dyn Served>> {
+        for toolbox in &self.boxes {
+            if let Some(approval) = toolbox.approval(ctx, id).await
+                && let Some(serving) = self.serving(&approval.tool)
+            {
+                return Some(serving);
+            }
+        }
+        self.boxes.first()
+    }
+
+    /// Approves or denies the approval `id`, whatever its tool, as
+    /// `approver`.
+    pub(crate) async fn decide_by_id(
+        &self,
+        approver: &ToolContext,
+        id: &str,
+        approve: bool,
+    ) -> Result<(), ApprovalError> {
+        match self.deciding(approver, id).await {
+            Some(toolbox) => toolbox.decide(approver, id, approve).await,
+            None => Err(ApprovalError::NotFound),
+        }
+    }
+
+    /// Withdraws the approval `id`, whatever its tool, as `who`.
+    pub(crate) async fn withdraw(&self, who: &ToolContext, id: &str) -> Result<(), ApprovalError> {
+        match self.deciding(who, id).await {
+            Some(toolbox) => toolbox.withdraw(who, id).await,
+            None => Err(ApprovalError::NotFound),
         }
     }
 

@@ -105,6 +105,9 @@ both_generations!(
     declining_the_question_denies_the_call,
     an_actor_who_may_not_approve_is_held_for_the_host,
     a_client_that_cannot_be_asked_reads_the_approval_id,
+    a_person_without_the_approver_scope_is_not_asked,
+    the_asker_is_not_asked_when_another_must_approve,
+    a_call_approved_out_of_band_runs_on_its_repeat_once,
 );
 
 fn manager() -> Identity {
@@ -259,4 +262,100 @@ async fn a_request_state_is_not_trusted() {
     let answer = result(other.call_tool_once(renamed).await.unwrap());
     assert_eq!(answer["code"], "NOT_PERMITTED", "{answer}");
     assert!(toolbox.state().refunds().is_empty());
+}
+
+fn agent() -> Identity {
+    Identity::new("agent_1", "tenant_a").with_scopes(["refunds:write"])
+}
+
+/// Two identities of one tenant: the agent, who may call but not
+/// approve, and the manager, who may do both. Only the manager's person
+/// is asked; the agent's reads where the call waits.
+async fn a_person_without_the_approver_scope_is_not_asked(version: ProtocolVersion) {
+    let toolbox = shop();
+    let person = Person {
+        action: ElicitationAction::Accept,
+        asked: Arc::default(),
+    };
+    let client = connect(person.clone(), Arc::clone(&toolbox), agent(), &version).await;
+    let held = client.call_tool(refund()).await.unwrap();
+    let held = status(&held);
+    assert_eq!(held["status"], "approval_required", "{held}");
+    assert!(
+        person.asked.lock().unwrap().is_empty(),
+        "a person whose accept cannot count was asked"
+    );
+    let waits = held["waits_for"].as_str().unwrap_or_default();
+    assert!(waits.contains("`refunds:approve`"), "{held}");
+    let id = held["approval_id"].as_str().unwrap();
+    // The approval waits, pending, for a person who may decide it.
+    let lookup = toolgate::ToolContext::new("manager_1", "tenant_a", "req");
+    let approval = toolbox.approval(&lookup, id).await.unwrap().unwrap();
+    assert_eq!(approval.state, toolgate::ApprovalState::Pending);
+    assert!(toolbox.state().refunds().is_empty());
+
+    // The manager, with the scope, is asked, and accepting runs it.
+    let manager_person = Person {
+        action: ElicitationAction::Accept,
+        asked: Arc::default(),
+    };
+    let client = connect(
+        manager_person.clone(),
+        Arc::clone(&toolbox),
+        manager(),
+        &version,
+    )
+    .await;
+    let done = client.call_tool(refund()).await.unwrap();
+    assert_eq!(done.is_error, Some(false), "{done:?}");
+    assert_eq!(manager_person.asked.lock().unwrap().len(), 1);
+    assert_eq!(toolbox.state().refunds().len(), 1);
+}
+
+/// With `distinct_approver`, the manager's own call is not theirs to
+/// approve: they are not asked, though they hold the scope.
+async fn the_asker_is_not_asked_when_another_must_approve(version: ProtocolVersion) {
+    let mut toolbox = Toolbox::new(Shop::demo())
+        .with_effect_policy(toolgate::EffectPolicy::default().distinct_approver(true));
+    toolbox.register(IssueRefund).unwrap();
+    let toolbox = Arc::new(toolbox);
+    let person = Person {
+        action: ElicitationAction::Accept,
+        asked: Arc::default(),
+    };
+    let client = connect(person.clone(), Arc::clone(&toolbox), manager(), &version).await;
+    let held = status(&client.call_tool(refund()).await.unwrap());
+    assert_eq!(held["status"], "approval_required", "{held}");
+    assert!(
+        person.asked.lock().unwrap().is_empty(),
+        "the asker was asked"
+    );
+    assert!(
+        held["waits_for"]
+            .as_str()
+            .is_some_and(|w| w.contains("other than the caller")),
+        "{held}"
+    );
+    assert!(toolbox.state().refunds().is_empty());
+}
+
+/// A call held for a person who may decide it, approved out of band: the
+/// model's repeat of the call runs it, once; a further repeat replays it.
+async fn a_call_approved_out_of_band_runs_on_its_repeat_once(version: ProtocolVersion) {
+    let toolbox = shop();
+    let client = connect((), Arc::clone(&toolbox), agent(), &version).await;
+    let held = status(&client.call_tool(refund()).await.unwrap());
+    let id = held["approval_id"].as_str().unwrap().to_owned();
+    // Repeated before anyone decided: still held, the same approval.
+    let again = status(&client.call_tool(refund()).await.unwrap());
+    assert_eq!(again["approval_id"], held["approval_id"], "{again}");
+    let approver =
+        toolgate::ToolContext::new("manager_1", "tenant_a", "req").with_scopes(["refunds:approve"]);
+    toolbox.approve(&approver, &id).await.unwrap();
+    let done = client.call_tool(refund()).await.unwrap();
+    assert_eq!(done.is_error, Some(false), "{done:?}");
+    assert_eq!(toolbox.state().refunds().len(), 1);
+    let replayed = client.call_tool(refund()).await.unwrap();
+    assert_eq!(replayed.structured_content, done.structured_content);
+    assert_eq!(toolbox.state().refunds().len(), 1);
 }

@@ -21,7 +21,7 @@
 //!
 //! | table | key | what |
 //! |---|---|---|
-//! | `toolgate_approvals` | `id` | the approval as JSON, with its state, approver and expiry in columns |
+//! | `toolgate_approvals` | `id` | the approval as JSON, with its state, approver and expiry in columns, and who may decide it (tenant, actor, approver scope, distinct approver, named approver, when asked) for listing |
 //! | `toolgate_idempotency` | `key` | the digest it was claimed with, in flight (with a lease) or finished (with the outcome's JSON), and how long it is kept |
 //! | `toolgate_counters` | `key` | a count and the end of its window |
 //! | `toolgate_buckets` | `key` | tokens left, when they were counted, and when the bucket is full again |
@@ -80,11 +80,15 @@ use tokio::time::Instant;
 use tokio_postgres::NoTls;
 use tokio_postgres::error::SqlState;
 use toolgate::rules::{self, Bucket, ClaimRule, Stage};
-use toolgate::{Approval, BoxFuture, Claim, Consumed, Decided, Decision, EffectStore, StoreError};
+use toolgate::{
+    Approval, BoxFuture, Claim, Consumed, Decided, Decision, EffectStore, StoreError, ToolContext,
+    Withdrawn,
+};
 
 /// The migrations, in order; `toolgate_schema.version` counts those
 /// applied.
-const MIGRATIONS: &[&str] = &["
+const MIGRATIONS: &[&str] = &[
+    "
     CREATE TABLE toolgate_approvals (
         id TEXT PRIMARY KEY,
         state TEXT NOT NULL,
@@ -117,7 +121,29 @@ const MIGRATIONS: &[&str] = &["
         full_at BIGINT NOT NULL
     );
     CREATE INDEX toolgate_buckets_full ON toolgate_buckets (full_at);
-"];
+",
+    // Who may decide an approval, in columns, so that listing a person's
+    // pending approvals is one indexed query; rows of earlier versions
+    // are filled from their JSON.
+    "
+    ALTER TABLE toolgate_approvals
+        ADD COLUMN tenant TEXT NOT NULL DEFAULT '',
+        ADD COLUMN actor TEXT NOT NULL DEFAULT '',
+        ADD COLUMN approver_scope TEXT,
+        ADD COLUMN distinct_approver BOOLEAN NOT NULL DEFAULT FALSE,
+        ADD COLUMN approver TEXT,
+        ADD COLUMN created_at BIGINT NOT NULL DEFAULT 0;
+    UPDATE toolgate_approvals SET
+        tenant = coalesce(record::jsonb ->> 'tenant', ''),
+        actor = coalesce(record::jsonb ->> 'actor', ''),
+        approver_scope = record::jsonb ->> 'approver_scope',
+        distinct_approver = coalesce((record::jsonb ->> 'distinct_approver')::boolean, FALSE),
+        approver = record::jsonb ->> 'approver',
+        created_at = coalesce((record::jsonb -> 'created_at' ->> 'secs_since_epoch')::bigint * 1000000
+            + (record::jsonb -> 'created_at' ->> 'nanos_since_epoch')::bigint / 1000, 0);
+    CREATE INDEX toolgate_approvals_pending ON toolgate_approvals (tenant, state, created_at);
+",
+];
 
 /// The schema version this release writes and reads.
 pub const SCHEMA_VERSION: usize = MIGRATIONS.len();
@@ -567,21 +593,37 @@ impl EffectStore for PostgresStore {
                 .map_err(|e| StoreError::context("an approval is not valid JSON", e))?;
             let expires = micros(record.expires_at);
             let keep = micros(rules::approval_kept_until(record.expires_at));
+            let created = micros(record.created_at);
             let session = self.session("create_approval").await?;
             let created = tokio::time::timeout_at(session.deadline, async {
                 // `rules::create`: a taken id inserts nothing, and is refused.
                 let statement = session
                     .client
                     .prepare_cached(
-                        "INSERT INTO toolgate_approvals (id, state, decided_by, expires_at, keep_until, record)
-                         VALUES ($1, 'pending', NULL, $2, $3, $4)
+                        "INSERT INTO toolgate_approvals (id, state, decided_by, expires_at, keep_until, record,
+                             tenant, actor, approver_scope, distinct_approver, approver, created_at)
+                         VALUES ($1, 'pending', NULL, $2, $3, $4, $5, $6, $7, $8, $9, $10)
                          ON CONFLICT (id) DO NOTHING",
                     )
                     .await
                     .map_err(sql("create_approval"))?;
                 let inserted = session
                     .client
-                    .execute(&statement, &[&record.id, &expires, &keep, &json])
+                    .execute(
+                        &statement,
+                        &[
+                            &record.id,
+                            &expires,
+                            &keep,
+                            &json,
+                            &record.tenant,
+                            &record.actor,
+                            &record.approver_scope,
+                            &record.distinct_approver,
+                            &record.approver,
+                            &created,
+                        ],
+                    )
                     .await
                     .map_err(sql("create_approval"))?;
                 rules::create(&record.id, inserted == 0)
@@ -726,6 +768,127 @@ impl EffectStore for PostgresStore {
             })
             .await;
             session.end(consumed)
+        })
+    }
+
+    fn pending_approvals<'a>(
+        &'a self,
+        approver: &'a ToolContext,
+        now: SystemTime,
+        limit: usize,
+    ) -> BoxFuture<'a, Result<Vec<Approval>, StoreError>> {
+        Box::pin(async move {
+            let at = micros(exact(now));
+            let scopes: Vec<&str> = approver.scopes().collect();
+            let limit = i64::try_from(limit).unwrap_or(i64::MAX);
+            let session = self.session("pending_approvals").await?;
+            let listed = tokio::time::timeout_at(session.deadline, async {
+                // `rules::listed` as the query's condition, in
+                // `rules::listing_order` (ids compared as bytes, as Rust
+                // compares them, whatever the database's collation).
+                let statement = session
+                    .client
+                    .prepare_cached(
+                        "SELECT record, state, decided_by FROM toolgate_approvals
+                         WHERE tenant = $1 AND state = 'pending' AND expires_at > $2
+                           AND (approver_scope IS NULL OR approver_scope = ANY ($3))
+                           AND NOT (distinct_approver AND actor = $4)
+                           AND (approver IS NULL OR approver = $4)
+                         ORDER BY created_at, id COLLATE \"C\" LIMIT $5",
+                    )
+                    .await
+                    .map_err(sql("pending_approvals"))?;
+                let rows = session
+                    .client
+                    .query(
+                        &statement,
+                        &[&approver.tenant(), &at, &scopes, &approver.actor(), &limit],
+                    )
+                    .await
+                    .map_err(sql("pending_approvals"))?;
+                let mut listed = Vec::with_capacity(rows.len());
+                for row in rows {
+                    let json: &str = row.get(0);
+                    let mut approval: Approval = serde_json::from_str(json).map_err(json_error)?;
+                    approval.state = stage(row.get(1))?.with_approver(row.get(2));
+                    listed.push(approval);
+                }
+                Ok(listed)
+            })
+            .await;
+            session.end(listed)
+        })
+    }
+
+    fn withdraw<'a>(
+        &'a self,
+        id: &'a str,
+        by: String,
+        now: SystemTime,
+    ) -> BoxFuture<'a, Result<Withdrawn, StoreError>> {
+        Box::pin(async move {
+            let now = exact(now);
+            let at = micros(now);
+            let session = self.session("withdraw").await?;
+            let withdrawn = tokio::time::timeout_at(session.deadline, async {
+                // `rules::withdraw`, in one statement: the update's
+                // condition is the rule's `Done`, under the row's lock;
+                // the join reads the row as it was before, for the rule to
+                // say why nothing changed.
+                let statement = session
+                    .client
+                    .prepare_cached(
+                        "WITH withdrawn AS (
+                             UPDATE toolgate_approvals SET state = 'withdrawn', decided_by = $2
+                             WHERE id = $1 AND state IN ('pending', 'approved') AND expires_at > $3
+                             RETURNING 1)
+                         SELECT EXISTS (SELECT 1 FROM withdrawn), a.state, a.expires_at
+                         FROM (SELECT 1) AS one LEFT JOIN toolgate_approvals a ON a.id = $1",
+                    )
+                    .await
+                    .map_err(sql("withdraw"))?;
+                let row = session
+                    .client
+                    .query_one(&statement, &[&id, &by, &at])
+                    .await
+                    .map_err(sql("withdraw"))?;
+                if row.get::<_, bool>(0) {
+                    return Ok(Withdrawn::Done);
+                }
+                let before: Option<&str> = row.get(1);
+                let found = match before {
+                    Some(state) => Some((stage(state)?, time(row.get(2)))),
+                    None => None,
+                };
+                if rules::withdraw(found, now) != Withdrawn::Done {
+                    return Ok(rules::withdraw(found, now));
+                }
+                // Withdrawable before, yet not updated: a consume, a
+                // denial or another withdraw took the row first, and left
+                // it in a state that never changes again. Read it.
+                let statement = session
+                    .client
+                    .prepare_cached(
+                        "SELECT state, expires_at FROM toolgate_approvals WHERE id = $1",
+                    )
+                    .await
+                    .map_err(sql("withdraw"))?;
+                let now_found = match session
+                    .client
+                    .query_opt(&statement, &[&id])
+                    .await
+                    .map_err(sql("withdraw"))?
+                {
+                    Some(row) => Some((stage(row.get(0))?, time(row.get(1)))),
+                    None => None,
+                };
+                Ok(match rules::withdraw(now_found, now) {
+                    Withdrawn::Done => Withdrawn::Closed,
+                    other => other,
+                })
+            })
+            .await;
+            session.end(withdrawn)
         })
     }
 

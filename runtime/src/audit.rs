@@ -289,6 +289,20 @@ pub(crate) fn effect(ctx: &ToolContext, tool: &str, decision: &str, approval: &s
     );
 }
 
+/// The host's approval hook could not be told of an approval: it
+/// panicked, it is too far behind, or its thread is gone. The approval
+/// stands either way; this says who was not notified of it.
+pub(crate) fn hook_failed(tool: &str, approval: &str, reason: &str) {
+    tracing::error!(
+        target: "toolgate::audit",
+        tool = escaped(tool, MAX_TOOL_CHARS),
+        gate = Gate::Effect.as_str(),
+        approval = text(approval),
+        reason = text(reason),
+        "approval hook failed"
+    );
+}
+
 /// A panic anywhere in a call after gate 1: in a rule, a resolver, a policy,
 /// a check or the body. Which one is not known here; the panic's message
 /// usually says.

@@ -90,7 +90,8 @@ pub use gate::bounded::RawArgs;
 pub use gate::bounded::limits::Limits;
 pub use gate::effect::{
     Approval, ApprovalRule, ApprovalState, Bucket, Claim, Clock, Consumed, Decided, Decision,
-    EffectPolicy, EffectStore, FlushError, MemoryStore, Seen, StoreError, SystemClock, rules,
+    EffectPolicy, EffectStore, FlushError, MemoryStore, Seen, StoreError, SystemClock, Withdrawn,
+    rules,
 };
 pub use gate::resource::{
     Authorize, Authorized, CallInfo, CallPolicy, Denied, Fault, Resolved, Resource, ToolInfo,

@@ -15,8 +15,8 @@ use crate::telemetry::{Content, Watch};
 use crate::tool::{Call, Invocation};
 use crate::{
     Approval, ApprovalState, Arguments, Clock, Code, Decided, Decision, EffectPolicy, EffectStore,
-    Limits, Outcome, Rejection, StoreError, StoredCall, Tool, ToolContext, ToolDef, gate::bounded,
-    gate::panic,
+    Limits, Outcome, Rejection, StoreError, StoredCall, Tool, ToolContext, ToolDef, Withdrawn,
+    gate::bounded, gate::panic,
 };
 
 /// The tools a server offers, with the application state they share.
@@ -95,8 +95,10 @@ pub enum ApprovalError {
     NotFound,
     /// The approval expired before the decision.
     Expired,
-    /// The approval was already approved, denied or used.
+    /// The approval was already approved, denied, used or withdrawn.
     AlreadyDecided,
+    /// The approved call ran already: it cannot be withdrawn.
+    AlreadyUsed,
     /// The approver lacks the scope the tool requires of approvers.
     MissingScope(String),
     /// The approver made the call, and the policy requires someone else.
@@ -114,6 +116,7 @@ impl fmt::Display for ApprovalError {
             ApprovalError::NotFound => f.write_str("no such approval in this tenant"),
             ApprovalError::Expired => f.write_str("the approval expired"),
             ApprovalError::AlreadyDecided => f.write_str("the approval was already decided"),
+            ApprovalError::AlreadyUsed => f.write_str("the approved call ran already"),
             ApprovalError::MissingScope(scope) => {
                 write!(f, "the approver does not hold the scope `{scope}`")
             }
@@ -538,6 +541,52 @@ impl<S: Send + Sync + 'static> Toolbox<S> {
         self
     }
 
+    /// Calls `hook` with each approval gate 6 creates, so that the host
+    /// can tell someone it waits for them (a message to the approvers'
+    /// channel, a mail); not for an approval shown again to a repeat of
+    /// the same call.
+    ///
+    /// The hook cannot change what happens to the call: it runs on a
+    /// thread of its own after the approval was saved and the call has
+    /// its answer, and is given the approval to read. A hook that panics
+    /// is logged (`approval hook failed`) and called again for the next
+    /// approval; a slow one delays no call, only the notices queued
+    /// behind it, and past 1,024 of those a new one is dropped and logged.
+    /// Hand the approval to your own queue or task if notifying takes a
+    /// while. A second hook replaces the first.
+    ///
+    /// ```
+    /// use std::sync::mpsc;
+    /// use toolgate::{ToolContext, Toolbox, tool, ToolError};
+    ///
+    /// /// Close a customer's account.
+    /// #[tool(effect = irreversible, approver_scope = "accounts:approve")]
+    /// fn close_account(#[garde(pattern(r"^acct_[0-9]{1,8}$"))] account: String) -> Result<String, ToolError> {
+    ///     Ok(format!("closed {account}"))
+    /// }
+    /// # fn block_on<F: std::future::Future>(f: F) -> F::Output {
+    /// #     let waker = std::task::Waker::noop();
+    /// #     let mut cx = std::task::Context::from_waker(&waker);
+    /// #     let mut f = std::pin::pin!(f);
+    /// #     loop { if let std::task::Poll::Ready(v) = f.as_mut().poll(&mut cx) { return v; } }
+    /// # }
+    /// let (notices, waiting) = mpsc::channel();
+    /// let mut toolbox = Toolbox::new(()).on_approval(move |approval| {
+    ///     let _ = notices.send(format!("{} waits for {:?}", approval.id, approval.approver_scope));
+    /// });
+    /// toolbox.register(CloseAccount)?;
+    /// let agent = ToolContext::new("agent_1", "tenant_a", "req_1").allow_all_tools();
+    /// block_on(toolbox.call(&agent, "close_account", r#"{"account":"acct_7"}"#));
+    /// let notice = waiting.recv()?;
+    /// assert!(notice.ends_with(r#"waits for Some("accounts:approve")"#));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    #[must_use]
+    pub fn on_approval(mut self, hook: impl Fn(&Approval) + Send + 'static) -> Self {
+        self.effects.notifier = Some(crate::gate::effect::Notifier::start(Box::new(hook)));
+        self
+    }
+
     /// Sets the clock gate 6 reads (default: the system clock).
     #[must_use]
     pub fn with_clock(mut self, clock: impl Clock) -> Self {
@@ -954,32 +1003,24 @@ impl<S: Send + Sync + 'static> Toolbox<S> {
         } else {
             "approval_denied"
         };
-        let refuse = |error: ApprovalError| {
+        // The tool is named in the refusal whenever the approval was
+        // found (in any tenant: the audit log is the server's own).
+        let refuse = |tool: &str, error: ApprovalError| {
             audit::denied(
                 approver,
-                "",
+                tool,
                 Gate::Effect,
                 &format!("{verb} refused: {error}"),
             );
             Err(error)
         };
         let approval = match store.approval(approval_id).await {
-            Ok(Some(approval)) if approval.tenant == approver.tenant() => approval,
-            Ok(_) => return refuse(ApprovalError::NotFound),
-            Err(error) => return refuse(ApprovalError::Store(audit::chain_of(&error))),
+            Ok(Some(approval)) => approval,
+            Ok(None) => return refuse("", ApprovalError::NotFound),
+            Err(error) => return refuse("", ApprovalError::Store(audit::chain_of(&error))),
         };
-        if let Some(scope) = &approval.approver_scope
-            && !approver.has_scope(scope)
-        {
-            return refuse(ApprovalError::MissingScope(scope.to_owned()));
-        }
-        if approval.distinct_approver && approval.actor == approver.actor() {
-            return refuse(ApprovalError::OwnCall);
-        }
-        if let Some(named) = &approval.approver
-            && named != approver.actor()
-        {
-            return refuse(ApprovalError::NotTheNamedApprover(named.clone()));
+        if let Err(error) = crate::rules::may_decide(&approval, approver) {
+            return refuse(&approval.tool, error);
         }
         let by = approver.actor().to_owned();
         let decision = if approve {
@@ -987,19 +1028,158 @@ impl<S: Send + Sync + 'static> Toolbox<S> {
         } else {
             Decision::Deny(by)
         };
+        let tool = approval.tool.as_str();
         match store
             .decide(approval_id, decision, self.effects.clock.now())
             .await
         {
             Ok(Decided::Done) => {
-                audit::effect(approver, &approval.tool, verb, approval_id);
+                audit::effect(approver, tool, verb, approval_id);
                 Ok(())
             }
-            Ok(Decided::Unknown) => refuse(ApprovalError::NotFound),
-            Ok(Decided::Expired) => refuse(ApprovalError::Expired),
-            Ok(Decided::AlreadyDecided) => refuse(ApprovalError::AlreadyDecided),
-            Err(error) => refuse(ApprovalError::Store(audit::chain_of(&error))),
+            Ok(Decided::Unknown) => refuse(tool, ApprovalError::NotFound),
+            Ok(Decided::Expired) => refuse(tool, ApprovalError::Expired),
+            Ok(Decided::AlreadyDecided) => refuse(tool, ApprovalError::AlreadyDecided),
+            Err(error) => refuse(tool, ApprovalError::Store(audit::chain_of(&error))),
         }
+    }
+
+    /// Withdraws the approval `approval_id`, pending or approved and not
+    /// yet run, so that it can no longer be decided or resumed: a resume
+    /// reads `APPROVAL_DENIED` ("withdrawn"), and a repeat of the call asks
+    /// for a new approval.
+    ///
+    /// Two people may withdraw it: the actor who asked (their call, which
+    /// they no longer want), and anyone who may decide it
+    /// ([`rules::may_decide`](crate::rules::may_decide): an approver who
+    /// granted it by mistake takes it back before it runs). Withdrawing
+    /// only ever stops a call, so it needs no more than either. Anyone
+    /// else, and anyone of another tenant, is refused as for an approval
+    /// that does not exist; the reason goes to the audit log. Once the
+    /// approved call ran, it is [`ApprovalError::AlreadyUsed`].
+    ///
+    /// ```
+    /// use toolgate::{ApprovalError, ApprovalState, ToolContext, Toolbox, tool, ToolError};
+    ///
+    /// /// Close a customer's account.
+    /// #[tool(effect = irreversible, approver_scope = "accounts:approve")]
+    /// fn close_account(#[garde(pattern(r"^acct_[0-9]{1,8}$"))] account: String) -> Result<String, ToolError> {
+    ///     Ok(format!("closed {account}"))
+    /// }
+    /// # fn block_on<F: std::future::Future>(f: F) -> F::Output {
+    /// #     let waker = std::task::Waker::noop();
+    /// #     let mut cx = std::task::Context::from_waker(&waker);
+    /// #     let mut f = std::pin::pin!(f);
+    /// #     loop { if let std::task::Poll::Ready(v) = f.as_mut().poll(&mut cx) { return v; } }
+    /// # }
+    /// let mut toolbox = Toolbox::new(());
+    /// toolbox.register(CloseAccount)?;
+    /// let agent = ToolContext::new("agent_1", "tenant_a", "req_1").allow_all_tools();
+    /// let held = block_on(toolbox.call(&agent, "close_account", r#"{"account":"acct_7"}"#));
+    /// let id = held.approval().unwrap().id.clone();
+    ///
+    /// // Someone of the tenant who neither asked nor may decide: refused.
+    /// let bystander = ToolContext::new("clerk_2", "tenant_a", "req_2");
+    /// assert!(block_on(toolbox.withdraw(&bystander, &id)).is_err());
+    /// // The agent who asked takes it back; it never runs.
+    /// block_on(toolbox.withdraw(&agent, &id))?;
+    /// let manager = ToolContext::new("manager_1", "tenant_a", "req_3").with_scopes(["accounts:approve"]);
+    /// assert_eq!(block_on(toolbox.approve(&manager, &id)), Err(ApprovalError::AlreadyDecided));
+    /// assert!(block_on(toolbox.resume(&agent, &id)).rejection().is_some());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub async fn withdraw(
+        &self,
+        who: &ToolContext,
+        approval_id: &str,
+    ) -> Result<(), ApprovalError> {
+        let store = &*self.effects.store;
+        let refuse = |tool: &str, error: ApprovalError| {
+            audit::denied(
+                who,
+                tool,
+                Gate::Effect,
+                &format!("approval_withdrawn refused: {error}"),
+            );
+            Err(error)
+        };
+        let approval = match store.approval(approval_id).await {
+            Ok(Some(approval)) => approval,
+            Ok(None) => return refuse("", ApprovalError::NotFound),
+            Err(error) => return refuse("", ApprovalError::Store(audit::chain_of(&error))),
+        };
+        let asked = approval.tenant == who.tenant() && approval.actor == who.actor();
+        if !asked && let Err(error) = crate::rules::may_decide(&approval, who) {
+            return refuse(&approval.tool, error);
+        }
+        let tool = approval.tool.as_str();
+        let now = self.effects.clock.now();
+        match store
+            .withdraw(approval_id, who.actor().to_owned(), now)
+            .await
+        {
+            Ok(Withdrawn::Done) => {
+                audit::effect(who, tool, "approval_withdrawn", approval_id);
+                Ok(())
+            }
+            Ok(Withdrawn::Unknown) => refuse(tool, ApprovalError::NotFound),
+            Ok(Withdrawn::Expired) => refuse(tool, ApprovalError::Expired),
+            Ok(Withdrawn::Used) => refuse(tool, ApprovalError::AlreadyUsed),
+            Ok(Withdrawn::Closed) => refuse(tool, ApprovalError::AlreadyDecided),
+            Err(error) => refuse(tool, ApprovalError::Store(audit::chain_of(&error))),
+        }
+    }
+
+    /// The approvals `approver` may decide now, oldest first, at most
+    /// `limit`: pending and unexpired, in their tenant, with the tool's
+    /// approver scope held, not asked by them where the policy wants
+    /// another approver, and naming them where a call names its one
+    /// approver ([`rules::may_decide`](crate::rules::may_decide)). Each is
+    /// the whole [`Approval`]: its preview (the arguments as the body
+    /// will receive them, each resolved object's summary), the tool, who
+    /// asked, when, until when, and the request and call ids.
+    ///
+    /// The store may be shared with other toolboxes: every approval in it
+    /// that the approver may decide is listed, whichever toolbox asked.
+    ///
+    /// ```
+    /// use toolgate::{ToolContext, Toolbox, tool, ToolError};
+    ///
+    /// /// Close a customer's account.
+    /// #[tool(effect = irreversible, approver_scope = "accounts:approve")]
+    /// fn close_account(#[garde(pattern(r"^acct_[0-9]{1,8}$"))] account: String) -> Result<String, ToolError> {
+    ///     Ok(format!("closed {account}"))
+    /// }
+    /// # fn block_on<F: std::future::Future>(f: F) -> F::Output {
+    /// #     let waker = std::task::Waker::noop();
+    /// #     let mut cx = std::task::Context::from_waker(&waker);
+    /// #     let mut f = std::pin::pin!(f);
+    /// #     loop { if let std::task::Poll::Ready(v) = f.as_mut().poll(&mut cx) { return v; } }
+    /// # }
+    /// let mut toolbox = Toolbox::new(());
+    /// toolbox.register(CloseAccount)?;
+    /// let agent = ToolContext::new("agent_1", "tenant_a", "req_1").allow_all_tools();
+    /// block_on(toolbox.call(&agent, "close_account", r#"{"account":"acct_7"}"#));
+    ///
+    /// let manager = ToolContext::new("manager_1", "tenant_a", "req_2").with_scopes(["accounts:approve"]);
+    /// let waiting = block_on(toolbox.pending_approvals(&manager, 50))?;
+    /// assert_eq!(waiting.len(), 1);
+    /// assert_eq!(waiting[0].arguments["account"], "acct_7");
+    /// // Without the approver's scope, nothing is theirs to decide.
+    /// let clerk = ToolContext::new("clerk_2", "tenant_a", "req_3");
+    /// assert!(block_on(toolbox.pending_approvals(&clerk, 50))?.is_empty());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub async fn pending_approvals(
+        &self,
+        approver: &ToolContext,
+        limit: usize,
+    ) -> Result<Vec<Approval>, StoreError> {
+        let now = self.effects.clock.now();
+        self.effects
+            .store
+            .pending_approvals(approver, now, limit)
+            .await
     }
 
     /// Runs an approved call: the call `approval_id` stands for, made by
@@ -1063,6 +1243,7 @@ impl<S: Send + Sync + 'static> Toolbox<S> {
         let now = self.effects.clock.now();
         let refusal = match &approval.state {
             ApprovalState::Denied { .. } => Some(crate::gate::effect::denied()),
+            ApprovalState::Withdrawn { .. } => Some(crate::gate::effect::withdrawn()),
             // A used approval replays the outcome of its run, if that is
             // still kept; gate 6 refuses it otherwise.
             ApprovalState::Used { .. } => None,

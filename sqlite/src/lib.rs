@@ -19,7 +19,7 @@
 //!
 //! | table | key | what |
 //! |---|---|---|
-//! | `toolgate_approvals` | `id` | the approval as JSON, with its state, approver and expiry in columns |
+//! | `toolgate_approvals` | `id` | the approval as JSON, with its state, approver and expiry in columns, and who may decide it (tenant, actor, approver scope, distinct approver, named approver, when asked) for listing |
 //! | `toolgate_idempotency` | `key` | the digest it was claimed with, `in_flight` (with a lease) or `finished` (with the outcome's JSON), and how long it is kept |
 //! | `toolgate_counters` | `key` | a count and the end of its window |
 //! | `toolgate_buckets` | `key` | tokens left, when they were counted, and when the bucket is full again |
@@ -68,7 +68,10 @@ use std::time::{Duration, Instant, SystemTime};
 use rusqlite::{Connection, ErrorCode, OptionalExtension, TransactionBehavior, params};
 use serde_json::Value;
 use toolgate::rules::{self, Bucket, ClaimRule, Stage};
-use toolgate::{Approval, BoxFuture, Claim, Consumed, Decided, Decision, EffectStore, StoreError};
+use toolgate::{
+    Approval, BoxFuture, Claim, Consumed, Decided, Decision, EffectStore, StoreError, ToolContext,
+    Withdrawn,
+};
 
 /// The migrations, in order; `PRAGMA user_version` counts those applied.
 const MIGRATIONS: &[&str] = &[
@@ -106,6 +109,26 @@ const MIGRATIONS: &[&str] = &[
     "
     ALTER TABLE toolgate_buckets ADD COLUMN full_at INTEGER NOT NULL DEFAULT 0;
     CREATE INDEX toolgate_buckets_full ON toolgate_buckets (full_at);
+",
+    // Who may decide an approval, in columns, so that listing a person's
+    // pending approvals is one indexed query; rows of earlier versions
+    // are filled from their JSON.
+    "
+    ALTER TABLE toolgate_approvals ADD COLUMN tenant TEXT NOT NULL DEFAULT '';
+    ALTER TABLE toolgate_approvals ADD COLUMN actor TEXT NOT NULL DEFAULT '';
+    ALTER TABLE toolgate_approvals ADD COLUMN approver_scope TEXT;
+    ALTER TABLE toolgate_approvals ADD COLUMN distinct_approver INTEGER NOT NULL DEFAULT 0;
+    ALTER TABLE toolgate_approvals ADD COLUMN approver TEXT;
+    ALTER TABLE toolgate_approvals ADD COLUMN created_at INTEGER NOT NULL DEFAULT 0;
+    UPDATE toolgate_approvals SET
+        tenant = coalesce(json_extract(record, '$.tenant'), ''),
+        actor = coalesce(json_extract(record, '$.actor'), ''),
+        approver_scope = json_extract(record, '$.approver_scope'),
+        distinct_approver = coalesce(json_extract(record, '$.distinct_approver'), 0),
+        approver = json_extract(record, '$.approver'),
+        created_at = coalesce(json_extract(record, '$.created_at.secs_since_epoch') * 1000000
+            + json_extract(record, '$.created_at.nanos_since_epoch') / 1000, 0);
+    CREATE INDEX toolgate_approvals_pending ON toolgate_approvals (tenant, state, created_at);
 ",
 ];
 
@@ -612,15 +635,22 @@ impl EffectStore for SqliteStore {
                     .query_row(params![record.id], |row| row.get(0))?;
                 rules::create(&record.id, taken)?;
                 tx.prepare_cached(
-                    "INSERT INTO toolgate_approvals (id, state, decided_by, expires_at, keep_until, record)
-                     VALUES (?1, ?2, NULL, ?3, ?4, ?5)",
+                    "INSERT INTO toolgate_approvals (id, state, decided_by, expires_at, keep_until, record,
+                         tenant, actor, approver_scope, distinct_approver, approver, created_at)
+                     VALUES (?1, ?2, NULL, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
                 )?
                 .execute(params![
                     record.id,
                     Stage::Pending.as_str(),
                     micros(record.expires_at),
                     micros(rules::approval_kept_until(record.expires_at)),
-                    json
+                    json,
+                    record.tenant,
+                    record.actor,
+                    record.approver_scope,
+                    record.distinct_approver,
+                    record.approver,
+                    micros(record.created_at),
                 ])?;
                 tx.commit()?;
                 Ok(())
@@ -702,6 +732,79 @@ impl EffectStore for SqliteStore {
                 }
                 tx.commit()?;
                 Ok(consumed)
+            })
+            .await
+        })
+    }
+
+    fn pending_approvals<'a>(
+        &'a self,
+        approver: &'a ToolContext,
+        now: SystemTime,
+        limit: usize,
+    ) -> BoxFuture<'a, Result<Vec<Approval>, StoreError>> {
+        let tenant = approver.tenant().to_owned();
+        let actor = approver.actor().to_owned();
+        let scopes: Vec<&str> = approver.scopes().collect();
+        let scopes = serde_json::to_string(&scopes);
+        Box::pin(async move {
+            let scopes =
+                scopes.map_err(|e| StoreError::context("the scopes are not valid JSON", e))?;
+            let at = micros(exact(now));
+            let limit = i64::try_from(limit).unwrap_or(i64::MAX);
+            self.run("pending_approvals", Mode::Read, move |connection| {
+                // `rules::listed` as the query's condition, in
+                // `rules::listing_order`.
+                let mut statement = connection.prepare_cached(
+                    "SELECT record, state, decided_by FROM toolgate_approvals
+                     WHERE tenant = ?1 AND state = 'pending' AND expires_at > ?2
+                       AND (approver_scope IS NULL
+                            OR approver_scope IN (SELECT value FROM json_each(?3)))
+                       AND NOT (distinct_approver AND actor = ?4)
+                       AND (approver IS NULL OR approver = ?4)
+                     ORDER BY created_at, id LIMIT ?5",
+                )?;
+                let rows =
+                    statement.query_map(params![tenant, at, scopes, actor, limit], |row| {
+                        Ok((
+                            row.get::<_, String>(0)?,
+                            row.get::<_, String>(1)?,
+                            row.get::<_, Option<String>>(2)?,
+                        ))
+                    })?;
+                let mut listed = Vec::new();
+                for row in rows {
+                    let (json, state, by) = row?;
+                    let mut approval: Approval = serde_json::from_str(&json).map_err(json_error)?;
+                    approval.state = stage(&state)?.with_approver(by);
+                    listed.push(approval);
+                }
+                Ok(listed)
+            })
+            .await
+        })
+    }
+
+    fn withdraw<'a>(
+        &'a self,
+        id: &'a str,
+        by: String,
+        now: SystemTime,
+    ) -> BoxFuture<'a, Result<Withdrawn, StoreError>> {
+        let id = id.to_owned();
+        Box::pin(async move {
+            let now = exact(now);
+            self.run("withdraw", Mode::Write, move |connection| {
+                let tx = connection.transaction_with_behavior(TransactionBehavior::Immediate)?;
+                let withdrawn = rules::withdraw(approval_stage(&tx, &id)?, now);
+                if withdrawn == Withdrawn::Done {
+                    tx.prepare_cached(
+                        "UPDATE toolgate_approvals SET state = ?2, decided_by = ?3 WHERE id = ?1",
+                    )?
+                    .execute(params![id, Stage::Withdrawn.as_str(), by])?;
+                }
+                tx.commit()?;
+                Ok(withdrawn)
             })
             .await
         })

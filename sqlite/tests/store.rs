@@ -553,3 +553,80 @@ fn every_commit_is_flushed_to_disk_unless_the_host_chooses_otherwise() {
         assert_eq!(store.durability().await.unwrap(), Durability::Normal);
     });
 }
+
+/// A database written by the release before approvals were listed
+/// (schema version 2: approvals as JSON, with their state and expiry in
+/// columns) is migrated on open, and its pending approval is listed to
+/// the person who may decide it, and to no one else.
+#[test]
+fn an_approval_saved_before_listing_existed_is_listed_after_the_upgrade() {
+    let path = scratch("upgrade");
+    let now = std::time::SystemTime::now();
+    let approval: toolgate::Approval = serde_json::from_value(serde_json::json!({
+        "id": "apr_00000000000000000000000000000001", "tenant": "tenant_a", "actor": "agent_1",
+        "session": "c1", "call_id": null, "request_id": "req_1", "tool": "issue_refund",
+        "version": 2, "fingerprint": "sha256:0", "arguments": {"amount_cents": 2500},
+        "digest": "d", "resources": [], "approver_scope": "refunds:approve",
+        "distinct_approver": true, "approver": null,
+        "created_at": now, "expires_at": now + std::time::Duration::from_secs(600),
+        "state": {"state": "pending"}
+    }))
+    .unwrap();
+    let micros = |t: std::time::SystemTime| {
+        i64::try_from(t.duration_since(std::time::UNIX_EPOCH).unwrap().as_micros()).unwrap()
+    };
+    let old = rusqlite::Connection::open(&*path).unwrap();
+    // Schema version 2, as that release created it.
+    old.execute_batch(
+        "CREATE TABLE toolgate_approvals (id TEXT PRIMARY KEY, state TEXT NOT NULL,
+             decided_by TEXT, expires_at INTEGER NOT NULL, keep_until INTEGER NOT NULL,
+             record TEXT NOT NULL);
+         CREATE INDEX toolgate_approvals_keep ON toolgate_approvals (keep_until);
+         CREATE TABLE toolgate_idempotency (key TEXT PRIMARY KEY, digest TEXT NOT NULL,
+             finished INTEGER NOT NULL, lease_until INTEGER NOT NULL, keep_until INTEGER NOT NULL,
+             outcome TEXT);
+         CREATE INDEX toolgate_idempotency_keep ON toolgate_idempotency (keep_until);
+         CREATE TABLE toolgate_counters (key TEXT PRIMARY KEY, value INTEGER NOT NULL,
+             until INTEGER NOT NULL);
+         CREATE INDEX toolgate_counters_until ON toolgate_counters (until);
+         CREATE TABLE toolgate_buckets (key TEXT PRIMARY KEY, tokens REAL NOT NULL,
+             at INTEGER NOT NULL, full_at INTEGER NOT NULL DEFAULT 0);
+         CREATE INDEX toolgate_buckets_full ON toolgate_buckets (full_at);
+         PRAGMA user_version = 2;",
+    )
+    .unwrap();
+    let expires = micros(approval.expires_at);
+    old.execute(
+        "INSERT INTO toolgate_approvals VALUES (?1, 'pending', NULL, ?2, ?3, ?4)",
+        rusqlite::params![
+            approval.id,
+            expires,
+            expires + 86_400_000_000,
+            serde_json::to_string(&approval).unwrap()
+        ],
+    )
+    .unwrap();
+    drop(old);
+    suite::runtime().block_on(async {
+        let store = SqliteStore::open(&path).await.unwrap();
+        let manager = toolgate::ToolContext::new("manager_1", "tenant_a", "r")
+            .with_scopes(["refunds:approve"]);
+        let listed = store.pending_approvals(&manager, now, 10).await.unwrap();
+        assert_eq!(listed, vec![approval.clone()]);
+        // The asker, though holding the scope, must not decide it; nor
+        // may anyone of another tenant.
+        let asker =
+            toolgate::ToolContext::new("agent_1", "tenant_a", "r").with_scopes(["refunds:approve"]);
+        let elsewhere = toolgate::ToolContext::new("manager_1", "tenant_b", "r")
+            .with_scopes(["refunds:approve"]);
+        for who in [&asker, &elsewhere] {
+            assert!(
+                store
+                    .pending_approvals(who, now, 10)
+                    .await
+                    .unwrap()
+                    .is_empty()
+            );
+        }
+    });
+}

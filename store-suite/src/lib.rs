@@ -17,7 +17,10 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, SystemTime};
 
 use toolgate::testing::{ApprovalCase, ManualClock};
-use toolgate::{Code, EffectStore, Outcome, ToolContext, Toolbox};
+use toolgate::{
+    Approval, ApprovalState, Code, Consumed, Decided, Decision, EffectStore, Outcome, ToolContext,
+    Toolbox, Withdrawn,
+};
 use toolgate_examples::hotel::{BookHotel, Hotels};
 use toolgate_examples::refund::{IssueRefund, Shop};
 
@@ -63,6 +66,9 @@ where
     concurrent_approved_resumes_run_once(open().await).await;
     approvals_hold(open().await).await;
     a_repeat_after_a_restart_is_a_replay(&open).await;
+    approvals_are_listed_to_whoever_may_decide(&*open().await).await;
+    withdrawing_stops_a_pending_or_approved_approval(&*open().await).await;
+    a_withdrawn_refund_never_runs(open().await).await;
 }
 
 fn traveller(session: &str) -> ToolContext {
@@ -519,4 +525,267 @@ pub async fn take_over_after_a_kill(mut child: std::process::Child, store: Store
     let outcome = toolbox.call(&ctx, "book_hotel", BOOKING).await;
     assert!(matches!(outcome, Outcome::Done(_)), "{outcome:?}");
     assert_eq!(toolbox.state().bookings().len(), 1);
+}
+
+/// An approval as gate 6 saves one, for the listing tests: asked by
+/// `actor` of `tenant`, `at` milliseconds after `t0`, live for ten
+/// minutes.
+fn asked(tenant: &str, actor: &str, scope: Option<&str>, t0: SystemTime, at: u64) -> Approval {
+    let created_at = t0 + Duration::from_millis(at);
+    Approval {
+        id: fresh("apr"),
+        tenant: tenant.to_owned(),
+        actor: actor.to_owned(),
+        session: Some(fresh("conversation")),
+        call_id: Some(format!("call-{at}")),
+        request_id: format!("req-{at}"),
+        tool: "issue_refund".to_owned(),
+        version: 2,
+        fingerprint: "sha256:0".to_owned(),
+        arguments: serde_json::json!({"order": "ord_1001", "amount_cents": at}),
+        digest: "d".to_owned(),
+        resources: Vec::new(),
+        approver_scope: scope.map(str::to_owned),
+        distinct_approver: false,
+        approver: None,
+        created_at,
+        expires_at: created_at + Duration::from_secs(600),
+        state: ApprovalState::Pending,
+    }
+}
+
+/// The ids `approver` is listed at `now`, at most `limit`.
+async fn listed(
+    store: &dyn EffectStore,
+    approver: &ToolContext,
+    now: SystemTime,
+    limit: usize,
+) -> Vec<String> {
+    store
+        .pending_approvals(approver, now, limit)
+        .await
+        .expect("the store lists")
+        .into_iter()
+        .map(|a| a.id)
+        .collect()
+}
+
+/// Each person is listed exactly the pending, unexpired approvals of
+/// their own tenant that they may decide: two tenants, two actors who
+/// ask, two approver scopes, a distinct approver and a named one. Never
+/// another tenant's, never an expired or decided one, oldest first, each
+/// with its whole preview.
+pub async fn approvals_are_listed_to_whoever_may_decide(store: &dyn EffectStore) {
+    let (a, b) = (fresh("tenant_a"), fresh("tenant_b"));
+    let t0 = SystemTime::now();
+    let refunds = "refunds:approve";
+    let ops = "ops:approve";
+    // Asked by asker_1, for someone other than asker_1 with the refunds
+    // scope.
+    let own = Approval {
+        distinct_approver: true,
+        ..asked(&a, "asker_1", Some(refunds), t0, 1)
+    };
+    // Asked by asker_2, for anyone with the ops scope.
+    let ops_call = asked(&a, "asker_2", Some(ops), t0, 2);
+    // For the one actor the call names.
+    let named = Approval {
+        approver: Some("named_1".to_owned()),
+        ..asked(&a, "asker_1", None, t0, 3)
+    };
+    // Expired before the listing; decided before it.
+    let expired = Approval {
+        expires_at: t0 + Duration::from_millis(4),
+        ..asked(&a, "asker_1", Some(refunds), t0, 0)
+    };
+    let decided = asked(&a, "asker_1", Some(refunds), t0, 5);
+    // The same refund, in the other tenant.
+    let elsewhere = asked(&b, "asker_1", Some(refunds), t0, 6);
+    for approval in [&own, &ops_call, &named, &expired, &decided, &elsewhere] {
+        store
+            .create_approval(approval.clone())
+            .await
+            .expect("the store saves the approval");
+    }
+    let now = t0 + Duration::from_millis(10);
+    let decision = Decision::Approve("manager_1".to_owned());
+    assert_eq!(
+        store.decide(&decided.id, decision, now).await.ok(),
+        Some(Decided::Done)
+    );
+    let person = |tenant: &str, actor: &str, scopes: &[&str]| {
+        ToolContext::new(actor, tenant, "req_list").with_scopes(scopes.iter().copied())
+    };
+    let cases: [(&str, ToolContext, Vec<&str>); 8] = [
+        (
+            "a refunds approver",
+            person(&a, "manager_1", &[refunds]),
+            vec![&own.id],
+        ),
+        (
+            "an ops approver",
+            person(&a, "ops_1", &[ops]),
+            vec![&ops_call.id],
+        ),
+        (
+            "the asker of the distinct-approver call, with both scopes",
+            person(&a, "asker_1", &[refunds, ops]),
+            vec![&ops_call.id],
+        ),
+        (
+            "the other asker, with both scopes",
+            person(&a, "asker_2", &[refunds, ops]),
+            vec![&own.id, &ops_call.id],
+        ),
+        (
+            "the named approver, without scopes",
+            person(&a, "named_1", &[]),
+            vec![&named.id],
+        ),
+        (
+            "someone of the tenant without an approver's scope",
+            person(&a, "clerk_1", &["refunds:write"]),
+            vec![],
+        ),
+        (
+            "a refunds approver of the other tenant",
+            person(&b, "manager_1", &[refunds]),
+            vec![&elsewhere.id],
+        ),
+        (
+            "an approver of a third tenant",
+            person(&fresh("tenant_c"), "manager_1", &[refunds, ops]),
+            vec![],
+        ),
+    ];
+    for (who, approver, expected) in cases {
+        let got = listed(store, &approver, now, 50).await;
+        assert_eq!(got, expected, "{who} is listed other approvals");
+    }
+    // At most `limit`, oldest first.
+    let first = listed(store, &person(&a, "asker_2", &[refunds, ops]), now, 1).await;
+    assert_eq!(first, vec![own.id.clone()]);
+    // Each with its whole preview, as saved.
+    let shown = store
+        .pending_approvals(&person(&a, "ops_1", &[ops]), now, 50)
+        .await
+        .expect("the store lists");
+    assert_eq!(shown, vec![ops_call.clone()]);
+    // Expired by the clock: gone from the list.
+    let later = ops_call.expires_at;
+    assert!(
+        listed(store, &person(&a, "ops_1", &[ops]), later, 50)
+            .await
+            .is_empty()
+    );
+}
+
+/// A pending approval and an approved one not yet used can be withdrawn,
+/// and then can be neither decided nor used nor listed; a used one, an
+/// expired one, an unknown one cannot be.
+pub async fn withdrawing_stops_a_pending_or_approved_approval(store: &dyn EffectStore) {
+    let tenant = fresh("tenant_w");
+    let t0 = SystemTime::now();
+    let scope = "refunds:approve";
+    let pending = asked(&tenant, "asker_1", Some(scope), t0, 1);
+    let approved = asked(&tenant, "asker_1", Some(scope), t0, 2);
+    let used = asked(&tenant, "asker_1", Some(scope), t0, 3);
+    for approval in [&pending, &approved, &used] {
+        store
+            .create_approval(approval.clone())
+            .await
+            .expect("saved");
+    }
+    let now = t0 + Duration::from_millis(10);
+    let by = || "manager_1".to_owned();
+    for id in [&approved.id, &used.id] {
+        let decided = store.decide(id, Decision::Approve(by()), now).await;
+        assert_eq!(decided.ok(), Some(Decided::Done));
+    }
+    assert_eq!(
+        store.consume(&used.id, now).await.ok(),
+        Some(Consumed::Done)
+    );
+
+    let withdraw = |id: String| async move { store.withdraw(&id, by(), now).await.ok() };
+    assert_eq!(withdraw(pending.id.clone()).await, Some(Withdrawn::Done));
+    assert_eq!(withdraw(approved.id.clone()).await, Some(Withdrawn::Done));
+    assert_eq!(withdraw(used.id.clone()).await, Some(Withdrawn::Used));
+    assert_eq!(withdraw(pending.id.clone()).await, Some(Withdrawn::Closed));
+    assert_eq!(withdraw(fresh("apr")).await, Some(Withdrawn::Unknown));
+    let late = pending.expires_at;
+    let expired = asked(&tenant, "asker_1", Some(scope), t0, 4);
+    store.create_approval(expired.clone()).await.expect("saved");
+    assert_eq!(
+        store
+            .withdraw(&expired.id, by(), late + Duration::from_secs(1))
+            .await
+            .ok(),
+        Some(Withdrawn::Expired)
+    );
+
+    let decision = Decision::Approve(by());
+    assert_eq!(
+        store.decide(&pending.id, decision, now).await.ok(),
+        Some(Decided::AlreadyDecided)
+    );
+    assert_eq!(
+        store.consume(&approved.id, now).await.ok(),
+        Some(Consumed::Withdrawn)
+    );
+    let state = store
+        .approval(&approved.id)
+        .await
+        .expect("read")
+        .map(|a| a.state);
+    assert_eq!(state, Some(ApprovalState::Withdrawn { by: by() }));
+    let approver = ToolContext::new("manager_1", tenant.as_str(), "req").with_scopes([scope]);
+    assert_eq!(listed(store, &approver, now, 50).await, vec![expired.id]);
+}
+
+/// A refund approved and then withdrawn by the agent who asked never runs
+/// when resumed, and its repeat asks for a new approval. Only the asker
+/// and those who may decide may withdraw: a bystander of the tenant and
+/// the same manager in another tenant are refused, as for an approval
+/// that does not exist.
+pub async fn a_withdrawn_refund_never_runs(store: Store) {
+    let clock = clock();
+    let toolbox = shop(store, &clock);
+    let session = fresh("withdraw");
+    let asked = toolbox.call(&agent(&session), "issue_refund", REFUND).await;
+    let Some(approval) = asked.approval().cloned() else {
+        panic!("the refund did not ask for approval: {asked:?}");
+    };
+    toolbox
+        .approve(&manager(), &approval.id)
+        .await
+        .expect("the manager approves");
+    let bystander = ToolContext::new("clerk_1", "tenant_a", "req_b");
+    let elsewhere =
+        ToolContext::new("manager_1", "tenant_b", "req_e").with_scopes(["refunds:approve"]);
+    // A bystander of the tenant lacks the approver's scope; the manager
+    // of another tenant finds nothing. Neither withdraws.
+    let missing = toolgate::ApprovalError::MissingScope("refunds:approve".to_owned());
+    for (who, refused) in [
+        (&bystander, missing),
+        (&elsewhere, toolgate::ApprovalError::NotFound),
+    ] {
+        assert_eq!(toolbox.withdraw(who, &approval.id).await, Err(refused));
+    }
+    toolbox
+        .withdraw(&agent(&session), &approval.id)
+        .await
+        .expect("the agent who asked withdraws");
+    let resumed = toolbox.resume(&agent(&session), &approval.id).await;
+    assert_eq!(code(&resumed), Some(Code::ApprovalDenied), "{resumed:?}");
+    assert!(
+        toolbox.state().refunds().is_empty(),
+        "a withdrawn refund ran"
+    );
+    let again = toolbox.call(&agent(&session), "issue_refund", REFUND).await;
+    let Some(renewed) = again.approval() else {
+        panic!("the repeat did not ask anew: {again:?}");
+    };
+    assert_ne!(renewed.id, approval.id);
+    assert!(toolbox.state().refunds().is_empty());
 }

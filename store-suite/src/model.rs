@@ -15,7 +15,7 @@ use std::time::{Duration, SystemTime};
 
 use serde_json::{Value, json};
 use toolgate::rules::{self, Bucket, ClaimRule, Stage};
-use toolgate::{Approval, ApprovalState, Claim, Decision, EffectStore};
+use toolgate::{Approval, ApprovalState, Claim, Decision, EffectStore, ToolContext, Withdrawn};
 
 /// Seeds run when `TOOLGATE_MODEL_SEEDS` does not name others.
 pub const SEEDS: [u64; 4] = [1, 2, 3, 0x5eed_7001];
@@ -75,6 +75,21 @@ enum Op {
     CreateApproval {
         id: usize,
         ttl: u64,
+        tenant: usize,
+        actor: usize,
+        scope: usize,
+        distinct: bool,
+        named: bool,
+    },
+    Pending {
+        tenant: usize,
+        actor: usize,
+        scopes: usize,
+        limit: usize,
+    },
+    Withdraw {
+        id: usize,
+        by: usize,
     },
     Approval {
         id: usize,
@@ -117,10 +132,31 @@ enum Op {
 fn op(random: &mut Random) -> Op {
     // Claims and completions twice as often: most of gate 6's decisions
     // are about keys.
-    match random.below(12) {
-        0 => Op::CreateApproval {
+    // Approvals asked for twice as often, one of the two living long, and
+    // listed twice as often: a listing then finds several live ones.
+    match random.below(16) {
+        0 | 14 => Op::CreateApproval {
+            id: random.below(6),
+            ttl: if random.below(2) == 0 {
+                random.pick(&SPANS[1..])
+            } else {
+                3_600 * SECOND
+            },
+            tenant: random.below(2),
+            actor: random.below(2),
+            scope: random.below(3),
+            distinct: random.below(2) == 0,
+            named: random.below(4) == 0,
+        },
+        12 | 15 => Op::Pending {
+            tenant: random.below(2),
+            actor: random.below(ACTORS.len()),
+            scopes: random.below(4),
+            limit: random.pick(&[1, 2, 10]),
+        },
+        13 => Op::Withdraw {
             id: random.below(4),
-            ttl: random.pick(&SPANS[1..]),
+            by: random.below(2),
         },
         1 => Op::Approval {
             id: random.below(4),
@@ -178,11 +214,32 @@ struct Model {
     buckets: HashMap<String, (Bucket, SystemTime)>,
 }
 
-fn approval(id: &str, now: SystemTime, ttl: Duration) -> Approval {
+/// Who asks and who decides in the model's approvals: the first two ask,
+/// all three may be listed what they may decide.
+const ACTORS: [&str; 3] = ["asker0", "asker1", "ann"];
+
+/// The approver scopes a call may ask for (none, or one of two).
+const SCOPES: [Option<&str>; 3] = [None, Some("s1"), Some("s2")];
+
+/// The scopes a person listing approvals may hold.
+const HELD: [&[&str]; 4] = [&[], &["s1"], &["s2"], &["s1", "s2"]];
+
+/// The model's approval `id` as asked at `now`.
+struct Asked<'a> {
+    id: &'a str,
+    tenant: &'a str,
+    actor: &'a str,
+    scope: Option<&'a str>,
+    distinct: bool,
+    named: bool,
+}
+
+fn approval(asked: &Asked<'_>, now: SystemTime, ttl: Duration) -> Approval {
+    let id = asked.id;
     Approval {
         id: id.to_owned(),
-        tenant: "tenant_model".to_owned(),
-        actor: "actor".to_owned(),
+        tenant: asked.tenant.to_owned(),
+        actor: asked.actor.to_owned(),
         session: Some("conversation".to_owned()),
         call_id: None,
         request_id: "req".to_owned(),
@@ -192,9 +249,9 @@ fn approval(id: &str, now: SystemTime, ttl: Duration) -> Approval {
         arguments: json!({"n": 1}),
         digest: "d".to_owned(),
         resources: Vec::new(),
-        approver_scope: None,
-        distinct_approver: false,
-        approver: None,
+        approver_scope: asked.scope.map(str::to_owned),
+        distinct_approver: asked.distinct,
+        approver: asked.named.then(|| "ann".to_owned()),
         created_at: now,
         expires_at: now + ttl,
         state: ApprovalState::Pending,
@@ -233,9 +290,26 @@ pub async fn assert_store_follows_the_rules(store: &dyn EffectStore, seed: u64, 
                 };
                 continue;
             }
-            Op::CreateApproval { id, ttl } => {
+            Op::CreateApproval {
+                id,
+                ttl,
+                tenant,
+                actor,
+                scope,
+                distinct,
+                named,
+            } => {
                 let id = name("apr", id);
-                let record = approval(&id, now, ms(ttl));
+                let tenant = name("tenant", tenant);
+                let asked = Asked {
+                    id: &id,
+                    tenant: &tenant,
+                    actor: ACTORS[actor],
+                    scope: SCOPES[scope],
+                    distinct,
+                    named,
+                };
+                let record = approval(&asked, now, ms(ttl));
                 let expected = rules::create(&id, model.approvals.contains_key(&id)).is_ok();
                 if expected {
                     model.approvals.insert(id.clone(), record.clone());
@@ -271,6 +345,48 @@ pub async fn assert_store_follows_the_rules(store: &dyn EffectStore, seed: u64, 
                     Decision::Deny(by)
                 };
                 let got = store.decide(&id, decision, now).await;
+                (
+                    format!("{:?}", Ok::<_, ()>(expected)),
+                    format!("{:?}", got.map_err(|_| ())),
+                )
+            }
+            Op::Pending {
+                tenant,
+                actor,
+                scopes,
+                limit,
+            } => {
+                let tenant = name("tenant", tenant);
+                let approver = ToolContext::new(ACTORS[actor], tenant.as_str(), "req")
+                    .with_scopes(HELD[scopes].iter().copied());
+                let mut expected: Vec<&Approval> = model
+                    .approvals
+                    .values()
+                    .filter(|a| rules::listed(a, &approver, now))
+                    .collect();
+                expected.sort_by(|a, b| rules::listing_order(a).cmp(&rules::listing_order(b)));
+                expected.truncate(limit);
+                let got = store.pending_approvals(&approver, now, limit).await;
+                (
+                    format!("{:?}", Ok::<_, ()>(expected)),
+                    format!(
+                        "{:?}",
+                        got.as_ref()
+                            .map(|v| v.iter().collect::<Vec<_>>())
+                            .map_err(|_| ())
+                    ),
+                )
+            }
+            Op::Withdraw { id, by } => {
+                let id = name("apr", id);
+                let by = ["ann", "bob"][by].to_owned();
+                let record = model.approvals.get_mut(&id);
+                let found = record.as_ref().map(|r| (Stage::of(&r.state), r.expires_at));
+                let expected = rules::withdraw(found, now);
+                if let (Withdrawn::Done, Some(record)) = (&expected, record) {
+                    record.state = ApprovalState::Withdrawn { by: by.clone() };
+                }
+                let got = store.withdraw(&id, by, now).await;
                 (
                     format!("{:?}", Ok::<_, ()>(expected)),
                     format!("{:?}", got.map_err(|_| ())),

@@ -362,6 +362,28 @@ impl EffectStore for Faulty {
             }
         })
     }
+    fn pending_approvals<'a>(
+        &'a self,
+        approver: &'a toolgate::ToolContext,
+        now: SystemTime,
+        limit: usize,
+    ) -> toolgate::BoxFuture<'a, Result<Vec<Approval>, StoreError>> {
+        if self.is_down() {
+            return self.refused();
+        }
+        self.inner.pending_approvals(approver, now, limit)
+    }
+    fn withdraw<'a>(
+        &'a self,
+        id: &'a str,
+        by: String,
+        now: SystemTime,
+    ) -> toolgate::BoxFuture<'a, Result<toolgate::Withdrawn, StoreError>> {
+        if self.is_down() {
+            return self.refused();
+        }
+        self.inner.withdraw(id, by, now)
+    }
     fn claim<'a>(
         &'a self,
         key: &'a str,

@@ -69,6 +69,24 @@ impl EffectStore for Slow {
         self.late(self.inner.consume(id, now))
     }
 
+    fn pending_approvals<'a>(
+        &'a self,
+        approver: &'a toolgate::ToolContext,
+        now: SystemTime,
+        limit: usize,
+    ) -> BoxFuture<'a, Result<Vec<Approval>, StoreError>> {
+        self.late(self.inner.pending_approvals(approver, now, limit))
+    }
+
+    fn withdraw<'a>(
+        &'a self,
+        id: &'a str,
+        by: String,
+        now: SystemTime,
+    ) -> BoxFuture<'a, Result<toolgate::Withdrawn, StoreError>> {
+        self.late(self.inner.withdraw(id, by, now))
+    }
+
     fn claim<'a>(
         &'a self,
         key: &'a str,

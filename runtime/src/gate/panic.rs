@@ -19,6 +19,12 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 /// A payload caught from a panic.
 pub(crate) struct Panic(Box<dyn Any + Send>);
 
+impl From<Box<dyn Any + Send>> for Panic {
+    fn from(payload: Box<dyn Any + Send>) -> Self {
+        Panic(payload)
+    }
+}
+
 impl Panic {
     /// The panic's message: the text `panic!` was given, or a note that the
     /// payload is not text.

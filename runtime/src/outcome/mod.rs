@@ -20,7 +20,7 @@ const APPROVAL_MESSAGE: &str = "This call needs a person's approval before it ru
 /// - `{"status":"rejected","code":…,"path":…,"safe_message":…,"retryable":…}`
 ///   (see [`Rejection`])
 /// - `{"status":"failed","code":"INTERNAL","safe_message":…,"retryable":false,"request_id":…}`
-/// - `{"status":"approval_required","approval_id":…,"safe_message":…,"retryable":false}`:
+/// - `{"status":"approval_required","approval_id":…,"safe_message":…,"waits_for":…,"retryable":false}`:
 ///   the call did not run; a person decides on it (see [`Approval`])
 /// - a replay: the stored outcome of an earlier identical call, with
 ///   `"replayed":true`; the body did not run again
@@ -111,10 +111,13 @@ impl Serialize for Outcome {
             Outcome::Rejected(rejection) => rejection.serialize(serializer),
             Outcome::Failed(failure) => failure.serialize(serializer),
             Outcome::ApprovalRequired(approval) => {
-                let mut s = serializer.serialize_struct("Outcome", 4)?;
+                let mut s = serializer.serialize_struct("Outcome", 5)?;
                 s.serialize_field("status", "approval_required")?;
                 s.serialize_field("approval_id", &approval.id)?;
                 s.serialize_field("safe_message", APPROVAL_MESSAGE)?;
+                // Where it waits: who may decide it, so that a model whose
+                // user may not tells them whom to ask.
+                s.serialize_field("waits_for", &approval.waits_for())?;
                 s.serialize_field("retryable", &false)?;
                 s.end()
             }

@@ -102,8 +102,42 @@ pub struct Approval {
     pub created_at: SystemTime,
     /// When the approval stops being usable.
     pub expires_at: SystemTime,
-    /// Pending, approved, denied or used.
+    /// Pending, approved, denied, used or withdrawn.
     pub state: ApprovalState,
+}
+
+impl Approval {
+    /// Who may decide this approval, in words for the model and the
+    /// people it talks to: where the call waits. Never the caller's own
+    /// scopes, only what the approval requires
+    /// ([`rules::may_decide`](crate::rules::may_decide)).
+    ///
+    /// ```
+    /// # let mut approval: toolgate::Approval = serde_json::from_value(serde_json::json!({
+    /// #   "id":"apr_1","tenant":"tenant_a","actor":"agent_1","session":null,"tool":"issue_refund",
+    /// #   "version":1,"fingerprint":"f","arguments":{},"digest":"d","resources":[],
+    /// #   "approver_scope":"refunds:approve","distinct_approver":true,"approver":null,
+    /// #   "created_at":{"secs_since_epoch":0,"nanos_since_epoch":0},
+    /// #   "expires_at":{"secs_since_epoch":60,"nanos_since_epoch":0},"state":{"state":"pending"}
+    /// # })).unwrap();
+    /// assert_eq!(
+    ///     approval.waits_for(),
+    ///     "a person of this tenant holding the scope `refunds:approve`, other than the caller"
+    /// );
+    /// ```
+    pub fn waits_for(&self) -> String {
+        if let Some(named) = &self.approver {
+            return format!("`{named}`, whom the call names as its approver");
+        }
+        let mut who = match &self.approver_scope {
+            Some(scope) => format!("a person of this tenant holding the scope `{scope}`"),
+            None => "a person of this tenant".to_owned(),
+        };
+        if self.distinct_approver {
+            who.push_str(", other than the caller");
+        }
+        who
+    }
 }
 
 /// Where an approval is in its life.
@@ -125,6 +159,12 @@ pub enum ApprovalState {
     /// Approved by this actor, and run.
     Used {
         /// The approver.
+        by: String,
+    },
+    /// Withdrawn by this actor before it ran: it can no longer be
+    /// decided or run ([`Toolbox::withdraw`](crate::Toolbox::withdraw)).
+    Withdrawn {
+        /// Who withdrew it: the actor who asked, or someone who may decide.
         by: String,
     },
 }

@@ -252,6 +252,7 @@ pub(crate) async fn before<'a, S>(
             Ok(Consumed::Denied) => Some(denied()),
             Ok(Consumed::Expired) => Some(expired()),
             Ok(Consumed::Used) => Some(used()),
+            Ok(Consumed::Withdrawn) => Some(withdrawn()),
             Err(error) => {
                 let _ = store.release(&home.key).await;
                 return Err(unavailable(ctx, def.name(), &error));
@@ -508,6 +509,9 @@ async fn request<S>(
         return unavailable(ctx, def.name(), &error);
     }
     audit::effect(ctx, def.name(), "approval_requested", &approval.id);
+    if let Some(notifier) = &effects.notifier {
+        notifier.notify(&approval);
+    }
     Outcome::ApprovalRequired(Box::new(approval))
 }
 
@@ -554,6 +558,13 @@ pub(crate) fn expired() -> Rejection {
     Rejection::new(
         Code::ApprovalExpired,
         "This approval expired; the call did not run. Make the call again to ask anew.",
+    )
+}
+
+pub(crate) fn withdrawn() -> Rejection {
+    Rejection::new(
+        Code::ApprovalDenied,
+        "This approval was withdrawn; the call did not run. Do not repeat it unless asked to.",
     )
 }
 

@@ -7,6 +7,12 @@
 //!   …)]` expression says so) does not run; it becomes an [`Approval`] that a
 //!   person decides on and [`Toolbox::resume`](crate::Toolbox::resume) runs,
 //!   once, if nothing it was bound to has changed;
+//!   A person finds the approvals waiting for them with
+//!   [`Toolbox::pending_approvals`](crate::Toolbox::pending_approvals)
+//!   (only those they may decide, [`rules::may_decide`]), the asker or a
+//!   decider takes one back with [`Toolbox::withdraw`](crate::Toolbox::withdraw),
+//!   and the host hears of each new one through
+//!   [`Toolbox::on_approval`](crate::Toolbox::on_approval);
 //! - **idempotency**: a `write` or `irreversible` call claims a key derived
 //!   from the logical action (or given by the host); a repeat of a finished
 //!   call returns the stored outcome without running the body.
@@ -16,13 +22,15 @@
 
 mod approval;
 mod gate;
+mod hook;
 pub mod rules;
 mod store;
 mod timer;
 
 #[cfg(feature = "testing")]
 pub(crate) use approval::new_id;
-pub(crate) use gate::{Run, after, before, denied, expired, pending, stale, timed_out};
+pub(crate) use gate::{Run, after, before, denied, expired, pending, stale, timed_out, withdrawn};
+pub(crate) use hook::Notifier;
 pub use timer::Timed;
 
 use std::sync::Arc;
@@ -34,7 +42,9 @@ use sha2::{Digest as _, Sha256};
 pub use approval::{Approval, ApprovalState, Seen};
 
 pub use rules::Bucket;
-pub use store::{Claim, Consumed, Decided, Decision, EffectStore, MemoryStore, StoreError};
+pub use store::{
+    Claim, Consumed, Decided, Decision, EffectStore, MemoryStore, StoreError, Withdrawn,
+};
 
 use crate::Effect;
 
@@ -286,6 +296,8 @@ pub(crate) struct Effects {
     pub(crate) unrecorded: Unrecorded,
     /// Gate 5 for a call that authorized no object.
     pub(crate) call_policy: Option<Arc<dyn crate::CallPolicy>>,
+    /// Told of each approval created ([`Toolbox::on_approval`](crate::Toolbox::on_approval)).
+    pub(crate) notifier: Option<Notifier>,
 }
 
 impl Default for Effects {
@@ -296,6 +308,7 @@ impl Default for Effects {
             clock: Arc::new(SystemClock),
             unrecorded: Unrecorded::default(),
             call_policy: None,
+            notifier: None,
         }
     }
 }

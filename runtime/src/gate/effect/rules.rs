@@ -34,8 +34,9 @@
 
 use std::time::{Duration, SystemTime};
 
-use super::approval::ApprovalState;
-use super::store::{Consumed, Decided, StoreError};
+use super::approval::{Approval, ApprovalState};
+use super::store::{Consumed, Decided, StoreError, Withdrawn};
+use crate::{ApprovalError, ToolContext};
 
 /// How long an approval is kept for lookups past its expiry, by every
 /// store: long enough for a person or a host to read what became of it.
@@ -58,6 +59,8 @@ pub enum Stage {
     Denied,
     /// Approved and run.
     Used,
+    /// Withdrawn before it ran.
+    Withdrawn,
 }
 
 impl Stage {
@@ -68,6 +71,7 @@ impl Stage {
             ApprovalState::Approved { .. } => Stage::Approved,
             ApprovalState::Denied { .. } => Stage::Denied,
             ApprovalState::Used { .. } => Stage::Used,
+            ApprovalState::Withdrawn { .. } => Stage::Withdrawn,
         }
     }
 
@@ -78,6 +82,7 @@ impl Stage {
             Stage::Approved => "approved",
             Stage::Denied => "denied",
             Stage::Used => "used",
+            Stage::Withdrawn => "withdrawn",
         }
     }
 
@@ -88,6 +93,7 @@ impl Stage {
             "approved" => Stage::Approved,
             "denied" => Stage::Denied,
             "used" => Stage::Used,
+            "withdrawn" => Stage::Withdrawn,
             _ => return None,
         })
     }
@@ -101,6 +107,7 @@ impl Stage {
             Stage::Approved => ApprovalState::Approved { by },
             Stage::Denied => ApprovalState::Denied { by },
             Stage::Used => ApprovalState::Used { by },
+            Stage::Withdrawn => ApprovalState::Withdrawn { by },
         }
     }
 }
@@ -180,10 +187,108 @@ pub fn consume(found: Option<(Stage, SystemTime)>, now: SystemTime) -> Consumed 
     match stage {
         Stage::Denied => Consumed::Denied,
         Stage::Used => Consumed::Used,
+        Stage::Withdrawn => Consumed::Withdrawn,
         _ if now >= expires_at => Consumed::Expired,
         Stage::Pending => Consumed::Pending,
         Stage::Approved => Consumed::Done,
     }
+}
+
+/// Withdrawing an approval found at `stage` expiring at `expires_at` (or
+/// not found): [`Withdrawn::Done`] if the store must mark it withdrawn.
+/// A pending approval and an approved one not yet run can be withdrawn,
+/// until they expire; a run one cannot be taken back.
+///
+/// ```
+/// use std::time::{Duration, SystemTime};
+/// use toolgate::{Withdrawn, rules::{self, Stage}};
+///
+/// let now = SystemTime::UNIX_EPOCH;
+/// let later = now + Duration::from_secs(60);
+/// assert_eq!(rules::withdraw(Some((Stage::Pending, later)), now), Withdrawn::Done);
+/// assert_eq!(rules::withdraw(Some((Stage::Approved, later)), now), Withdrawn::Done);
+/// assert_eq!(rules::withdraw(Some((Stage::Approved, now)), now), Withdrawn::Expired);
+/// assert_eq!(rules::withdraw(Some((Stage::Used, later)), now), Withdrawn::Used);
+/// assert_eq!(rules::withdraw(Some((Stage::Denied, later)), now), Withdrawn::Closed);
+/// assert_eq!(rules::withdraw(None, now), Withdrawn::Unknown);
+/// ```
+pub fn withdraw(found: Option<(Stage, SystemTime)>, now: SystemTime) -> Withdrawn {
+    let Some((stage, expires_at)) = found else {
+        return Withdrawn::Unknown;
+    };
+    match stage {
+        Stage::Used => Withdrawn::Used,
+        Stage::Denied | Stage::Withdrawn => Withdrawn::Closed,
+        _ if now >= expires_at => Withdrawn::Expired,
+        Stage::Pending | Stage::Approved => Withdrawn::Done,
+    }
+}
+
+/// Whether `approver` may decide `approval`, as far as who they are goes
+/// (its state and expiry aside): the same tenant, the tool's approver
+/// scope held, someone other than the actor who asked where the policy
+/// says so ([`EffectPolicy::distinct_approver`](crate::EffectPolicy::distinct_approver)),
+/// and the one actor the call names where it names one. The first rule
+/// broken, otherwise.
+///
+/// Deciding, listing and MCP's elicitation all ask this one function, so
+/// that a person is shown exactly what they may decide.
+///
+/// ```
+/// use toolgate::{ApprovalError, ToolContext, rules};
+/// # let mut approval: toolgate::Approval = serde_json::from_value(serde_json::json!({
+/// #   "id":"apr_1","tenant":"tenant_a","actor":"agent_1","session":null,"tool":"issue_refund",
+/// #   "version":1,"fingerprint":"f","arguments":{},"digest":"d","resources":[],
+/// #   "approver_scope":"refunds:approve","distinct_approver":true,"approver":null,
+/// #   "created_at":{"secs_since_epoch":0,"nanos_since_epoch":0},
+/// #   "expires_at":{"secs_since_epoch":60,"nanos_since_epoch":0},"state":{"state":"pending"}
+/// # })).unwrap();
+/// let manager = ToolContext::new("manager_1", "tenant_a", "r").with_scopes(["refunds:approve"]);
+/// assert!(rules::may_decide(&approval, &manager).is_ok());
+/// // The agent who asked holds the scope too, but the policy wants someone else.
+/// let agent = ToolContext::new("agent_1", "tenant_a", "r").with_scopes(["refunds:approve"]);
+/// assert_eq!(rules::may_decide(&approval, &agent), Err(ApprovalError::OwnCall));
+/// let other_tenant = ToolContext::new("manager_1", "tenant_b", "r").with_scopes(["refunds:approve"]);
+/// assert_eq!(rules::may_decide(&approval, &other_tenant), Err(ApprovalError::NotFound));
+/// ```
+pub fn may_decide(approval: &Approval, approver: &ToolContext) -> Result<(), ApprovalError> {
+    if approval.tenant != approver.tenant() {
+        return Err(ApprovalError::NotFound);
+    }
+    if let Some(scope) = &approval.approver_scope
+        && !approver.has_scope(scope)
+    {
+        return Err(ApprovalError::MissingScope(scope.to_owned()));
+    }
+    if approval.distinct_approver && approval.actor == approver.actor() {
+        return Err(ApprovalError::OwnCall);
+    }
+    if let Some(named) = &approval.approver
+        && named != approver.actor()
+    {
+        return Err(ApprovalError::NotTheNamedApprover(named.clone()));
+    }
+    Ok(())
+}
+
+/// Whether [`EffectStore::pending_approvals`](super::EffectStore::pending_approvals)
+/// lists `approval` to `approver` at `now`: pending, unexpired, and
+/// theirs to decide ([`may_decide`]).
+pub fn listed(approval: &Approval, approver: &ToolContext, now: SystemTime) -> bool {
+    Stage::of(&approval.state) == Stage::Pending
+        && now < approval.expires_at
+        && may_decide(approval, approver).is_ok()
+}
+
+/// The order pending approvals are listed in: oldest first, by the
+/// instant asked in whole microseconds (as the databases keep it), then
+/// by id. A store sorts by this key and keeps the first `limit`.
+pub fn listing_order(approval: &Approval) -> (u128, &str) {
+    let micros = approval
+        .created_at
+        .duration_since(SystemTime::UNIX_EPOCH)
+        .map_or(0, |d| d.as_micros());
+    (micros, approval.id.as_str())
 }
 
 /// An idempotency record as a claim reads it.

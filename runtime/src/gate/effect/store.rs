@@ -1,7 +1,7 @@
 //! Where gate 6 keeps its state: approvals and idempotency records.
 //!
 //! Every operation that must be atomic is one call: deciding an approval,
-//! consuming it, claiming an idempotency key. A store never asks the gate
+//! consuming it, withdrawing it, claiming an idempotency key. A store never asks the gate
 //! to read and then write.
 
 use std::borrow::Cow;
@@ -13,7 +13,7 @@ use serde_json::Value;
 
 use super::approval::{Approval, ApprovalState};
 use super::rules::{self, Bucket};
-use crate::BoxFuture;
+use crate::{BoxFuture, ToolContext};
 
 /// Why a store operation did not complete: the database is unreachable,
 /// a statement failed, a lock was held past the store's deadline. The gate
@@ -141,6 +141,25 @@ pub enum Consumed {
     Denied,
     /// The approval was used already.
     Used,
+    /// The approval was withdrawn.
+    Withdrawn,
+}
+
+/// What [`EffectStore::withdraw`] found.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Withdrawn {
+    /// The approval was pending, or approved and not yet used, and
+    /// unexpired: it is now withdrawn, and can no longer be decided or
+    /// used.
+    Done,
+    /// No approval has this id.
+    Unknown,
+    /// The approval expired.
+    Expired,
+    /// The approved call ran already: it cannot be taken back.
+    Used,
+    /// The approval was denied or withdrawn already.
+    Closed,
 }
 
 /// What [`EffectStore::claim`] found for an idempotency key.
@@ -190,6 +209,31 @@ pub trait EffectStore: Send + Sync + 'static {
         id: &'a str,
         now: SystemTime,
     ) -> BoxFuture<'a, Result<Consumed, StoreError>>;
+
+    /// The approvals `approver` may decide now: those of their tenant
+    /// that are pending and unexpired at `now` and that
+    /// [`rules::may_decide`] lets them decide ([`rules::listed`]), oldest
+    /// first ([`rules::listing_order`]), at most `limit`. Never an
+    /// approval of another tenant.
+    fn pending_approvals<'a>(
+        &'a self,
+        approver: &'a ToolContext,
+        now: SystemTime,
+        limit: usize,
+    ) -> BoxFuture<'a, Result<Vec<Approval>, StoreError>>;
+
+    /// Atomically: if the approval is pending, or approved and not yet
+    /// used, and unexpired at `now`, mark it withdrawn by `by`
+    /// ([`rules::withdraw`]). Of a withdraw and a
+    /// [`consume`](Self::consume) racing, exactly one wins: the call runs
+    /// and the withdraw finds it [`Withdrawn::Used`], or it is withdrawn
+    /// and the consume finds it [`Consumed::Withdrawn`].
+    fn withdraw<'a>(
+        &'a self,
+        id: &'a str,
+        by: String,
+        now: SystemTime,
+    ) -> BoxFuture<'a, Result<Withdrawn, StoreError>>;
 
     /// Atomically: claim `key` for a request with this `digest` until
     /// `now + lease`, unless a live claim or a finished record holds it
@@ -266,6 +310,24 @@ impl<T: EffectStore + ?Sized> EffectStore for std::sync::Arc<T> {
         now: SystemTime,
     ) -> BoxFuture<'a, Result<Consumed, StoreError>> {
         (**self).consume(id, now)
+    }
+
+    fn pending_approvals<'a>(
+        &'a self,
+        approver: &'a ToolContext,
+        now: SystemTime,
+        limit: usize,
+    ) -> BoxFuture<'a, Result<Vec<Approval>, StoreError>> {
+        (**self).pending_approvals(approver, now, limit)
+    }
+
+    fn withdraw<'a>(
+        &'a self,
+        id: &'a str,
+        by: String,
+        now: SystemTime,
+    ) -> BoxFuture<'a, Result<Withdrawn, StoreError>> {
+        (**self).withdraw(id, by, now)
     }
 
     fn claim<'a>(
@@ -448,6 +510,44 @@ impl EffectStore for MemoryStore {
                 record.state = ApprovalState::Used { by: by.clone() };
             }
             Ok(consumed)
+        })
+    }
+
+    fn pending_approvals<'a>(
+        &'a self,
+        approver: &'a ToolContext,
+        now: SystemTime,
+        limit: usize,
+    ) -> BoxFuture<'a, Result<Vec<Approval>, StoreError>> {
+        Box::pin(async move {
+            let approvals = self.approvals.lock().map_err(poisoned)?;
+            let mut listed: Vec<&Approval> = approvals
+                .map
+                .values()
+                .filter(|a| rules::listed(a, approver, now))
+                .collect();
+            listed.sort_by(|a, b| rules::listing_order(a).cmp(&rules::listing_order(b)));
+            Ok(listed.into_iter().take(limit).cloned().collect())
+        })
+    }
+
+    fn withdraw<'a>(
+        &'a self,
+        id: &'a str,
+        by: String,
+        now: SystemTime,
+    ) -> BoxFuture<'a, Result<Withdrawn, StoreError>> {
+        Box::pin(async move {
+            let mut approvals = self.approvals.lock().map_err(poisoned)?;
+            let record = approvals.map.get_mut(id);
+            let found = record
+                .as_ref()
+                .map(|r| (rules::Stage::of(&r.state), r.expires_at));
+            let withdrawn = rules::withdraw(found, now);
+            if let (Withdrawn::Done, Some(record)) = (&withdrawn, record) {
+                record.state = ApprovalState::Withdrawn { by };
+            }
+            Ok(withdrawn)
         })
     }
 

@@ -18,7 +18,7 @@ use toolgate::{BoxFuture, Limits};
 
 use crate::frame::{Checked, RawArguments, Refused, Unreadable, check};
 use crate::session::{Bindings, BoundSessions};
-use crate::{Identity, McpServer, Tools, message_limits};
+use crate::{Identity, McpServer, ServerInfo, Tools, message_limits};
 
 /// Why a bearer token was refused: for the host's log, never for the
 /// client, which reads only `401` and `invalid_token`.
@@ -78,6 +78,7 @@ pub struct HttpConfig<S = AuthorizationServersNamed> {
     scopes: Vec<String>,
     allowed_hosts: Option<Vec<String>>,
     allowed_origins: Option<Vec<String>>,
+    info: ServerInfo,
     state: PhantomData<S>,
 }
 
@@ -120,6 +121,7 @@ impl HttpConfig<NoAuthorizationServer> {
             scopes: Vec::new(),
             allowed_hosts: None,
             allowed_origins: None,
+            info: ServerInfo::default(),
             state: PhantomData,
         }
     }
@@ -141,6 +143,7 @@ impl<S> HttpConfig<S> {
             scopes: self.scopes,
             allowed_hosts: self.allowed_hosts,
             allowed_origins: self.allowed_origins,
+            info: self.info,
             state: PhantomData,
         }
     }
@@ -185,6 +188,14 @@ impl<S> HttpConfig<S> {
         I::Item: Into<String>,
     {
         self.allowed_origins = Some(origins.into_iter().map(Into::into).collect());
+        self
+    }
+
+    /// How the server names itself to clients ([`ServerInfo`]); `toolgate`
+    /// without it.
+    #[must_use]
+    pub fn server_info(mut self, info: ServerInfo) -> Self {
+        self.info = info;
         self
     }
 
@@ -323,11 +334,12 @@ pub fn router<S: NamesAuthorizationServers>(
         scopes: config.scopes,
         allowed_hosts: config.allowed_hosts,
         allowed_origins: config.allowed_origins,
+        info: config.info,
         state: PhantomData,
     };
     let tools = tools.into();
     let limits = message_limits(tools.limits());
-    let server = McpServer::for_http(tools);
+    let server = McpServer::for_http(tools, config.info.clone());
     let mut http = StreamableHttpServerConfig::default()
         // Read only within our own limit; ours refuses first.
         .with_max_request_body_bytes(limits.bytes().saturating_add(1))

@@ -195,6 +195,77 @@ impl Principal {
     }
 }
 
+/// How the server names itself to clients: `serverInfo` (name, version,
+/// title) and `instructions`, in its answer to `initialize` (2025-11-25)
+/// and to `server/discover` (2026-07-28). Clients show the name and title
+/// to people; many pass the instructions to the model, as guidance on
+/// when to use these tools. Without one, a server is `toolgate` at this
+/// crate's version, with no instructions.
+///
+/// ```
+/// use toolgate::Toolbox;
+/// use toolgate_mcp::{Identity, McpServer, ServerInfo};
+///
+/// let info = ServerInfo::new("bookings", "2.3.0")
+///     .title("Bookings")
+///     .instructions("Book hotels for the signed-in traveller; refunds need a person's approval.");
+/// let server = McpServer::new(Toolbox::new(()), Identity::new("agent_7", "tenant_a")).with_info(info);
+/// # let _ = server;
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ServerInfo {
+    name: String,
+    version: String,
+    title: Option<String>,
+    instructions: Option<String>,
+}
+
+impl ServerInfo {
+    /// A server called `name` (a short identifier: `bookings`) at
+    /// `version`.
+    pub fn new(name: impl Into<String>, version: impl Into<String>) -> Self {
+        ServerInfo {
+            name: name.into(),
+            version: version.into(),
+            title: None,
+            instructions: None,
+        }
+    }
+
+    /// The name people read (`Bookings`), where the client shows one.
+    #[must_use]
+    pub fn title(mut self, title: impl Into<String>) -> Self {
+        self.title = Some(title.into());
+        self
+    }
+
+    /// How to use this server's tools, for the client and its model.
+    /// They are guidance, never authority: every gate still decides.
+    #[must_use]
+    pub fn instructions(mut self, instructions: impl Into<String>) -> Self {
+        self.instructions = Some(instructions.into());
+        self
+    }
+
+    /// rmcp's form: the server's configuration, with `capabilities`.
+    fn config(&self, capabilities: ServerCapabilities) -> ServerConfig {
+        let mut implementation = Implementation::new(self.name.as_str(), self.version.as_str());
+        implementation.title.clone_from(&self.title);
+        let config = ServerConfig::new(capabilities).with_server_info(implementation);
+        match &self.instructions {
+            Some(instructions) => config.with_instructions(instructions.as_str()),
+            None => config,
+        }
+    }
+}
+
+impl Default for ServerInfo {
+    /// `toolgate` at this crate's version, with no instructions.
+    fn default() -> Self {
+        ServerInfo::new("toolgate", env!("CARGO_PKG_VERSION"))
+    }
+}
+
 /// Why serving stopped before the client went away.
 #[derive(Debug)]
 pub struct ServeError(Box<dyn std::error::Error + Send + Sync>);
@@ -222,6 +293,8 @@ pub struct McpServer {
     identity: Option<Identity>,
     /// This connection, where one connection is one conversation (stdio).
     connection: Option<String>,
+    /// How the server names itself.
+    info: Arc<ServerInfo>,
 }
 
 /// An id no other connection of this process has, nor (by its process id
@@ -266,15 +339,24 @@ impl McpServer {
             tools: tools.into(),
             identity: Some(identity),
             connection: Some(connection_id()),
+            info: Arc::default(),
         }
     }
 
+    /// Names the server to its clients ([`ServerInfo`]).
+    #[must_use]
+    pub fn with_info(mut self, info: ServerInfo) -> Self {
+        self.info = Arc::new(info);
+        self
+    }
+
     /// Serves `tools` to whoever each HTTP request's token identifies.
-    fn for_http(tools: Tools) -> Self {
+    fn for_http(tools: Tools, info: ServerInfo) -> Self {
         McpServer {
             tools,
             identity: None,
             connection: None,
+            info: Arc::new(info),
         }
     }
 
@@ -586,8 +668,8 @@ fn typed<T: serde::de::DeserializeOwned>(value: serde_json::Value) -> Result<T, 
 
 impl ServerHandler for McpServer {
     fn get_info(&self) -> ServerConfig {
-        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
-            .with_server_info(Implementation::new("toolgate", env!("CARGO_PKG_VERSION")))
+        self.info
+            .config(ServerCapabilities::builder().enable_tools().build())
     }
 
     async fn ping(&self, context: RequestContext<RoleServer>) -> Result<(), ErrorData> {
@@ -714,7 +796,8 @@ fn message_limits(arguments: Limits) -> Limits {
 
 /// Serves `toolbox` to `identity` over `reader` and `writer`, newline-
 /// delimited JSON-RPC as MCP's stdio transport speaks it, until the client
-/// closes its end.
+/// closes its end. [`McpServer::run`] is the same for a server named with
+/// [`McpServer::with_info`].
 pub async fn serve<R, W>(
     tools: impl Into<Tools>,
     identity: Identity,
@@ -725,23 +808,52 @@ where
     R: tokio::io::AsyncRead + Unpin + Send + 'static,
     W: tokio::io::AsyncWrite + Unpin + Send + 'static,
 {
-    let tools = tools.into();
-    let limits = message_limits(tools.limits());
-    let server = McpServer::new(tools, identity);
-    let running = server
-        .serve(frame::Stdio::new(reader, writer, limits))
-        .await
-        .map_err(|e| ServeError(Box::new(e)))?;
-    running
-        .waiting()
-        .await
-        .map_err(|e| ServeError(Box::new(e)))?;
-    Ok(())
+    McpServer::new(tools, identity).run(reader, writer).await
 }
 
 /// Serves `tools` (a toolbox, or several as [`Tools`]) over standard input
 /// and output as `identity`, the identity the process was started with,
-/// until the client closes stdin.
+/// until the client closes stdin. [`McpServer::run_stdio`] is the same for
+/// a server named with [`McpServer::with_info`].
 pub async fn serve_stdio(tools: impl Into<Tools>, identity: Identity) -> Result<(), ServeError> {
     serve(tools, identity, tokio::io::stdin(), tokio::io::stdout()).await
+}
+
+impl McpServer {
+    /// Serves over `reader` and `writer`, newline-delimited JSON-RPC as
+    /// MCP's stdio transport speaks it, every message bounded and checked
+    /// before rmcp parses it, until the client closes its end.
+    ///
+    /// ```no_run
+    /// # async fn run() -> Result<(), toolgate_mcp::ServeError> {
+    /// use toolgate::Toolbox;
+    /// use toolgate_mcp::{Identity, McpServer, ServerInfo};
+    ///
+    /// McpServer::new(Toolbox::new(()), Identity::new("agent_7", "tenant_a"))
+    ///     .with_info(ServerInfo::new("bookings", "2.3.0").title("Bookings"))
+    ///     .run(tokio::io::stdin(), tokio::io::stdout())
+    ///     .await
+    /// # }
+    /// ```
+    pub async fn run<R, W>(self, reader: R, writer: W) -> Result<(), ServeError>
+    where
+        R: tokio::io::AsyncRead + Unpin + Send + 'static,
+        W: tokio::io::AsyncWrite + Unpin + Send + 'static,
+    {
+        let limits = message_limits(self.tools.limits());
+        let running = self
+            .serve(frame::Stdio::new(reader, writer, limits))
+            .await
+            .map_err(|e| ServeError(Box::new(e)))?;
+        running
+            .waiting()
+            .await
+            .map_err(|e| ServeError(Box::new(e)))?;
+        Ok(())
+    }
+
+    /// [`run`](Self::run) over standard input and output.
+    pub async fn run_stdio(self) -> Result<(), ServeError> {
+        self.run(tokio::io::stdin(), tokio::io::stdout()).await
+    }
 }

@@ -66,8 +66,8 @@ mod session;
 mod tools;
 
 pub use http::{
-    Authenticator, AuthorizationServersNamed, HttpConfig, NamesAuthorizationServers,
-    NoAuthorizationServer, Unauthorized, router,
+    Authentication, Authenticator, AuthorizationServersNamed, HostAuthenticated, HttpConfig,
+    NamesAuthorizationServers, NoAuthorizationServer, Unauthorized, router,
 };
 pub use jwt::{AudienceNamed, ChecksAudience, Claims, JwtAuthenticator, NoAudience};
 pub use tools::Tools;

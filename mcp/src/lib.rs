@@ -62,6 +62,7 @@
 mod frame;
 mod http;
 mod jwt;
+mod keys;
 mod session;
 mod tools;
 
@@ -70,6 +71,7 @@ pub use http::{
     NamesAuthorizationServers, NoAuthorizationServer, Unauthorized, router,
 };
 pub use jwt::{AudienceNamed, ChecksAudience, Claims, JwtAuthenticator, NoAudience};
+pub use keys::{KeyRefresh, KeySet, KeySetError, KeySource};
 pub use tools::Tools;
 
 use std::sync::atomic::{AtomicU64, Ordering};

@@ -41,6 +41,10 @@
 //!   it as the session's actor and runs it once. Otherwise the model
 //!   reads `approval_required`, for the host to approve out of band.
 //! - Cancellation (`notifications/cancelled`) drops the body's future.
+//! - A body reports how far a long call has come with
+//!   [`Progress`] (`ctx.extension::<Progress>()`), when the client asked.
+//! - An rmcp server of the host's own takes these tools into its
+//!   `ToolRouter` ([`McpServer::tool_router`]), every gate intact.
 //! - Both protocol generations that rmcp speaks are served: 2025-11-25
 //!   (`initialize`) and 2026-07-28 (`server/discover`, `_meta` on every
 //!   request).
@@ -63,6 +67,8 @@ mod frame;
 mod http;
 mod jwt;
 mod keys;
+mod mount;
+mod progress;
 mod session;
 mod tools;
 
@@ -72,6 +78,7 @@ pub use http::{
 };
 pub use jwt::{AudienceNamed, ChecksAudience, Claims, JwtAuthenticator, NoAudience};
 pub use keys::{KeyRefresh, KeySet, KeySetError, KeySource};
+pub use progress::Progress;
 pub use tools::Tools;
 
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -352,6 +359,15 @@ impl McpServer {
         self
     }
 
+    /// Serves `tools` to whoever each request's HTTP extensions name: the
+    /// [`Identity`] a layer put there (the host's own, or toolgate's
+    /// bearer authentication in [`router`]). A request without one is
+    /// refused. For an rmcp server of the host's own, with rmcp's
+    /// streamable HTTP service, and [`tool_router`](Self::tool_router).
+    pub fn per_request(tools: impl Into<Tools>) -> Self {
+        McpServer::for_http(tools.into(), ServerInfo::default())
+    }
+
     /// Serves `tools` to whoever each HTTP request's token identifies.
     fn for_http(tools: Tools, info: ServerInfo) -> Self {
         McpServer {
@@ -392,7 +408,12 @@ impl McpServer {
             (None, None) => "http".to_owned(),
         };
         let conversation = identity.conversation(&within);
-        Some(identity.context(request_id(), &conversation))
+        let ctx = identity.context(request_id(), &conversation);
+        // The client asked to hear how the call goes: the body may tell it.
+        Some(match request.meta.get_progress_token() {
+            Some(token) => ctx.with_extension(Progress::new(request.peer.clone(), token)),
+            None => ctx,
+        })
     }
 
     /// The server span of a `tools/call`: `tools/call {tool}` for a tool

@@ -18,7 +18,7 @@ use toolgate::{BoxFuture, Limits};
 
 use crate::frame::{Checked, RawArguments, Refused, Unreadable, check};
 use crate::session::{Bindings, BoundSessions};
-use crate::{Identity, McpServer, Tools, message_limits};
+use crate::{Identity, McpServer, ServerInfo, Tools, message_limits};
 
 /// Why a bearer token was refused: for the host's log, never for the
 /// client, which reads only `401` and `invalid_token`.
@@ -41,6 +41,82 @@ pub trait Authenticator: Send + Sync + 'static {
     /// The identity `token` proves, or why it proves none.
     fn authenticate<'a>(&'a self, token: &'a str) -> BoxFuture<'a, Result<Identity, Unauthorized>>;
 }
+
+/// How a [`router`] learns who calls: an [`Authenticator`] of bearer
+/// tokens (the default; with a config that names the authorization
+/// servers, [`AuthorizationServersNamed`]), or [`HostAuthenticated`], the
+/// identity the host's own layer placed in the request.
+///
+/// There is no third way, and no way to have both by accident: the
+/// router reads the caller from one source, and a request it cannot
+/// identify from that source is answered `401`.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is no way to authenticate the callers of this router",
+    label = "the router's callers are identified by this",
+    note = "pass an `Authenticator` of bearer tokens (`JwtAuthenticator`, with a config that names its authorization servers), or `HostAuthenticated` when your own layer puts the caller's `Identity` in the request's extensions"
+)]
+pub trait Authentication<S>: sealed::Authenticates {}
+
+impl<A: Authenticator> sealed::Authenticates for A {
+    fn source(self) -> sealed::Source {
+        sealed::Source::Bearer(Box::new(self))
+    }
+}
+
+impl<A: Authenticator, S: NamesAuthorizationServers> Authentication<S> for A {}
+
+/// The caller is who the host's own axum or tower layer says it is: the
+/// [`Identity`] that layer inserted into the request's extensions (from a
+/// session cookie, a client certificate, a header of its own), instead of
+/// a bearer token checked here.
+///
+/// A request without an `Identity` is answered `401` (with the challenge
+/// naming the protected-resource metadata when the config names
+/// authorization servers), whatever else it carries: a bearer token is
+/// not read. The config need not name authorization servers, since the
+/// host's layer is the authentication; if it does, the metadata is
+/// published as for bearer tokens.
+///
+/// ```
+/// use axum::extract::Request;
+/// use axum::middleware::{self, Next};
+/// use axum::response::Response;
+/// use toolgate::Toolbox;
+/// use toolgate_mcp::{HostAuthenticated, HttpConfig, Identity};
+///
+/// /// The host's own authentication: here a header its proxy sets after
+/// /// checking the client's certificate.
+/// async fn by_certificate(mut request: Request, next: Next) -> Response {
+///     let subject = request
+///         .headers()
+///         .get("x-client-subject")
+///         .and_then(|v| v.to_str().ok())
+///         .map(str::to_owned);
+///     if let Some(subject) = subject {
+///         let identity = Identity::new(subject, "tenant_a").with_scopes(["bookings:write"]);
+///         request.extensions_mut().insert(identity);
+///     }
+///     next.run(request).await
+/// }
+///
+/// let app = toolgate_mcp::router(
+///     Toolbox::new(()),
+///     HostAuthenticated,
+///     HttpConfig::new("https://tools.example.com/mcp"),
+/// )
+/// .layer(middleware::from_fn(by_certificate));
+/// # let _ = app;
+/// ```
+#[derive(Clone, Copy, Debug)]
+pub struct HostAuthenticated;
+
+impl sealed::Authenticates for HostAuthenticated {
+    fn source(self) -> sealed::Source {
+        sealed::Source::Host
+    }
+}
+
+impl<S> Authentication<S> for HostAuthenticated {}
 
 /// Where the MCP endpoint is, who issues its tokens, and whom it answers:
 /// what the protected-resource metadata publishes, and the `Host` and
@@ -78,6 +154,7 @@ pub struct HttpConfig<S = AuthorizationServersNamed> {
     scopes: Vec<String>,
     allowed_hosts: Option<Vec<String>>,
     allowed_origins: Option<Vec<String>>,
+    info: ServerInfo,
     state: PhantomData<S>,
 }
 
@@ -92,6 +169,17 @@ pub enum AuthorizationServersNamed {}
 mod sealed {
     pub trait Sealed {}
     impl Sealed for super::AuthorizationServersNamed {}
+
+    /// Where a router reads its callers from: public in a private module,
+    /// so that no other crate can name it or add a way.
+    pub trait Authenticates: Send + Sync + 'static {
+        fn source(self) -> Source;
+    }
+
+    pub enum Source {
+        Bearer(Box<dyn super::Authenticator>),
+        Host,
+    }
 }
 
 /// The states of an [`HttpConfig`] a router is built from: those that
@@ -120,6 +208,7 @@ impl HttpConfig<NoAuthorizationServer> {
             scopes: Vec::new(),
             allowed_hosts: None,
             allowed_origins: None,
+            info: ServerInfo::default(),
             state: PhantomData,
         }
     }
@@ -141,6 +230,7 @@ impl<S> HttpConfig<S> {
             scopes: self.scopes,
             allowed_hosts: self.allowed_hosts,
             allowed_origins: self.allowed_origins,
+            info: self.info,
             state: PhantomData,
         }
     }
@@ -185,6 +275,14 @@ impl<S> HttpConfig<S> {
         I::Item: Into<String>,
     {
         self.allowed_origins = Some(origins.into_iter().map(Into::into).collect());
+        self
+    }
+
+    /// How the server names itself to clients ([`ServerInfo`]); `toolgate`
+    /// without it.
+    #[must_use]
+    pub fn server_info(mut self, info: ServerInfo) -> Self {
+        self.info = info;
         self
     }
 
@@ -268,7 +366,7 @@ fn is_absolute_url(url: &str) -> bool {
 }
 
 struct Shared {
-    authenticator: Box<dyn Authenticator>,
+    source: sealed::Source,
     config: HttpConfig,
     limits: Limits,
     sessions: Bindings,
@@ -279,12 +377,15 @@ pub(crate) const SESSION_HEADER: &str = "mcp-session-id";
 
 /// An axum router serving `tools` (a toolbox, or several as [`Tools`])
 /// over MCP's streamable HTTP at the
-/// config's resource path, to callers `authenticator` identifies, with the
+/// config's resource path, to callers `authentication` identifies (an
+/// [`Authenticator`] of bearer tokens, or [`HostAuthenticated`]), with the
 /// protected-resource metadata beside it.
 ///
 /// - No `Authorization: Bearer` header, or a token the authenticator
 ///   refuses: `401` with a `WWW-Authenticate` challenge naming the
-///   metadata. The reason goes to the audit log.
+///   metadata. The reason goes to the audit log. With
+///   [`HostAuthenticated`], no [`Identity`] in the request's extensions:
+///   the same.
 /// - A `Host` or `Origin` the config does not allow: `403`.
 /// - A 2025-11-25 session presented with a token of another principal
 ///   than the one that opened it: `404`, as for a session that does not
@@ -304,16 +405,19 @@ pub(crate) const SESSION_HEADER: &str = "mcp-session-id";
 ///
 /// # Panics
 ///
-/// If the config names an empty list of authorization servers, or one
-/// that is not an absolute `https://` (or `http://`) URL: the metadata
-/// would send clients nowhere.
-pub fn router<S: NamesAuthorizationServers>(
+/// If the config names an authorization server that is not an absolute
+/// `https://` (or `http://`) URL, or, for bearer tokens, an empty list of
+/// them: the metadata would send clients nowhere.
+pub fn router<S, A: Authentication<S>>(
     tools: impl Into<Tools>,
-    authenticator: impl Authenticator,
+    authentication: A,
     config: HttpConfig<S>,
 ) -> axum::Router {
+    let source = authentication.source();
+    // Bearer tokens are issued by an authorization server the metadata
+    // must name; a host's own layer needs none.
     assert!(
-        !config.authorization_servers.is_empty(),
+        matches!(source, sealed::Source::Host) || !config.authorization_servers.is_empty(),
         "the HttpConfig for {} names no authorization server: MCP clients find the issuer of tokens in the metadata",
         config.resource
     );
@@ -329,12 +433,13 @@ pub fn router<S: NamesAuthorizationServers>(
         scopes: config.scopes,
         allowed_hosts: config.allowed_hosts,
         allowed_origins: config.allowed_origins,
+        info: config.info,
         state: PhantomData,
     };
     let tools = tools.into();
     let limits = message_limits(tools.limits());
     let approvals = crate::approvals::routes(&config.path(), tools.clone());
-    let server = McpServer::for_http(tools);
+    let server = McpServer::for_http(tools, config.info.clone());
     let mut http = StreamableHttpServerConfig::default()
         // Read only within our own limit; ours refuses first.
         .with_max_request_body_bytes(limits.bytes().saturating_add(1))
@@ -349,7 +454,7 @@ pub fn router<S: NamesAuthorizationServers>(
     let path = config.path();
     let metadata_path = config.metadata_path();
     let shared = Arc::new(Shared {
-        authenticator: Box::new(authenticator),
+        source,
         config,
         limits,
         sessions: bindings,
@@ -369,8 +474,13 @@ pub fn router<S: NamesAuthorizationServers>(
         Arc::clone(&shared),
         authenticated,
     ));
-    axum::Router::new()
-        .route(&metadata_path, axum::routing::get(metadata))
+    let published = !shared.config.authorization_servers.is_empty();
+    let metadata_routes = if published {
+        axum::Router::new().route(&metadata_path, axum::routing::get(metadata))
+    } else {
+        axum::Router::new()
+    };
+    metadata_routes
         .with_state(shared)
         .merge(endpoint)
         .merge(approvals)
@@ -396,8 +506,12 @@ async fn metadata(State(shared): State<Arc<Shared>>) -> Response {
     axum::Json(body).into_response()
 }
 
-/// `401` with the challenge MCP clients follow to the metadata.
+/// `401` with the challenge MCP clients follow to the metadata (plain,
+/// where no metadata is published).
 fn challenge(shared: &Shared, invalid: bool) -> Response {
+    if shared.config.authorization_servers.is_empty() {
+        return StatusCode::UNAUTHORIZED.into_response();
+    }
     let error = if invalid {
         r#"error="invalid_token", "#
     } else {
@@ -421,33 +535,47 @@ async fn authenticated(
     mut request: Request,
     next: Next,
 ) -> Response {
-    let token = request
-        .headers()
-        .get(header::AUTHORIZATION)
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.split_once(' '))
-        .filter(|(scheme, _)| scheme.eq_ignore_ascii_case("bearer"))
-        .map(|(_, token)| token.trim().to_owned());
-    let Some(token) = token else {
-        return challenge(&shared, false);
-    };
-    match shared.authenticator.authenticate(&token).await {
-        Ok(identity) => {
-            let session = request
-                .headers()
-                .get(SESSION_HEADER)
-                .and_then(|v| v.to_str().ok());
-            if let Some(refused) = session.and_then(|s| shared.sessions.refuse(s, &identity)) {
-                return refused;
+    let identity = match &shared.source {
+        // Whatever the host's layer inserted, and nothing else.
+        sealed::Source::Host => match request.extensions().get::<Identity>() {
+            Some(identity) => identity.clone(),
+            None => {
+                crate::audit_unauthorized(&Unauthorized(
+                    "no identity from the host's authentication layer".to_owned(),
+                ));
+                return challenge(&shared, false);
             }
-            request.extensions_mut().insert(identity);
-            next.run(request).await
+        },
+        sealed::Source::Bearer(authenticator) => {
+            let token = request
+                .headers()
+                .get(header::AUTHORIZATION)
+                .and_then(|v| v.to_str().ok())
+                .and_then(|v| v.split_once(' '))
+                .filter(|(scheme, _)| scheme.eq_ignore_ascii_case("bearer"))
+                .map(|(_, token)| token.trim().to_owned());
+            let Some(token) = token else {
+                return challenge(&shared, false);
+            };
+            match authenticator.authenticate(&token).await {
+                Ok(identity) => identity,
+                Err(reason) => {
+                    crate::audit_unauthorized(&reason);
+                    return challenge(&shared, true);
+                }
+            }
         }
-        Err(reason) => {
-            crate::audit_unauthorized(&reason);
-            challenge(&shared, true)
-        }
+    };
+    let session = request
+        .headers()
+        .get(SESSION_HEADER)
+        .and_then(|v| v.to_str().ok());
+    if let Some(refused) = session.and_then(|s| shared.sessions.refuse(s, &identity)) {
+        return refused;
     }
+    // The token's identity replaces any a layer of the host's inserted.
+    request.extensions_mut().insert(identity);
+    next.run(request).await
 }
 
 async fn checked(State(shared): State<Arc<Shared>>, request: Request, next: Next) -> Response {

@@ -1,4 +1,5 @@
-//! Bearer tokens as JSON Web Tokens, signed with HS256 or RS256.
+//! Bearer tokens as JSON Web Tokens, signed with HS256, RS256 or ES256,
+//! or with a key of the issuer's published key set.
 
 use std::marker::PhantomData;
 
@@ -8,6 +9,7 @@ use toolgate::BoxFuture;
 
 use crate::Identity;
 use crate::http::{Authenticator, Unauthorized};
+use crate::keys::KeySet;
 
 /// The claims of the token a request was authenticated with, as verified:
 /// every tool of that request reads them with
@@ -38,7 +40,11 @@ impl core::ops::Deref for Claims {
     }
 }
 
-/// Checks a JSON Web Token's signature and algorithm, its audience, its
+/// Checks a JSON Web Token's signature and algorithm (HS256 with a shared
+/// secret; RS256 or ES256 with a PEM public key; or any of RS256–512,
+/// PS256–512, ES256, ES384 and EdDSA with the key its header's `kid`
+/// names in the issuer's [`KeySet`], which follows the issuer's
+/// rotations), its audience, its
 /// expiry and (when it has one) its start, `nbf`, with a minute's leeway
 /// for clock skew, and (when set) its issuer; and reads the caller from its
 /// claims:
@@ -88,10 +94,18 @@ impl core::ops::Deref for Claims {
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub struct JwtAuthenticator<A = AudienceNamed> {
-    key: DecodingKey,
+    keys: Keys,
     validation: Validation,
     tenant_claim: String,
     audience: PhantomData<A>,
+}
+
+/// What a token's signature is checked with.
+enum Keys {
+    /// One key, for the one algorithm of the validation.
+    One(DecodingKey),
+    /// The key the token's `kid` names, for that key's algorithm.
+    Set(KeySet),
 }
 
 /// The state of a [`JwtAuthenticator`] that names no audience yet.
@@ -129,7 +143,7 @@ impl<A> std::fmt::Debug for JwtAuthenticator<A> {
 }
 
 impl JwtAuthenticator<NoAudience> {
-    fn with(key: DecodingKey, algorithm: Algorithm) -> Self {
+    fn with(keys: Keys, algorithm: Algorithm) -> Self {
         let mut validation = Validation::new(algorithm);
         validation.set_required_spec_claims(&["exp", "sub", "aud"]);
         // A token is not valid before its `nbf` (RFC 7519 §4.1.5); the
@@ -139,7 +153,7 @@ impl JwtAuthenticator<NoAudience> {
         // one authenticates no one.
         validation.validate_aud = true;
         JwtAuthenticator {
-            key,
+            keys,
             validation,
             tenant_claim: "tenant".to_owned(),
             audience: PhantomData,
@@ -150,7 +164,7 @@ impl JwtAuthenticator<NoAudience> {
     /// secret is an error. Name the [`audience`](Self::audience) next.
     pub fn hs256(secret: &[u8]) -> Result<Self, jsonwebtoken::errors::Error> {
         Ok(Self::with(
-            DecodingKey::from_secret(secret)?,
+            Keys::One(DecodingKey::from_secret(secret)?),
             Algorithm::HS256,
         ))
     }
@@ -159,9 +173,41 @@ impl JwtAuthenticator<NoAudience> {
     /// Name the [`audience`](Self::audience) next.
     pub fn rs256_pem(public_key: &[u8]) -> Result<Self, jsonwebtoken::errors::Error> {
         Ok(Self::with(
-            DecodingKey::from_rsa_pem(public_key)?,
+            Keys::One(DecodingKey::from_rsa_pem(public_key)?),
             Algorithm::RS256,
         ))
+    }
+
+    /// Tokens signed with ECDSA on P-256 (ES256), checked with this PEM
+    /// public key. Name the [`audience`](Self::audience) next.
+    ///
+    /// ```
+    /// use toolgate_mcp::JwtAuthenticator;
+    ///
+    /// let pem = b"-----BEGIN PUBLIC KEY-----
+    /// MFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAEqahA2AhBcQmBxoGB4XkmqpqqwJRt
+    /// SV/3+JumSOAtIgPIjmaFTea6x6aVkLb9JhWKt04Q1TKD6pHbbRup6sWZyw==
+    /// -----END PUBLIC KEY-----";
+    /// let tokens = JwtAuthenticator::es256_pem(pem)?.audience("https://tools.example.com/mcp");
+    /// # let _ = tokens;
+    /// # Ok::<(), jsonwebtoken::errors::Error>(())
+    /// ```
+    pub fn es256_pem(public_key: &[u8]) -> Result<Self, jsonwebtoken::errors::Error> {
+        Ok(Self::with(
+            Keys::One(DecodingKey::from_ec_pem(public_key)?),
+            Algorithm::ES256,
+        ))
+    }
+
+    /// Tokens signed with a key of the issuer's key set, the one the
+    /// token's `kid` names, with that key's algorithm; a token without a
+    /// `kid`, or naming a key the set does not have (after fetching it
+    /// again, for a fetched set), is refused. The set follows the
+    /// issuer's rotations ([`KeySet::replace`], [`KeySet::fetched`])
+    /// while the server runs. Name the [`audience`](Self::audience) next.
+    pub fn key_set(keys: KeySet) -> Self {
+        // The algorithm is each key's own; this one is replaced per token.
+        Self::with(Keys::Set(keys), Algorithm::RS256)
     }
 }
 
@@ -175,7 +221,7 @@ impl<A> JwtAuthenticator<A> {
         let mut validation = self.validation;
         validation.set_audience(&[audience]);
         JwtAuthenticator {
-            key: self.key,
+            keys: self.keys,
             validation,
             tenant_claim: self.tenant_claim,
             audience: PhantomData,
@@ -199,10 +245,37 @@ impl<A> JwtAuthenticator<A> {
         self
     }
 
-    fn identity(&self, token: &str) -> Result<Identity, Unauthorized> {
-        let data = jsonwebtoken::decode::<Map<String, Value>>(token, &self.key, &self.validation)
-            .map_err(|e| Unauthorized(format!("jwt: {e}")))?;
-        let claims = data.claims;
+    /// The token's claims, once its signature, algorithm and claims are
+    /// checked.
+    async fn verified(&self, token: &str) -> Result<Map<String, Value>, Unauthorized> {
+        let refused = |e: jsonwebtoken::errors::Error| Unauthorized(format!("jwt: {e}"));
+        let data = match &self.keys {
+            Keys::One(key) => {
+                jsonwebtoken::decode::<Map<String, Value>>(token, key, &self.validation)
+            }
+            Keys::Set(keys) => {
+                let header = jsonwebtoken::decode_header(token).map_err(refused)?;
+                let kid = header
+                    .kid
+                    .ok_or_else(|| Unauthorized("jwt: no `kid`".into()))?;
+                let key = keys.key(&kid).await.ok_or_else(|| {
+                    let kid: String = kid.chars().take(64).collect();
+                    Unauthorized(format!(
+                        "jwt: no key `{}` in the key set",
+                        kid.escape_debug()
+                    ))
+                })?;
+                // The key's one algorithm: a header naming another is
+                // refused by the check of the header against it.
+                let mut validation = self.validation.clone();
+                validation.algorithms = vec![key.algorithm];
+                jsonwebtoken::decode::<Map<String, Value>>(token, &key.key, &validation)
+            }
+        };
+        Ok(data.map_err(refused)?.claims)
+    }
+
+    fn identity(&self, claims: Map<String, Value>) -> Result<Identity, Unauthorized> {
         let text = |name: &str| claims.get(name).and_then(Value::as_str);
         let list = |name: &str| {
             claims.get(name).and_then(Value::as_array).map(|items| {
@@ -231,6 +304,6 @@ impl<A> JwtAuthenticator<A> {
 
 impl<A: ChecksAudience + Send + Sync + 'static> Authenticator for JwtAuthenticator<A> {
     fn authenticate<'a>(&'a self, token: &'a str) -> BoxFuture<'a, Result<Identity, Unauthorized>> {
-        Box::pin(core::future::ready(self.identity(token)))
+        Box::pin(async move { self.identity(self.verified(token).await?) })
     }
 }

@@ -48,6 +48,10 @@
 //!   [`router`]) or the host's own. The model's repeat of the call, once
 //!   approved, runs it, once.
 //! - Cancellation (`notifications/cancelled`) drops the body's future.
+//! - A body reports how far a long call has come with
+//!   [`Progress`] (`ctx.extension::<Progress>()`), when the client asked.
+//! - An rmcp server of the host's own takes these tools into its
+//!   `ToolRouter` ([`McpServer::tool_router`]), every gate intact.
 //! - Both protocol generations that rmcp speaks are served: 2025-11-25
 //!   (`initialize`) and 2026-07-28 (`server/discover`, `_meta` on every
 //!   request).
@@ -70,14 +74,19 @@ mod approvals;
 mod frame;
 mod http;
 mod jwt;
+mod keys;
+mod mount;
+mod progress;
 mod session;
 mod tools;
 
 pub use http::{
-    Authenticator, AuthorizationServersNamed, HttpConfig, NamesAuthorizationServers,
-    NoAuthorizationServer, Unauthorized, router,
+    Authentication, Authenticator, AuthorizationServersNamed, HostAuthenticated, HttpConfig,
+    NamesAuthorizationServers, NoAuthorizationServer, Unauthorized, router,
 };
 pub use jwt::{AudienceNamed, ChecksAudience, Claims, JwtAuthenticator, NoAudience};
+pub use keys::{KeyRefresh, KeySet, KeySetError, KeySource};
+pub use progress::Progress;
 pub use tools::Tools;
 
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -203,6 +212,77 @@ impl Principal {
     }
 }
 
+/// How the server names itself to clients: `serverInfo` (name, version,
+/// title) and `instructions`, in its answer to `initialize` (2025-11-25)
+/// and to `server/discover` (2026-07-28). Clients show the name and title
+/// to people; many pass the instructions to the model, as guidance on
+/// when to use these tools. Without one, a server is `toolgate` at this
+/// crate's version, with no instructions.
+///
+/// ```
+/// use toolgate::Toolbox;
+/// use toolgate_mcp::{Identity, McpServer, ServerInfo};
+///
+/// let info = ServerInfo::new("bookings", "2.3.0")
+///     .title("Bookings")
+///     .instructions("Book hotels for the signed-in traveller; refunds need a person's approval.");
+/// let server = McpServer::new(Toolbox::new(()), Identity::new("agent_7", "tenant_a")).with_info(info);
+/// # let _ = server;
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ServerInfo {
+    name: String,
+    version: String,
+    title: Option<String>,
+    instructions: Option<String>,
+}
+
+impl ServerInfo {
+    /// A server called `name` (a short identifier: `bookings`) at
+    /// `version`.
+    pub fn new(name: impl Into<String>, version: impl Into<String>) -> Self {
+        ServerInfo {
+            name: name.into(),
+            version: version.into(),
+            title: None,
+            instructions: None,
+        }
+    }
+
+    /// The name people read (`Bookings`), where the client shows one.
+    #[must_use]
+    pub fn title(mut self, title: impl Into<String>) -> Self {
+        self.title = Some(title.into());
+        self
+    }
+
+    /// How to use this server's tools, for the client and its model.
+    /// They are guidance, never authority: every gate still decides.
+    #[must_use]
+    pub fn instructions(mut self, instructions: impl Into<String>) -> Self {
+        self.instructions = Some(instructions.into());
+        self
+    }
+
+    /// rmcp's form: the server's configuration, with `capabilities`.
+    fn config(&self, capabilities: ServerCapabilities) -> ServerConfig {
+        let mut implementation = Implementation::new(self.name.as_str(), self.version.as_str());
+        implementation.title.clone_from(&self.title);
+        let config = ServerConfig::new(capabilities).with_server_info(implementation);
+        match &self.instructions {
+            Some(instructions) => config.with_instructions(instructions.as_str()),
+            None => config,
+        }
+    }
+}
+
+impl Default for ServerInfo {
+    /// `toolgate` at this crate's version, with no instructions.
+    fn default() -> Self {
+        ServerInfo::new("toolgate", env!("CARGO_PKG_VERSION"))
+    }
+}
+
 /// Why serving stopped before the client went away.
 #[derive(Debug)]
 pub struct ServeError(Box<dyn std::error::Error + Send + Sync>);
@@ -230,6 +310,8 @@ pub struct McpServer {
     identity: Option<Identity>,
     /// This connection, where one connection is one conversation (stdio).
     connection: Option<String>,
+    /// How the server names itself.
+    info: Arc<ServerInfo>,
 }
 
 /// An id no other connection of this process has, nor (by its process id
@@ -274,15 +356,33 @@ impl McpServer {
             tools: tools.into(),
             identity: Some(identity),
             connection: Some(connection_id()),
+            info: Arc::default(),
         }
     }
 
+    /// Names the server to its clients ([`ServerInfo`]).
+    #[must_use]
+    pub fn with_info(mut self, info: ServerInfo) -> Self {
+        self.info = Arc::new(info);
+        self
+    }
+
+    /// Serves `tools` to whoever each request's HTTP extensions name: the
+    /// [`Identity`] a layer put there (the host's own, or toolgate's
+    /// bearer authentication in [`router`]). A request without one is
+    /// refused. For an rmcp server of the host's own, with rmcp's
+    /// streamable HTTP service, and [`tool_router`](Self::tool_router).
+    pub fn per_request(tools: impl Into<Tools>) -> Self {
+        McpServer::for_http(tools.into(), ServerInfo::default())
+    }
+
     /// Serves `tools` to whoever each HTTP request's token identifies.
-    fn for_http(tools: Tools) -> Self {
+    fn for_http(tools: Tools, info: ServerInfo) -> Self {
         McpServer {
             tools,
             identity: None,
             connection: None,
+            info: Arc::new(info),
         }
     }
 
@@ -316,7 +416,12 @@ impl McpServer {
             (None, None) => "http".to_owned(),
         };
         let conversation = identity.conversation(&within);
-        Some(identity.context(request_id(), &conversation))
+        let ctx = identity.context(request_id(), &conversation);
+        // The client asked to hear how the call goes: the body may tell it.
+        Some(match request.meta.get_progress_token() {
+            Some(token) => ctx.with_extension(Progress::new(request.peer.clone(), token)),
+            None => ctx,
+        })
     }
 
     /// The server span of a `tools/call`: `tools/call {tool}` for a tool
@@ -603,8 +708,8 @@ fn typed<T: serde::de::DeserializeOwned>(value: serde_json::Value) -> Result<T, 
 
 impl ServerHandler for McpServer {
     fn get_info(&self) -> ServerConfig {
-        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
-            .with_server_info(Implementation::new("toolgate", env!("CARGO_PKG_VERSION")))
+        self.info
+            .config(ServerCapabilities::builder().enable_tools().build())
     }
 
     async fn ping(&self, context: RequestContext<RoleServer>) -> Result<(), ErrorData> {
@@ -739,7 +844,8 @@ fn message_limits(arguments: Limits) -> Limits {
 
 /// Serves `toolbox` to `identity` over `reader` and `writer`, newline-
 /// delimited JSON-RPC as MCP's stdio transport speaks it, until the client
-/// closes its end.
+/// closes its end. [`McpServer::run`] is the same for a server named with
+/// [`McpServer::with_info`].
 pub async fn serve<R, W>(
     tools: impl Into<Tools>,
     identity: Identity,
@@ -750,23 +856,52 @@ where
     R: tokio::io::AsyncRead + Unpin + Send + 'static,
     W: tokio::io::AsyncWrite + Unpin + Send + 'static,
 {
-    let tools = tools.into();
-    let limits = message_limits(tools.limits());
-    let server = McpServer::new(tools, identity);
-    let running = server
-        .serve(frame::Stdio::new(reader, writer, limits))
-        .await
-        .map_err(|e| ServeError(Box::new(e)))?;
-    running
-        .waiting()
-        .await
-        .map_err(|e| ServeError(Box::new(e)))?;
-    Ok(())
+    McpServer::new(tools, identity).run(reader, writer).await
 }
 
 /// Serves `tools` (a toolbox, or several as [`Tools`]) over standard input
 /// and output as `identity`, the identity the process was started with,
-/// until the client closes stdin.
+/// until the client closes stdin. [`McpServer::run_stdio`] is the same for
+/// a server named with [`McpServer::with_info`].
 pub async fn serve_stdio(tools: impl Into<Tools>, identity: Identity) -> Result<(), ServeError> {
     serve(tools, identity, tokio::io::stdin(), tokio::io::stdout()).await
+}
+
+impl McpServer {
+    /// Serves over `reader` and `writer`, newline-delimited JSON-RPC as
+    /// MCP's stdio transport speaks it, every message bounded and checked
+    /// before rmcp parses it, until the client closes its end.
+    ///
+    /// ```no_run
+    /// # async fn run() -> Result<(), toolgate_mcp::ServeError> {
+    /// use toolgate::Toolbox;
+    /// use toolgate_mcp::{Identity, McpServer, ServerInfo};
+    ///
+    /// McpServer::new(Toolbox::new(()), Identity::new("agent_7", "tenant_a"))
+    ///     .with_info(ServerInfo::new("bookings", "2.3.0").title("Bookings"))
+    ///     .run(tokio::io::stdin(), tokio::io::stdout())
+    ///     .await
+    /// # }
+    /// ```
+    pub async fn run<R, W>(self, reader: R, writer: W) -> Result<(), ServeError>
+    where
+        R: tokio::io::AsyncRead + Unpin + Send + 'static,
+        W: tokio::io::AsyncWrite + Unpin + Send + 'static,
+    {
+        let limits = message_limits(self.tools.limits());
+        let running = self
+            .serve(frame::Stdio::new(reader, writer, limits))
+            .await
+            .map_err(|e| ServeError(Box::new(e)))?;
+        running
+            .waiting()
+            .await
+            .map_err(|e| ServeError(Box::new(e)))?;
+        Ok(())
+    }
+
+    /// [`run`](Self::run) over standard input and output.
+    pub async fn run_stdio(self) -> Result<(), ServeError> {
+        self.run(tokio::io::stdin(), tokio::io::stdout()).await
+    }
 }

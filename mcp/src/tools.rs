@@ -9,6 +9,7 @@ use toolgate::{
 
 /// What the server needs of a toolbox, whatever its state type.
 trait Served: Send + Sync + 'static {
+    fn definitions(&self) -> Vec<&ToolDef>;
     fn definitions_for<'a>(&'a self, ctx: &ToolContext) -> Vec<&'a ToolDef>;
     fn has(&self, name: &str) -> bool;
     fn names(&self) -> Vec<&'static str>;
@@ -41,6 +42,10 @@ trait Served: Send + Sync + 'static {
 }
 
 impl<S: Send + Sync + 'static> Served for Toolbox<S> {
+    fn definitions(&self) -> Vec<&ToolDef> {
+        Toolbox::definitions(self).collect()
+    }
+
     fn definitions_for<'a>(&'a self, ctx: &ToolContext) -> Vec<&'a ToolDef> {
         Toolbox::definitions_for(self, ctx).collect()
     }
@@ -154,6 +159,11 @@ impl Tools {
         }
         self.boxes.push(toolbox);
         self
+    }
+
+    /// Every tool, whoever calls.
+    pub(crate) fn definitions(&self) -> Vec<&ToolDef> {
+        self.boxes.iter().flat_map(|b| b.definitions()).collect()
     }
 
     /// The tools `ctx` may call.

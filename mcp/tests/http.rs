@@ -371,7 +371,8 @@ async fn a_tool_reads_the_verified_token_s_claims() {
         token(json!({"sub":"traveller_7","tenant":"tenant_a","locale":"de-CH","exp":exp()}));
     let response = post(&url, Some(&bearer), "my_locale", call(1, "my_locale", "{}")).await;
     let answer = message(response).await;
+    // A string result: the text is the string as JSON.
     let text = answer["result"]["content"][0]["text"].as_str().unwrap();
-    let done: Value = serde_json::from_str(text).unwrap();
-    assert_eq!(done["result"], "de-CH", "{answer}");
+    assert_eq!(text, r#""de-CH""#, "{answer}");
+    assert_eq!(answer["result"]["structuredContent"], "de-CH", "{answer}");
 }

@@ -771,12 +771,19 @@ fn mcp_text_is_the_serialized_structured_content() {
         serde_json::to_string(&result["structuredContent"]).unwrap()
     );
     assert_eq!(result["isError"], false);
-    // Without an object result there is no structured content: the text is
-    // the outcome.
-    let result = mcp::call_tool_result(&Outcome::Done(json!(5)));
+    // A result that is not an object follows the same rule, as rmcp's
+    // `Json<T>` does.
+    for value in [json!(5), json!(["a", "b \"c\""]), json!("text")] {
+        let result = mcp::call_tool_result(&Outcome::Done(value.clone()));
+        assert_eq!(result["structuredContent"], value);
+        assert_eq!(
+            result["content"][0]["text"].as_str().unwrap(),
+            serde_json::to_string(&value).unwrap()
+        );
+        assert_eq!(result["isError"], false);
+    }
+    // Nothing returned: the text `null`, no structured content.
+    let result = mcp::call_tool_result(&Outcome::Done(Value::Null));
     assert!(result.get("structuredContent").is_none());
-    assert_eq!(
-        result["content"][0]["text"],
-        r#"{"status":"done","result":5}"#
-    );
+    assert_eq!(result["content"][0]["text"], "null");
 }

@@ -83,10 +83,19 @@ pub fn call_params(params: &str) -> Result<ToolCall<'_>, ImportError> {
 /// `CallToolResult`: `isError` for rejections and failures, and the
 /// outcome as content.
 ///
-/// A result that is an object is `structuredContent`, and the text block
-/// is that same object serialized, as the MCP specification recommends for
-/// clients that read only text. Any other outcome (a rejection, a failure,
-/// a result that is not an object) is the outcome object as text.
+/// One rule for every result, the one rmcp's `Json<T>` follows: a call
+/// that completed (now, or in the call a replay repeats) has its result
+/// as `structuredContent`, whatever its JSON type (an object, an array, a
+/// number, a string), and one text block holding that same value
+/// serialized, for clients that read only text. A result of `null` (a
+/// tool that returns nothing) is the text `null` alone. Any other outcome
+/// (a rejection, a failure, a call held for approval) is the outcome
+/// object as text, without structured content.
+///
+/// Before MCP 2026-07-28 structured content had to be an object: rmcp
+/// drops a non-object `structuredContent` for a client on an older
+/// version, which reads the value from the text block, as it does for a
+/// `Json<T>` tool.
 ///
 /// A call held for approval (`approval_required`) is `isError` too: it has
 /// no result to match the tool's output schema, and MCP allows a result
@@ -105,14 +114,19 @@ pub fn call_params(params: &str) -> Result<ToolCall<'_>, ImportError> {
 /// assert_eq!(result["structuredContent"], json!({"booking": "b_1"}));
 /// assert_eq!(result["content"][0]["text"], r#"{"booking":"b_1"}"#);
 /// assert_eq!(result["isError"], false);
+///
+/// let result = mcp::call_tool_result(&Outcome::Done(json!(["b_1", "b_2"])));
+/// assert_eq!(result["structuredContent"], json!(["b_1", "b_2"]));
+/// assert_eq!(result["content"][0]["text"], r#"["b_1","b_2"]"#);
 /// ```
 pub fn call_tool_result(outcome: &Outcome) -> Value {
-    // A result object, now or replayed, is the structured content.
-    let structured = outcome.value().filter(|value| value.is_object());
-    let text = match structured {
+    // A result, now or replayed, is the structured content and the text.
+    let result = outcome.value();
+    let text = match result {
         Some(value) => serde_json::to_string(value).unwrap_or_default(),
         None => outcome_text(outcome),
     };
+    let structured = result.filter(|value| !value.is_null());
     let mut result = json!({
         "content": [{"type": "text", "text": text}],
         // A call held for approval has no result, and MCP requires a

@@ -5,6 +5,12 @@
 //! difference between the two is the decision's cost, and their ratio is
 //! what a user pays per call for writing the rule in Cedar.
 //!
+//! Two more calls of the Cedar tool: one that Cedar denies (the caller is
+//! in the item's tenant but does not own it) and one whose item is not
+//! found (the resolver finds nothing, so no decision is made). A caller
+//! must not learn from the time of a refusal whether the object exists:
+//! the two should take about as long.
+//!
 //! `cargo bench -p toolgate-cedar --bench decision`
 
 use std::future::Future;
@@ -128,12 +134,31 @@ fn decision(c: &mut Criterion) {
         let outcome = now(toolbox.call(&ctx, tool, &args[..]));
         assert_eq!(outcome.value(), Some(&serde_json::json!(1_250)), "{tool}");
     }
+    // Not the owner: the tenant's `forbid` does not apply and no `permit`
+    // does, so Cedar denies.
+    let stranger =
+        ToolContext::new("u2", "t1", "req").allow_tools(["get_item_rust", "get_item_cedar"]);
+    let missing = br#"{"item":"it_9","fields":["price","name"]}"#;
+    let denied = now(toolbox.call(&stranger, "get_item_cedar", &args[..]));
+    let not_found = now(toolbox.call(&ctx, "get_item_cedar", &missing[..]));
+    assert!(denied.value().is_none() && not_found.value().is_none());
+    assert_eq!(
+        serde_json::to_value(&denied).expect("serializes")["code"],
+        serde_json::to_value(&not_found).expect("serializes")["code"],
+        "a denial reads as a not-found"
+    );
     let mut group = c.benchmark_group("decision");
     for tool in ["get_item_rust", "get_item_cedar"] {
         group.bench_function(tool, |b| {
             b.iter(|| now(toolbox.call(black_box(&ctx), tool, black_box(&args[..]))));
         });
     }
+    group.bench_function("get_item_cedar_denied", |b| {
+        b.iter(|| now(toolbox.call(black_box(&stranger), "get_item_cedar", black_box(&args[..]))));
+    });
+    group.bench_function("get_item_cedar_not_found", |b| {
+        b.iter(|| now(toolbox.call(black_box(&ctx), "get_item_cedar", black_box(&missing[..]))));
+    });
     group.finish();
 }
 

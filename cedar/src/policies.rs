@@ -3,17 +3,17 @@
 use core::any::TypeId;
 use core::fmt::{self, Write as _};
 use core::time::Duration;
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, PoisonError, RwLock, Weak};
 use std::time::SystemTime;
 
-use cedar_policy::RestrictedExpression as Cedar;
-use cedar_policy::{
-    Authorizer, Context, Decision, Entities, Entity, EntityId, EntityUid, PolicyId, Request,
-    Response, Validator,
-};
+use cedar_policy::{EntityId, EntityUid, Validator};
+use cedar_policy_core::ast::{self, Context, Entity, EntityUIDEntry, PartialValue, Request};
+use cedar_policy_core::authorizer::{AuthorizationError, Authorizer, Decision, Response};
+use cedar_policy_core::entities::{Entities, NoEntitiesSchema, TCComputation};
+use cedar_policy_core::extensions::Extensions;
 use serde_json::Value;
 use toolgate::{CallInfo, CallPolicy, Denied, Resolved, ToolContext};
 
@@ -213,11 +213,10 @@ impl Policies {
             self.schema.tenant_type.clone(),
             EntityId::new(ctx.tenant()),
         );
-        let attrs = HashMap::from([(
-            "tenant".to_owned(),
-            Cedar::new_string(ctx.tenant().to_owned()),
-        )]);
-        let tenant = Entity::new(uid, attrs, HashSet::new()).map_err(|e| asked(e.to_string()))?;
+        let tenant = entity(
+            uid.into(),
+            [("tenant".to_owned(), ast::Value::from(ctx.tenant()))],
+        );
         let (request, entities) = self
             .request_about(ctx, entry, tenant, call.arguments())
             .map_err(asked)?;
@@ -264,16 +263,17 @@ impl Policies {
         request: &Request,
         entities: &Entities,
     ) -> Result<(), Denied> {
-        let response = self
-            .authorizer
-            .is_authorized(request, &loaded.main, entities);
+        let response =
+            self.authorizer
+                .is_authorized(request.clone(), loaded.main.as_ref(), entities);
         let decided = ids(&response);
-        if let Some(error) = response.diagnostics().errors().next() {
+        if let Some(error) = response.diagnostics.errors.first() {
             return Err(Denied::because(format!(
-                "a Cedar policy failed to evaluate, which denies: {error}"
+                "a Cedar policy failed to evaluate, which denies: {}",
+                failure(error)
             )));
         }
-        if response.decision() == Decision::Deny {
+        if response.decision == Decision::Deny {
             return Err(Denied::because(if decided.is_empty() {
                 "Cedar: no policy permits this".to_owned()
             } else {
@@ -284,18 +284,29 @@ impl Policies {
         let Some(rules) = &loaded.approval else {
             return Ok(());
         };
-        let response = self.authorizer.is_authorized(request, rules, entities);
-        if let Some(error) = response.diagnostics().errors().next() {
+        let response = self
+            .authorizer
+            .is_authorized(request.clone(), rules.as_ref(), entities);
+        if let Some(error) = response.diagnostics.errors.first() {
             return Err(Denied::unless_approved(format!(
-                "a Cedar approval rule failed to evaluate, which asks for approval: {error}"
+                "a Cedar approval rule failed to evaluate, which asks for approval: {}",
+                failure(error)
             )));
         }
-        if response.decision() == Decision::Allow {
+        if response.decision == Decision::Allow {
             return Ok(());
         }
         let mut reason = String::from("Cedar asks for approval:");
-        for id in response.diagnostics().reason() {
-            let why = loaded.reasons.get(id).map_or("", String::as_str);
+        let mut ids: Vec<&str> = response
+            .diagnostics
+            .reason
+            .iter()
+            .map(AsRef::as_ref)
+            .collect();
+        ids.sort_unstable();
+        for id in ids {
+            let id = cedar_policy::PolicyId::new(id);
+            let why = loaded.reasons.get(&id).map_or("", String::as_str);
             let _ = write!(reason, " `{id}` ({why})");
         }
         Err(Denied::unless_approved(reason))
@@ -327,8 +338,7 @@ impl Policies {
             resource.type_name.clone(),
             EntityId::new(resolved.entity_id()),
         );
-        let object = Entity::new(uid, attrs.into_iter().collect(), HashSet::new())
-            .map_err(|e| e.to_string())?;
+        let object = entity(uid.into(), attrs);
         self.request_about(ctx, tool, object, resolved.arguments())
     }
 
@@ -345,38 +355,44 @@ impl Policies {
     ) -> Result<(Request, Entities), String> {
         let schema = &self.schema;
         let mut path = String::from("principal");
-        let mut principal = HashMap::with_capacity(3 + schema.principal.len());
-        principal.insert("id".to_owned(), Cedar::new_string(ctx.actor().to_owned()));
-        principal.insert(
-            "tenant".to_owned(),
-            Cedar::new_string(ctx.tenant().to_owned()),
-        );
-        principal.insert(
+        let mut principal = Vec::with_capacity(3 + schema.principal.len());
+        principal.push(("id".to_owned(), ast::Value::from(ctx.actor())));
+        principal.push(("tenant".to_owned(), ast::Value::from(ctx.tenant())));
+        principal.push((
             "scopes".to_owned(),
-            Cedar::new_set(ctx.scopes().map(|s| Cedar::new_string(s.to_owned()))),
-        );
+            ast::Value::set(ctx.scopes().map(ast::Value::from), None),
+        ));
         for attr in &schema.principal {
             if let (Some(ty @ Ty::Record(_)), Some(value)) = (&attr.ty, (attr.read)(ctx)) {
                 let len = path.len();
                 path.push('/');
                 path.push_str(&attr.name);
-                principal.insert(attr.name.clone(), ty.value(&value, &mut path)?);
+                principal.push((attr.name.clone(), ty.value(&value, &mut path)?));
                 path.truncate(len);
             }
         }
-        let principal_uid = EntityUid::from_type_name_and_id(
+        let principal_uid: ast::EntityUID = EntityUid::from_type_name_and_id(
             schema.principal_type.clone(),
             EntityId::new(ctx.actor()),
-        );
+        )
+        .into();
         // The values are made from the schema's own types, so Cedar need
         // not check them against it again (which would cost more than the
         // decision). A value that did not fit would fail the policy that
         // reads it, and a failing policy denies.
-        let principal = Entity::new(principal_uid.clone(), principal, HashSet::new())
-            .map_err(|e| e.to_string())?;
-        let resource_uid = object.uid();
-        let entities = Entities::from_entities([tool.entity.clone(), principal, object], None)
-            .map_err(|e| e.to_string())?;
+        let principal = entity(principal_uid.clone(), principal);
+        let resource_uid = object.uid().clone();
+        // The principal and the object have no parents, and the action's
+        // ancestors are its group, as the schema's action entities hold
+        // them already closed: the hierarchy is its own transitive closure,
+        // which Cedar need not compute again for each request.
+        let entities = Entities::from_entities(
+            [tool.entity.as_ref().clone(), principal, object],
+            None::<&NoEntitiesSchema>,
+            TCComputation::AssumeAlreadyComputed,
+            Extensions::all_available(),
+        )
+        .map_err(|e| e.to_string())?;
 
         let arguments: Value = serde_json::from_str(arguments).map_err(|e| e.to_string())?;
         let Value::Object(arguments) = arguments else {
@@ -384,17 +400,37 @@ impl Policies {
         };
         let mut path = String::from("context");
         let context = types::record_value(&tool.context, &arguments, &mut path)?;
-        let context = Context::from_pairs(context).map_err(|e| e.to_string())?;
-        let request = Request::new(
-            principal_uid,
-            tool.action.clone(),
-            resource_uid,
-            context,
-            None,
-        )
-        .map_err(|e| e.to_string())?;
+        let context = Context::Value(std::sync::Arc::new(
+            context
+                .into_iter()
+                .map(|(name, value)| (name.into(), value))
+                .collect(),
+        ));
+        let request = Request::new_unchecked(
+            known(principal_uid),
+            known(tool.action.clone().into()),
+            known(resource_uid),
+            Some(context),
+        );
         Ok((request, entities))
     }
+}
+
+/// An entity with these attributes and no parents.
+fn entity(uid: ast::EntityUID, attrs: impl IntoIterator<Item = (String, ast::Value)>) -> Entity {
+    Entity::new_with_attr_partial_value(
+        uid,
+        attrs
+            .into_iter()
+            .map(|(name, value)| (name.into(), PartialValue::Value(value))),
+        HashSet::new(),
+        HashSet::new(),
+        [],
+    )
+}
+
+fn known(uid: ast::EntityUID) -> EntityUIDEntry {
+    EntityUIDEntry::known(uid, None)
 }
 
 /// The sets a call's decisions took, by the `Policies` that took each:
@@ -419,12 +455,22 @@ impl fmt::Debug for Policies {
     }
 }
 
+/// A policy's failure as Cedar's public API words it.
+fn failure(error: &AuthorizationError) -> String {
+    match error {
+        AuthorizationError::PolicyEvaluationError { id, error } => {
+            format!("error while evaluating policy `{id}`: {error}")
+        }
+    }
+}
+
 /// The determining policies of a response, sorted: `` `a`, `b` ``.
 fn ids(response: &Response) -> String {
     let mut ids: Vec<String> = response
-        .diagnostics()
-        .reason()
-        .map(PolicyId::to_string)
+        .diagnostics
+        .reason
+        .iter()
+        .map(ToString::to_string)
         .collect();
     ids.sort_unstable();
     let mut out = String::new();

@@ -13,7 +13,9 @@
 //! kept beside the type so that a policy comparing it with a string it can
 //! never hold is refused at load (`crate::enums`).
 
-use cedar_policy::RestrictedExpression as Cedar;
+use cedar_policy_core::ast::Value as Cedar;
+use cedar_policy_core::evaluator::RestrictedEvaluator;
+use cedar_policy_core::extensions::Extensions;
 use serde_json::{Map, Value, json};
 
 /// How deep a type may nest before it is left out: deeper than any record a
@@ -273,15 +275,25 @@ impl Ty {
 
     /// `value` as a Cedar value of this type; an error says what did not
     /// fit, at which path.
+    ///
+    /// The value is made as Cedar holds it once evaluated, not as an
+    /// expression for Cedar to evaluate: made from the schema's own types,
+    /// it needs no evaluation (a decimal's text alone is evaluated, by
+    /// Cedar's `decimal` extension, which checks it).
     pub(crate) fn value(&self, value: &Value, path: &mut String) -> Result<Cedar, String> {
         let unfit = |what: &str, path: &str| Err(format!("{path}: {what}"));
         match (self, value) {
             (Ty::Long, Value::Number(n)) => match long(n) {
-                Some(n) => Ok(Cedar::new_long(n)),
+                Some(n) => Ok(Cedar::from(n)),
                 None => unfit("not a whole number within Cedar's 64-bit range", path),
             },
             (Ty::Decimal, Value::Number(n)) => match decimal(n) {
-                Some(text) => Ok(Cedar::new_decimal(text)),
+                Some(text) => {
+                    let expr = cedar_policy::RestrictedExpression::new_decimal(text);
+                    RestrictedEvaluator::new(Extensions::all_available())
+                        .interpret(expr.as_ref().as_borrowed())
+                        .map_err(|e| format!("{path}: {e}"))
+                }
                 None => unfit(
                     "not a Cedar decimal (at most four digits after the point)",
                     path,
@@ -290,8 +302,8 @@ impl Ty {
             // An enumeration's value is not checked against its values here:
             // gate 2 has checked the arguments, and a resource serializes
             // what its type allows.
-            (Ty::String | Ty::Enum(_), Value::String(text)) => Ok(Cedar::new_string(text.clone())),
-            (Ty::Bool, Value::Bool(b)) => Ok(Cedar::new_bool(*b)),
+            (Ty::String | Ty::Enum(_), Value::String(text)) => Ok(Cedar::from(text.as_str())),
+            (Ty::Bool, Value::Bool(b)) => Ok(Cedar::from(*b)),
             (Ty::Set(item), Value::Array(items)) => {
                 let mut out = Vec::with_capacity(items.len());
                 for (i, each) in items.iter().enumerate() {
@@ -300,11 +312,11 @@ impl Ty {
                     out.push(item.value(each, path)?);
                     path.truncate(len);
                 }
-                Ok(Cedar::new_set(out))
+                Ok(Cedar::set(out, None))
             }
             (Ty::Record(attrs), Value::Object(fields)) => {
                 let pairs = record_value(attrs, fields, path)?;
-                Cedar::new_record(pairs).map_err(|e| format!("{path}: {e}"))
+                Ok(Cedar::record(pairs, None))
             }
             _ => unfit("not of the type the schema declares", path),
         }
@@ -394,6 +406,13 @@ fn decimal(n: &serde_json::Number) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn decimal_value(text: &str) -> Cedar {
+        let expr = cedar_policy::RestrictedExpression::new_decimal(text);
+        RestrictedEvaluator::new(Extensions::all_available())
+            .interpret(expr.as_ref().as_borrowed())
+            .unwrap()
+    }
 
     fn ty(schema: Value) -> Option<(Ty, bool)> {
         of(&schema, &schema, 0)
@@ -507,19 +526,16 @@ mod tests {
     #[test]
     fn numbers_become_longs_and_decimals_or_do_not_fit() {
         let mut path = String::new();
-        assert_eq!(
-            Ty::Long.value(&json!(2.0), &mut path),
-            Ok(Cedar::new_long(2))
-        );
+        assert_eq!(Ty::Long.value(&json!(2.0), &mut path), Ok(Cedar::from(2)));
         assert!(Ty::Long.value(&json!(2.5), &mut path).is_err());
         assert!(Ty::Long.value(&json!(u64::MAX), &mut path).is_err());
         assert_eq!(
             Ty::Decimal.value(&json!(12.25), &mut path),
-            Ok(Cedar::new_decimal("12.25"))
+            Ok(decimal_value("12.25"))
         );
         assert_eq!(
             Ty::Decimal.value(&json!(3), &mut path),
-            Ok(Cedar::new_decimal("3.0"))
+            Ok(decimal_value("3.0"))
         );
         assert!(Ty::Decimal.value(&json!(0.12345), &mut path).is_err());
         assert!(Ty::Decimal.value(&json!(1e300), &mut path).is_err());
@@ -548,7 +564,7 @@ mod tests {
         };
         assert_eq!(
             record_value(&attrs, &fields, &mut path),
-            Ok(vec![("n".to_owned(), Cedar::new_long(5))])
+            Ok(vec![("n".to_owned(), Cedar::from(5))])
         );
         let bad = json!({"n": "five"});
         let Value::Object(bad) = bad else {

@@ -60,6 +60,8 @@
 
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
+mod group;
+
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicI64, Ordering};
 use std::sync::{Arc, Condvar, Mutex, PoisonError};
@@ -230,6 +232,8 @@ struct Inner {
     idle: Mutex<Vec<Connection>>,
     /// Taken by this process's one writer at a time.
     turn: Turn,
+    /// Claims and completions waiting to be committed together.
+    queue: group::Queue,
     writes: AtomicI64,
 }
 
@@ -367,6 +371,7 @@ impl SqliteStore {
                 options,
                 idle: Mutex::new(Vec::new()),
                 turn: Turn::default(),
+                queue: group::Queue::default(),
                 writes: AtomicI64::new(0),
             }),
         };
@@ -450,20 +455,7 @@ impl SqliteStore {
                 "{op} did not finish within {limit} ms"
             )));
         }
-        let fault = |fault: Fault| {
-            match fault {
-            Fault::Store(error) => error,
-            Fault::Sql(error) => match error.sqlite_error_code() {
-                Some(ErrorCode::DatabaseBusy | ErrorCode::DatabaseLocked) => {
-                    StoreError::timed_out(format!(
-                        "{op} did not finish within {limit} ms: another connection held the database's lock"
-                    ))
-                    .caused_by(error)
-                }
-                _ => StoreError::context(format!("{op} failed"), error),
-            },
-        }
-        };
+        let fault = |fault: Fault| self.fault(op, fault);
         let pooled = self
             .inner
             .idle
@@ -491,6 +483,32 @@ impl SqliteStore {
             idle.push(connection);
         }
         result
+    }
+
+    /// A write that waited in the queue for a group until its deadline.
+    fn timed_out(&self, op: &str) -> StoreError {
+        let limit = millis(self.inner.options.deadline);
+        StoreError::timed_out(format!(
+            "{op} did not finish within {limit} ms: this process's other writers held the database"
+        ))
+    }
+
+    /// `fault` of the operation `op` as the caller sees it: SQLite's lock
+    /// held past the deadline is a timeout.
+    fn fault(&self, op: &str, fault: Fault) -> StoreError {
+        let limit = millis(self.inner.options.deadline);
+        match fault {
+            Fault::Store(error) => error,
+            Fault::Sql(error) => match error.sqlite_error_code() {
+                Some(ErrorCode::DatabaseBusy | ErrorCode::DatabaseLocked) => {
+                    StoreError::timed_out(format!(
+                        "{op} did not finish within {limit} ms: another connection held the database's lock"
+                    ))
+                    .caused_by(error)
+                }
+                _ => StoreError::context(format!("{op} failed"), error),
+            },
+        }
     }
 
     /// The durability the store's connections run with, as SQLite reports
@@ -822,23 +840,32 @@ impl EffectStore for SqliteStore {
         Box::pin(async move {
             let now = exact(now);
             self.sweep_if_due(micros(now));
-            self.run("claim", Mode::Write, move |connection| {
-                let tx = connection.transaction_with_behavior(TransactionBehavior::Immediate)?;
+            // In a group's transaction (`group`), which holds SQLite's
+            // write lock from its start, as `BEGIN IMMEDIATE` did.
+            let work: group::Work = Box::new(move |tx| {
                 let row: Option<(String, bool, i64, i64, Option<String>)> = tx
                     .prepare_cached(
                         "SELECT digest, finished, lease_until, keep_until, outcome
                          FROM toolgate_idempotency WHERE key = ?1",
                     )?
                     .query_row(params![key], |row| {
-                        Ok((row.get(0)?, row.get(1)?, row.get(2)?, row.get(3)?, row.get(4)?))
+                        Ok((
+                            row.get(0)?,
+                            row.get(1)?,
+                            row.get(2)?,
+                            row.get(3)?,
+                            row.get(4)?,
+                        ))
                     })
                     .optional()?;
-                let held = row.as_ref().map(|(held, finished, lease, keep, _)| rules::Held {
-                    digest: held,
-                    finished: *finished,
-                    lease_until: time(*lease),
-                    kept_until: time(*keep),
-                });
+                let held = row
+                    .as_ref()
+                    .map(|(held, finished, lease, keep, _)| rules::Held {
+                        digest: held,
+                        finished: *finished,
+                        lease_until: time(*lease),
+                        kept_until: time(*keep),
+                    });
                 let claim = match rules::claim(held, &digest, now, lease, retain) {
                     ClaimRule::Take(hold) => {
                         tx.prepare_cached(
@@ -865,10 +892,12 @@ impl EffectStore for SqliteStore {
                         )
                     }
                 };
-                tx.commit()?;
-                Ok(claim)
-            })
-            .await
+                Ok(group::Answer::Claim(claim))
+            });
+            match self.grouped("claim", work).await? {
+                group::Answer::Claim(claim) => Ok(claim),
+                group::Answer::Done => Err(StoreError::message("a claim was answered as no claim")),
+            }
         })
     }
 
@@ -881,18 +910,18 @@ impl EffectStore for SqliteStore {
         Box::pin(async move {
             let json = serde_json::to_string(&outcome)
                 .map_err(|e| StoreError::context("an outcome is not valid JSON", e))?;
-            self.run("complete", Mode::Write, move |connection| {
-                // `rules::complete` as one statement, atomic on its own:
-                // only a record in flight takes an outcome.
+            let work: group::Work = Box::new(move |connection| {
+                // `rules::complete` as one statement: only a record in
+                // flight takes an outcome.
                 connection
                     .prepare_cached(
                         "UPDATE toolgate_idempotency SET finished = 1, outcome = ?2
                          WHERE key = ?1 AND finished = 0",
                     )?
                     .execute(params![key, json])?;
-                Ok(())
-            })
-            .await
+                Ok(group::Answer::Done)
+            });
+            self.grouped("complete", work).await.map(|_| ())
         })
     }
 

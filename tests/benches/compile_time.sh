@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # What a proc-macro costs the user on every build: 100 tools written with
 # toolgate's #[tool], and the same 100 tools written with rmcp's #[tool]
-# macros (the official MCP Rust SDK), built side by side. Each crate is a
+# macros (the official MCP Rust SDK), built side by side. Each tool has the
+# shape of the README's `book_hotel`: an async body, the context and the
+# application state injected, a `write` effect with a scope, and two
+# documented arguments, one with a pattern and one with a range. Each crate is a
 # program that does what every user's does: it registers its tools (in a
 # toolbox; in rmcp's tool router) and lists their definitions, so the
 # generic code each tool brings is instantiated and compiled, as it is in
@@ -46,27 +49,38 @@ garde = { version = "0.23", features = ["derive"] }
 [workspace]
 TOML
   {
-    echo "use toolgate::{tool, ToolError, Toolbox};"
+    echo "use toolgate::{tool, DomainCode, ToolContext, ToolError, Toolbox};"
+    echo
+    echo "pub struct Hotels;"
+    echo
+    echo "pub const UNKNOWN_HOTEL: DomainCode = DomainCode::new(\"UNKNOWN_HOTEL\");"
     for i in $(seq 0 $((TOOLS - 1))); do
       cat <<RS
 
-/// Tool number $i: greets someone a number of times.
-#[tool(effect = read)]
-pub fn tool_$i(
-    /// Who to greet.
-    #[garde(length(min = 1, max = 64))]
-    name: String,
-    /// How many times.
-    #[garde(range(min = 1, max = 100))]
-    times: u32,
+/// Tool number $i: books a hotel room for the signed-in traveller. The
+/// server looks up the nightly rate; the price is never an argument.
+#[tool(scope = "bookings:write", effect = write)]
+pub async fn tool_$i(
+    ctx: &ToolContext,
+    hotels: &Hotels,
+    /// The hotel's id as hotel search returned it.
+    #[garde(pattern(r"^h_[a-z0-9]{8}\$"))]
+    hotel_id: String,
+    /// How many nights to stay.
+    #[garde(range(min = 1, max = 30))]
+    nights: u8,
 ) -> Result<String, ToolError> {
-    Ok(format!("{name} x{times} from tool $i"))
+    let _ = hotels;
+    if hotel_id == "h_00000000" {
+        return Err(ToolError::reject(UNKNOWN_HOTEL, "no hotel has this id; use an id from hotel search"));
+    }
+    Ok(format!("{} booked {hotel_id} for {nights} nights from tool $i", ctx.actor()))
 }
 RS
     done
     echo
     echo "fn main() {"
-    echo "    let mut toolbox = Toolbox::new(());"
+    echo "    let mut toolbox = Toolbox::new(Hotels);"
     for i in $(seq 0 $((TOOLS - 1))); do
       echo "    toolbox.register(Tool$i).unwrap();"
     done
@@ -104,27 +118,36 @@ TOML
 /// The arguments of tool $i.
 #[derive(serde::Deserialize, schemars::JsonSchema)]
 pub struct Tool${i}Args {
-    /// Who to greet.
-    #[schemars(length(min = 1, max = 64))]
-    pub name: String,
-    /// How many times.
-    #[schemars(range(min = 1, max = 100))]
-    pub times: u32,
+    /// The hotel's id as hotel search returned it.
+    #[schemars(regex(pattern = r"^h_[a-z0-9]{8}\$"))]
+    pub hotel_id: String,
+    /// How many nights to stay.
+    #[schemars(range(min = 1, max = 30))]
+    pub nights: u8,
 }
 RS
     done
     echo
+    echo "pub struct Hotels;"
+    echo
     echo "#[derive(Clone)]"
-    echo "pub struct Server;"
+    echo "pub struct Server {"
+    echo "    hotels: std::sync::Arc<Hotels>,"
+    echo "}"
     echo
     echo "#[tool_router(server_handler)]"
     echo "impl Server {"
     for i in $(seq 0 $((TOOLS - 1))); do
       cat <<RS
-    /// Tool number $i: greets someone a number of times.
-    #[tool(description = "Tool number $i: greets someone a number of times.")]
+    /// Tool number $i: books a hotel room for the signed-in traveller. The
+    /// server looks up the nightly rate; the price is never an argument.
+    #[tool(description = "Tool number $i: books a hotel room for the signed-in traveller. The server looks up the nightly rate; the price is never an argument.")]
     async fn tool_$i(&self, Parameters(args): Parameters<Tool${i}Args>) -> Result<CallToolResult, ErrorData> {
-        Ok(CallToolResult::success(vec![ContentBlock::text(format!("{} x{} from tool $i", args.name, args.times))]))
+        let _ = &self.hotels;
+        if args.hotel_id == "h_00000000" {
+            return Err(ErrorData::invalid_params("no hotel has this id; use an id from hotel search", None));
+        }
+        Ok(CallToolResult::success(vec![ContentBlock::text(format!("booked {} for {} nights from tool $i", args.hotel_id, args.nights))]))
     }
 
 RS
@@ -132,6 +155,7 @@ RS
     echo "}"
     echo
     echo "fn main() {"
+    echo "    let _ = Server { hotels: std::sync::Arc::new(Hotels) };"
     echo "    for tool in Server::tool_router().list_all() {"
     echo "        println!(\"{}\", tool.name);"
     echo "    }"

@@ -152,7 +152,7 @@ pub use toolgate_macros::tools;
 
 /// Where the server and the published JSON Schema disagree, and why it
 /// cannot be helped: rules JSON Schema cannot express. The differential
-/// test (`tests/tests/differential.rs`) excludes exactly these, by name.
+/// test (`tests/tests/behaviour/schema/validator_agreement.rs`) excludes exactly these, by name.
 ///
 /// `integer-map-keys` concerns fields: a map keyed by a type with a range
 /// of its own (its own `Deserialize` over an integer: a floor number, at

@@ -3,7 +3,7 @@
 //!
 //! Each checker takes a tool in its provider's envelope and returns every
 //! rule it breaks (empty when it conforms). They are tested with tools that
-//! must fail them (`tests/conformance.rs`).
+//! must fail them (`tests/behaviour/providers/conformance.rs`).
 
 use serde_json::{Map, Value};
 

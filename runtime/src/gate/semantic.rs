@@ -247,7 +247,7 @@ fn rules(args: &dyn Gated, def: &ToolDef) -> Result<(), (Gate, Rejection)> {
     if report.is_empty() {
         // A report only grows as rules fail: empty, it holds no allocation,
         // and is forgotten rather than dropped, which would call a drop of
-        // its entries for none (`tests/call_allocations.rs` counts that
+        // its entries for none (`tests/tests/allocation/valid_call.rs` counts that
         // nothing leaks).
         core::mem::forget(report);
         return Ok(());

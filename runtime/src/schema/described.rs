@@ -9,8 +9,8 @@
 //! rules and the `schemars(extend(…), inner(…))` the macro adds) and hands
 //! them here as data: one call a struct, its fields a list that is a
 //! constant where their rules are literals. The schema is the derive's, key
-//! for key and in the same order; `tests/tests/described.rs` holds the two
-//! side by side.
+//! for key and in the same order; `tests/tests/behaviour/schema/described.rs`
+//! holds the two side by side.
 
 use std::borrow::Cow;
 

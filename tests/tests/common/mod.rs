@@ -2,6 +2,7 @@
 //! tools with every shape of argument.
 #![allow(dead_code)]
 
+pub mod shapes;
 pub mod tools;
 
 use std::cell::RefCell;
@@ -16,8 +17,8 @@ use tracing::{Event, Metadata, Subscriber};
 /// Runs a future to completion on a fresh single-threaded runtime.
 /// Gate 6's policy with approvals off for `irreversible` tools: for tests
 /// of the other gates and of bodies, which would otherwise stop at the
-/// approval every irreversible call asks for (`tests/effect_gate.rs` tests
-/// approvals themselves).
+/// approval every irreversible call asks for (`gates/effect/decisions.rs`
+/// tests approvals themselves).
 #[allow(dead_code)]
 pub fn no_approvals() -> toolgate::EffectPolicy {
     toolgate::EffectPolicy::default().approval(

@@ -1,6 +1,7 @@
-//! Tools for the differential test: between them, every shape of argument
-//! the macro accepts, with rules whose meaning JSON Schema states exactly.
-//! Their fields are read by serde and garde only.
+//! Tools for the validator agreement test
+//! (`behaviour/schema/validator_agreement.rs`): between them, every shape
+//! of argument the macro accepts, with rules whose meaning JSON Schema
+//! states exactly. Their fields are read by serde and garde only.
 #![allow(dead_code)]
 
 use std::collections::{BTreeMap, HashMap};

@@ -71,7 +71,13 @@ fn an_irreversible_call_waits_for_approval_and_shows_what_it_will_do() {
     keys.sort_unstable();
     assert_eq!(
         keys,
-        ["approval_id", "retryable", "safe_message", "status", "waits_for"],
+        [
+            "approval_id",
+            "retryable",
+            "safe_message",
+            "status",
+            "waits_for"
+        ],
         "the model sees who decides, never the preview: {shown}"
     );
     assert!(

@@ -1,7 +1,9 @@
-//! What each dialect tells the model beyond the schema: a default, where a
-//! dialect cannot state it, and the server's checks a dialect drops, both
-//! as toolgate's notes a toolbox can leave out; and nothing the server
-//! does not check, such as a float being a valid double.
+//! Defaults and toolgate's notes: a default applies where its field is
+//! left out or null, as the published schema says; every dialect states
+//! it, in the schema or, where a dialect cannot, in the field's
+//! description; such notes, and the server's checks a dialect drops, a
+//! toolbox can leave out; and no dialect tells the model of a check the
+//! server does not make (a float being a valid double).
 
 use toolgate::{Outcome, ToolContext, ToolError, Toolbox, tool};
 

@@ -1,7 +1,8 @@
 //! Gate 7 as users write bodies first: a tool takes the toolbox's state,
-//! or the part of it the state lends, reads what the host's
-//! authentication attached to the context, and returns the errors of other
-//! libraries with `?`.
+//! or the part of it the state lends, or is a method of a `#[tools]`
+//! block on the state's type; it reads what the host's authentication
+//! attached to the context, and returns the errors of other libraries
+//! with `?`.
 
 use std::sync::Arc;
 

@@ -8,7 +8,6 @@ use serde_json::{Map, Value};
 use crate::schema::{nodes_at, resolve};
 use crate::{Code, Outcome, ToolContext, ToolDef, Toolbox};
 
-
 /// One hostile call: what it tries, the exact argument bytes, and the codes
 /// that count as a correct refusal.
 #[derive(Clone, Debug, PartialEq, Eq)]

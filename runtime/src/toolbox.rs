@@ -641,7 +641,7 @@ impl<S: Send + Sync + 'static> Toolbox<S> {
         let mut compiled = crate::register::pattern::Compiled::default();
         crate::register::pattern::check(name, def.schema(), &mut compiled)?;
         // The simplest instance of the schema, for the checks that need it.
-        let instance = crate::register::lengths::instance(def.schema());
+        let instance = crate::register::instance::instance(def.schema());
         let key_parse = |text: &str| {
             crate::gate::structural::reader::probing_keys(|| {
                 crate::register::proven::accepts(&*tool, text);
@@ -656,13 +656,13 @@ impl<S: Send + Sync + 'static> Toolbox<S> {
                 reads: found.reads,
             });
         }
-        if let Some(at) = crate::register::lengths::buffered_wide(&*tool) {
+        if let Some(at) = crate::register::buffered::buffered_wide(&*tool) {
             return Err(RegisterError::WideIntegerBuffered { tool: name, at });
         }
-        if let Some(at) = crate::register::lengths::buffered_key(&*tool) {
+        if let Some(at) = crate::register::buffered::buffered_key(&*tool) {
             return Err(RegisterError::MapKeyBuffered { tool: name, at });
         }
-        if let Some(at) = crate::register::lengths::refused_member(&*tool) {
+        if let Some(at) = crate::register::buffered::refused_member(&*tool) {
             return Err(RegisterError::MemberRefused { tool: name, at });
         }
         match crate::register::lengths::unstated(&*tool) {
@@ -674,7 +674,7 @@ impl<S: Send + Sync + 'static> Toolbox<S> {
             }
             None => {}
         }
-        let reading = match crate::register::lengths::unenforced(&*tool, &mut compiled) {
+        let reading = match crate::register::unenforced::unenforced(&*tool, &mut compiled) {
             Ok(tried) if !tried.all => Reading::BoundsFirst,
             Ok(_) => {
                 let accepts = |text: &str| crate::register::proven::accepts(&*tool, text);

@@ -22,7 +22,7 @@
 //! Keys that serde buffers first (untagged and internally tagged enums,
 //! `flatten`) reach their type from serde's buffer, out of this probe's
 //! sight: a map there whose key type is not a string is refused by
-//! [`crate::register::lengths::buffered_key`]. The reader is the deserializer every
+//! [`crate::register::buffered::buffered_key`]. The reader is the deserializer every
 //! tool's arguments are compiled for already: the probe adds none.
 //!
 //! schemars writes less of a map's keys than its key type reads: any
@@ -245,7 +245,7 @@ fn learned(schema: &Value, read: fn(&str)) -> Vec<(usize, Keys)> {
     let mut looked: Vec<usize> = Vec::new();
     let mut out = Vec::new();
     for _ in 0..=maps_in(schema) {
-        let instances = crate::register::lengths::keyed_instances(schema, &keys);
+        let instances = crate::register::instance::keyed_instances(schema, &keys);
         let mut seen: Vec<Seen<'_>> = Vec::new();
         for (instance, keyed) in &instances {
             let text = instance.to_string();

@@ -53,7 +53,7 @@ pub(crate) fn check(
 
 /// The patterns registration compiles, each once: to check that the
 /// server's regex compiles it, and to write strings it does or does not
-/// match (see [`crate::register::lengths`]).
+/// match (see [`crate::register::instance`]).
 #[derive(Default)]
 pub(crate) struct Compiled(Vec<(String, Result<regex::Regex, regex::Error>)>);
 

@@ -40,7 +40,7 @@
 //! Anything else leaves the tool read with its schema: a proof not made
 //! costs speed, never a check. A type whose reading changes after
 //! registration is not held to what it asked then, as with the tries of
-//! bounds (see [`crate::register::lengths`]).
+//! bounds (see [`crate::register::unenforced`]).
 
 use serde_json::{Map, Value};
 
@@ -57,7 +57,7 @@ const MAX_ITEMS: u64 = 16;
 /// without its schema: its schema is flat but for choices, items that must
 /// differ and members read against their subschemas, and the tool's types
 /// hold it as the schema does. `simplest`: the simplest instance of its
-/// schema ([`crate::register::lengths::instance`]); `accepts`: whether the tool
+/// schema ([`crate::register::instance::instance`]); `accepts`: whether the tool
 /// accepts a text, read as the proof reads it ([`accepts`]). Not generic,
 /// so compiled once, not once for each state type.
 pub(crate) fn holds(

@@ -295,7 +295,7 @@ pub(crate) fn trusted_name(schema: &Value, business: &[&str]) -> Option<(String,
 /// `crate::gate::structural::shape`): no derive writes them, but
 /// `#[schemars(extend(…))]` or a hand-written schema can. `not` is read
 /// where it names a value (see [`names_value`]), which registration tries
-/// as it tries bounds (see `crate::register::lengths`).
+/// as it tries bounds (see `crate::register::unenforced`).
 const UNREAD: [&str; 11] = [
     "if",
     "unevaluatedProperties",
@@ -516,7 +516,7 @@ impl<'s> Unread<'s> {
 /// counts a string's length in code points, as Rust counts `char`s, where
 /// a pattern's `.` may count UTF-16 units. The gates read it as a bound
 /// (see `crate::gate::structural::shape`); registration tries a key past each length (see
-/// `crate::register::lengths`). `None` where it says more, or nothing.
+/// `crate::register::unenforced`). `None` where it says more, or nothing.
 pub(crate) fn key_lengths(map: &serde_json::Map<String, Value>) -> Option<(u64, Option<u64>)> {
     lengths_of_keys(map.get("propertyNames")?)
 }

@@ -114,7 +114,7 @@ impl Default for Limits {
 }
 
 /// The limits registration checks an instance under: wide enough for any
-/// instance it builds (see `crate::register::lengths`), so that only the
+/// instance it builds (see `crate::register::instance`), so that only the
 /// tool's own gates decide.
 pub(crate) const PROBE_LIMITS: Limits = Limits::DEFAULT
     .max_bytes(1 << 20)

@@ -45,7 +45,7 @@ pub struct RawArgs<'a> {
     spelled_integers: bool,
     /// Whether gate 2 checks the document against every bound the schema
     /// states before serde reads it: for a tool whose schema states a bound
-    /// registration could not try (see `lengths::unenforced`). Set while
+    /// registration could not try (see `register::unenforced`). Set while
     /// gate 1 is pending, which the full scan never leaves it, it marks
     /// registration's proof instead ([`RawArgs::probing`]).
     bounds_first: bool,
@@ -120,7 +120,7 @@ pub(crate) enum Reading {
     OnePass,
     /// Gate by gate, checked against every bound the schema states before
     /// serde reads them: the schema states a bound registration could not
-    /// try (see `lengths::unenforced`).
+    /// try (see `register::unenforced`).
     BoundsFirst,
 }
 

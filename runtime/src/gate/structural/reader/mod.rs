@@ -566,7 +566,7 @@ std::thread_local! {
 /// struct's, which buffers each member it does not list for a
 /// `#[serde(flatten)]` field). A map's own key type asks for what it reads
 /// (an integer, a `bool`, a string); a key noted here reached its key type,
-/// if at all, from serde's buffer (see [`crate::register::lengths::buffered_key`]).
+/// if at all, from serde's buffer (see [`crate::register::buffered::buffered_key`]).
 pub(crate) fn keys_read_as_text<T>(check: impl FnOnce() -> T) -> (T, Vec<TextKey>) {
     struct Restore(Option<Vec<TextKey>>);
     impl Drop for Restore {

@@ -1,4 +1,4 @@
-//! Registration's instance builder (`runtime/src/register/lengths.rs`).
+//! Registration's instance builder (`runtime/src/register/instance.rs`).
 //!
 //! Registration builds an instance of each tool's schema and fills each
 //! string to its `maxLength` with two-byte characters: a nested rule that

@@ -323,7 +323,7 @@ fn seen(accepted: &Accepted, objects: Option<&Objects>) -> Vec<Seen> {
         .iter()
         .map(|(field, version, summary)| Seen {
             field: (*field).to_owned(),
-            reference: accepted.value.get(*field).cloned().unwrap_or(Value::Null),
+            reference: accepted.get(field).cloned().unwrap_or(Value::Null),
             version: *version,
             summary: summary.clone(),
         })
@@ -497,7 +497,7 @@ async fn request<S>(
         version: def.version(),
         fingerprint: def.fingerprint().to_owned(),
         digest: action_digest(accepted),
-        arguments: accepted.value.clone(),
+        arguments: accepted.value(),
         resources,
         approver_scope: def.approver_scope().map(str::to_owned),
         distinct_approver: effects.policy.distinct_approver,

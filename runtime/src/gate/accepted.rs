@@ -15,10 +15,18 @@ use std::sync::{Arc, Mutex, PoisonError};
 
 use serde_json::{Map, Value};
 
-/// The accepted arguments of one call: an object by wire name, each value
-/// as the body receives it (defaults applied), and its canonical text.
+/// The accepted arguments of one call: each parameter by wire name, its
+/// value as the body receives it (defaults applied), and their canonical
+/// text.
+///
+/// The parameters are kept as a list, not as a JSON object: a call that
+/// needs no approval reads only the text, and an object (one more map,
+/// one more allocation for each name) is made only for an approval's
+/// preview ([`value`](Self::value)).
 pub(crate) struct Accepted {
-    pub(crate) value: Value,
+    /// In the tool's order. Each wire name is there once: the macro
+    /// refuses two parameters sent under one name.
+    fields: Vec<(&'static str, Value)>,
     pub(crate) scope: Arc<CallScope>,
 }
 
@@ -36,7 +44,7 @@ impl Accepted {
         def: &crate::ToolDef,
     ) -> Accepted {
         let mut sent: Option<Map<String, Value>> = None;
-        let mut map = Map::new();
+        let mut kept = Vec::with_capacity(fields.len());
         for (wire, value) in fields.iter_mut() {
             let mut value = match value.take() {
                 Some(value) => value,
@@ -54,19 +62,36 @@ impl Accepted {
                     sets_in_order(&mut value, field, root, 0);
                 }
             }
-            map.insert((*wire).to_owned(), value);
+            kept.push((*wire, value));
         }
-        let value = Value::Object(map);
-        let text = canonical(&value);
+        let text = canonical_fields(&kept, raw.len());
         Accepted {
-            value,
-            scope: Arc::new(CallScope::new(text.into())),
+            fields: kept,
+            scope: Arc::new(CallScope::new(text)),
         }
     }
 
-    /// The canonical text.
+    /// The canonical text: as [`canonical`] writes [`value`](Self::value).
     pub(crate) fn text(&self) -> &str {
         &self.scope.arguments
+    }
+
+    /// The value of the parameter sent as `wire`.
+    pub(crate) fn get(&self, wire: &str) -> Option<&Value> {
+        self.fields
+            .iter()
+            .rev()
+            .find_map(|(name, value)| (*name == wire).then_some(value))
+    }
+
+    /// The accepted arguments as one JSON object, in the tool's order:
+    /// what an approval shows a person.
+    pub(crate) fn value(&self) -> Value {
+        let mut map = Map::new();
+        for (wire, value) in &self.fields {
+            map.insert((*wire).to_owned(), value.clone());
+        }
+        Value::Object(map)
     }
 }
 
@@ -75,12 +100,12 @@ impl Accepted {
 /// so that a call naming several objects is decided by one snapshot of a
 /// policy set that may be replaced meanwhile.
 pub(crate) struct CallScope {
-    pub(crate) arguments: Box<str>,
+    pub(crate) arguments: String,
     kept: Mutex<Vec<Arc<dyn Any + Send + Sync>>>,
 }
 
 impl CallScope {
-    fn new(arguments: Box<str>) -> CallScope {
+    fn new(arguments: String) -> CallScope {
         CallScope {
             arguments,
             kept: Mutex::new(Vec::new()),
@@ -184,41 +209,87 @@ fn by_value(value: Value) -> Value {
 /// The canonical text of a JSON value: no whitespace, object keys sorted
 /// by their bytes, numbers and strings as serde_json writes them.
 pub(crate) fn canonical(value: &Value) -> String {
-    fn write(value: &Value, out: &mut Vec<u8>) {
-        match value {
-            Value::Object(map) => {
-                let mut entries: Vec<_> = map.iter().collect();
-                entries.sort_unstable_by(|a, b| a.0.cmp(b.0));
-                out.push(b'{');
-                for (i, (key, value)) in entries.into_iter().enumerate() {
-                    if i > 0 {
-                        out.push(b',');
-                    }
-                    let _ = serde_json::to_writer(&mut *out, key);
-                    out.push(b':');
-                    write(value, out);
+    let mut out = Vec::new();
+    write_canonical(value, &mut out);
+    // serde_json writes UTF-8, and the punctuation is ASCII.
+    String::from_utf8(out).unwrap_or_default()
+}
+
+/// The canonical text of the object whose members are `fields`, as
+/// [`canonical`] writes it, without the object: the members are written
+/// in the order of their names' bytes straight from the list. Of two
+/// members with one name, the later stands, as in an object built from
+/// the list.
+fn canonical_fields(fields: &[(&'static str, Value)], size: usize) -> String {
+    let mut out = Vec::with_capacity(size + 2);
+    // Most tools declare few parameters, often in the order of their
+    // names already: then the list is written as it is.
+    if fields.is_sorted_by(|a, b| a.0 < b.0) {
+        write_members(fields.iter(), &mut out);
+    } else {
+        let mut order: Vec<&(&'static str, Value)> = fields.iter().collect();
+        // Stable: of two members with one name, the later stays later.
+        order.sort_by(|a, b| a.0.cmp(b.0));
+        let mut members = order.iter().copied().peekable();
+        let unique = core::iter::from_fn(|| {
+            loop {
+                let member = members.next()?;
+                if members.peek().is_none_or(|next| next.0 != member.0) {
+                    return Some(member);
                 }
-                out.push(b'}');
             }
-            Value::Array(items) => {
-                out.push(b'[');
-                for (i, item) in items.iter().enumerate() {
-                    if i > 0 {
-                        out.push(b',');
-                    }
-                    write(item, out);
+        });
+        write_members(unique, &mut out);
+    }
+    // serde_json writes UTF-8, and the punctuation is ASCII.
+    String::from_utf8(out).unwrap_or_default()
+}
+
+/// Writes an object of `members`, in the order given, to `out`.
+fn write_members<'a>(members: impl Iterator<Item = &'a (&'static str, Value)>, out: &mut Vec<u8>) {
+    out.push(b'{');
+    for (i, (name, value)) in members.enumerate() {
+        if i > 0 {
+            out.push(b',');
+        }
+        let _ = serde_json::to_writer(&mut *out, name);
+        out.push(b':');
+        write_canonical(value, out);
+    }
+    out.push(b'}');
+}
+
+/// Appends the canonical text of `value` to `out`.
+fn write_canonical(value: &Value, out: &mut Vec<u8>) {
+    match value {
+        Value::Object(map) => {
+            let mut entries: Vec<_> = map.iter().collect();
+            entries.sort_unstable_by(|a, b| a.0.cmp(b.0));
+            out.push(b'{');
+            for (i, (key, value)) in entries.into_iter().enumerate() {
+                if i > 0 {
+                    out.push(b',');
                 }
-                out.push(b']');
+                let _ = serde_json::to_writer(&mut *out, key);
+                out.push(b':');
+                write_canonical(value, out);
             }
-            scalar => {
-                let _ = serde_json::to_writer(&mut *out, scalar);
+            out.push(b'}');
+        }
+        Value::Array(items) => {
+            out.push(b'[');
+            for (i, item) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push(b',');
+                }
+                write_canonical(item, out);
             }
+            out.push(b']');
+        }
+        scalar => {
+            let _ = serde_json::to_writer(&mut *out, scalar);
         }
     }
-    let mut out = Vec::new();
-    write(value, &mut out);
-    // serde_json writes UTF-8, and the punctuation above is ASCII.
-    String::from_utf8(out).unwrap_or_default()
 }
 
 #[cfg(test)]
@@ -232,7 +303,7 @@ mod tests {
         let def = definition(json!({"type": "object"}));
         let accepted = Accepted::new(&mut [("a", None), ("b", None), ("c", None)], raw, &def);
         assert_eq!(
-            accepted.value,
+            accepted.value(),
             json!({"a":"x","b":{"n":2,"m":[100,0,0.5]},"c":null})
         );
         assert_eq!(
@@ -281,7 +352,7 @@ mod tests {
         ];
         let accepted = Accepted::new(&mut fields, "{}", &def);
         assert_eq!(
-            accepted.value,
+            accepted.value(),
             json!({
                 "tags": ["a", "b", "c"],
                 "list": ["b", "a"],
@@ -291,8 +362,44 @@ mod tests {
     }
 
     #[test]
+    fn the_text_is_the_canonical_text_of_the_object_in_any_order_of_parameters() {
+        let def = definition(json!({"type": "object"}));
+        let nested = json!({"z": [1, {"b": 2, "a": "é\n"}], "a": null});
+        let orders: [&[&'static str]; 4] = [
+            &["a", "b", "c"],
+            &["c", "a", "b"],
+            &["b", "c", "a"],
+            &["aa", "a", "b"],
+        ];
+        for names in orders {
+            let mut fields: Vec<_> = names
+                .iter()
+                .enumerate()
+                .map(|(i, name)| (*name, Some(if i == 0 { nested.clone() } else { json!(i) })))
+                .collect();
+            let accepted = Accepted::new(&mut fields, "{}", &def);
+            assert_eq!(accepted.text(), canonical(&accepted.value()), "{names:?}");
+            assert_eq!(accepted.get(names[0]), Some(&nested));
+        }
+    }
+
+    #[test]
+    fn of_two_parameters_sent_under_one_name_the_later_stands_as_in_an_object() {
+        let def = definition(json!({"type": "object"}));
+        let mut fields = [
+            ("b", Some(json!(1))),
+            ("a", Some(json!(2))),
+            ("b", Some(json!(3))),
+        ];
+        let accepted = Accepted::new(&mut fields, "{}", &def);
+        assert_eq!(accepted.text(), r#"{"a":2,"b":3}"#);
+        assert_eq!(accepted.text(), canonical(&accepted.value()));
+        assert_eq!(accepted.get("b"), Some(&json!(3)));
+    }
+
+    #[test]
     fn a_call_keeps_one_value_of_each_type() {
-        let scope = CallScope::new("{}".into());
+        let scope = CallScope::new("{}".to_owned());
         let first = scope.per_call(|| 1_u8);
         let second = scope.per_call(|| 2_u8);
         assert_eq!((*first, *second), (1, 1));

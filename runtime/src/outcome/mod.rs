@@ -89,7 +89,17 @@ impl Outcome {
 
     /// The outcome as the JSON the model reads.
     pub fn to_json(&self) -> Value {
-        serde_json::to_value(self).unwrap_or(Value::Null)
+        match self {
+            // What every completed write records for replay: the object
+            // `Serialize` makes, built without the serializer between.
+            Outcome::Done(value) => {
+                let mut map = serde_json::Map::with_capacity(2);
+                map.insert("status".to_owned(), Value::from("done"));
+                map.insert("result".to_owned(), value.clone());
+                Value::Object(map)
+            }
+            _ => serde_json::to_value(self).unwrap_or(Value::Null),
+        }
     }
 }
 
@@ -177,5 +187,31 @@ impl Serialize for Failure {
         s.serialize_field("retryable", &false)?;
         s.serialize_field("request_id", &self.request_id)?;
         s.end()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Outcome;
+    use serde_json::json;
+
+    #[test]
+    fn a_completed_outcome_is_the_json_it_serializes_to() {
+        for result in [
+            json!(null),
+            json!(7),
+            json!(-2.5),
+            json!("x"),
+            json!([1, {"b": 2, "a": [true]}]),
+            json!({"status": "shadow", "result": 1}),
+        ] {
+            let outcome = Outcome::Done(result);
+            let serialized = serde_json::to_value(&outcome).unwrap_or_default();
+            assert_eq!(outcome.to_json(), serialized);
+            assert_eq!(
+                serde_json::to_string(&outcome.to_json()).ok(),
+                serde_json::to_string(&outcome).ok()
+            );
+        }
     }
 }

@@ -190,8 +190,6 @@ pub(crate) fn new_id() -> Result<String, getrandom::Error> {
     getrandom::fill(&mut bytes)?;
     let mut id = String::with_capacity(36);
     id.push_str("apr_");
-    for byte in bytes {
-        id.push_str(&format!("{byte:02x}"));
-    }
+    id.push_str(&super::hex(&bytes));
     Ok(id)
 }

@@ -18,7 +18,7 @@ use std::time::SystemTime;
 
 use serde_json::Value;
 
-use super::{Approval, ApprovalState, Claim, Consumed, Effects, Seen, StoreError, digest};
+use super::{Approval, ApprovalState, Claim, Consumed, Effects, Seen, StoreError, decimal, digest};
 use crate::audit::{self, Gate};
 use crate::gate::accepted::Accepted;
 use crate::outcome::Failure;
@@ -38,9 +38,10 @@ impl Home {
     /// `actor` of `tenant`: under the host's call id if it gave one, or
     /// else within the conversation, or else within the request.
     fn new(tenant: &str, actor: &str, def: &ToolDef, scope: Scope<'_>, text: &str) -> Home {
-        let version = def.version().to_string();
+        let mut buffer = [0; 10];
+        let version = decimal(def.version(), &mut buffer);
         let action =
-            |scope: &str| digest(&["action", scope, tenant, actor, def.name(), &version, text]);
+            |scope: &str| digest(&["action", scope, tenant, actor, def.name(), version, text]);
         match scope {
             // A host call id is a key within one actor's space; reused
             // for another tool or other arguments, it conflicts.
@@ -322,7 +323,7 @@ fn seen(accepted: &Accepted, objects: Option<&Objects>) -> Vec<Seen> {
         .iter()
         .map(|(field, version, summary)| Seen {
             field: (*field).to_owned(),
-            reference: accepted.value.get(*field).cloned().unwrap_or(Value::Null),
+            reference: accepted.get(field).cloned().unwrap_or(Value::Null),
             version: *version,
             summary: summary.clone(),
         })
@@ -496,7 +497,7 @@ async fn request<S>(
         version: def.version(),
         fingerprint: def.fingerprint().to_owned(),
         digest: action_digest(accepted),
-        arguments: accepted.value.clone(),
+        arguments: accepted.value(),
         resources,
         approver_scope: def.approver_scope().map(str::to_owned),
         distinct_approver: effects.policy.distinct_approver,
@@ -573,4 +574,36 @@ pub(crate) fn used() -> Rejection {
         Code::ApprovalUsed,
         "This approval was already used; the call will not run again.",
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Home, Scope};
+
+    /// SHA-256 over each part's length (8 bytes, big-endian) then its
+    /// bytes, in hex: the key and digest bytes the SQLite and PostgreSQL
+    /// stores keep. A change here orphans every key they hold, so that
+    /// a repeat after an upgrade would run its body again. The figures
+    /// were computed apart from this code (Python's `hashlib`).
+    #[test]
+    fn an_action_is_keyed_by_the_bytes_the_stores_already_hold() {
+        let def = crate::__private::definition_for_tests(serde_json::json!({"type": "object"}));
+        let text = r#"{"n":7}"#;
+        let call = Home::new("acme", "alice", &def, Scope::Call("call_1"), text);
+        assert_eq!(
+            call.key,
+            "0f2882993657f3125a0a70f9fbff08b0c9a20c022af802b56e2386535dc78778"
+        );
+        assert_eq!(
+            call.digest,
+            "e321b27736bc04c35cbe9449cca45e1c55b8ec2e08ce0882bc1504b554737d78"
+        );
+        let talk = Home::new("acme", "alice", &def, Scope::Conversation("sess_1"), text);
+        let action = "4f7da2cd43cf091a8ef58fcf09fde6229e82ef8402d19c69342e0a773a5c6b6c";
+        assert_eq!((talk.key.as_str(), talk.digest.as_str()), (action, action));
+        assert_eq!(
+            super::super::digest(&[text]),
+            "2880e1e521bca06ff80ba87ac24e26416193a5984b8e576487b1bb950fce6b3f"
+        );
+    }
 }

@@ -6,6 +6,7 @@
 
 use std::borrow::Cow;
 use std::collections::HashMap;
+use std::collections::hash_map::Entry;
 use std::sync::Mutex;
 use std::time::{Duration, SystemTime};
 
@@ -562,28 +563,38 @@ impl EffectStore for MemoryStore {
         Box::pin(async move {
             let mut keys = self.keys.lock().map_err(poisoned)?;
             keys.sweep(now, |r| r.kept_until);
-            let held = keys.map.get(key);
-            Ok(
-                match rules::claim(held.map(KeyRecord::held), digest, now, lease, retain) {
-                    rules::ClaimRule::Take(hold) => {
-                        keys.map.insert(
-                            key.to_owned(),
-                            KeyRecord {
-                                digest: digest.to_owned(),
-                                outcome: None,
-                                lease_until: hold.lease_until,
-                                kept_until: hold.kept_until,
-                            },
-                        );
-                        Claim::Claimed
+            // One lookup, which a new key (every new action) then fills:
+            // the key is hashed once, not for a look and again to insert.
+            let entry = keys.map.entry(key.to_owned());
+            let held = match &entry {
+                Entry::Occupied(record) => Some(record.get().held()),
+                Entry::Vacant(_) => None,
+            };
+            Ok(match rules::claim(held, digest, now, lease, retain) {
+                rules::ClaimRule::Take(hold) => {
+                    let record = KeyRecord {
+                        digest: digest.to_owned(),
+                        outcome: None,
+                        lease_until: hold.lease_until,
+                        kept_until: hold.kept_until,
+                    };
+                    match entry {
+                        Entry::Occupied(mut held) => {
+                            held.insert(record);
+                        }
+                        Entry::Vacant(free) => {
+                            free.insert(record);
+                        }
                     }
-                    rules::ClaimRule::InFlight => Claim::InFlight,
-                    rules::ClaimRule::Conflict => Claim::Conflict,
-                    rules::ClaimRule::Finished => {
-                        Claim::Finished(held.and_then(|r| r.outcome.clone()).unwrap_or_default())
-                    }
-                },
-            )
+                    Claim::Claimed
+                }
+                rules::ClaimRule::InFlight => Claim::InFlight,
+                rules::ClaimRule::Conflict => Claim::Conflict,
+                rules::ClaimRule::Finished => Claim::Finished(match entry {
+                    Entry::Occupied(held) => held.get().outcome.clone().unwrap_or_default(),
+                    Entry::Vacant(_) => Value::Null,
+                }),
+            })
         })
     }
 

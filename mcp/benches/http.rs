@@ -6,7 +6,8 @@
 //!
 //! `cargo bench -p toolgate-mcp --bench http` prints calls per second and
 //! p50/p99 latency for each, and their ratios. Each call is one POST on
-//! the 2026-07-28 protocol (no session), as the Python SDK makes it.
+//! the 2026-07-28 protocol (no session), as the Python SDK makes it, with
+//! one bearer token checked by the same authenticator in front of both.
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -162,7 +163,36 @@ fn plain() -> axum::Router {
         Arc::new(LocalSessionManager::default()),
         StreamableHttpServerConfig::default(),
     );
-    axum::Router::new().route_service("/mcp", service)
+    axum::Router::new()
+        .route_service("/mcp", service)
+        .layer(axum::middleware::from_fn(bearer))
+}
+
+/// The same authentication in front of rmcp as toolgate's router runs:
+/// the bearer token read from the header and handed to the same
+/// [`Authenticator`], the identity put in the request's extensions, and
+/// `401` without one. The ratio is then the boundary's cost alone.
+async fn bearer(
+    mut request: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> axum::response::Response {
+    use axum::response::IntoResponse as _;
+    let token = request
+        .headers()
+        .get("authorization")
+        .and_then(|value| value.to_str().ok())
+        .and_then(|value| value.strip_prefix("Bearer "))
+        .map(str::to_owned);
+    let Some(token) = token else {
+        return axum::http::StatusCode::UNAUTHORIZED.into_response();
+    };
+    match StaticToken.authenticate(&token).await {
+        Ok(identity) => {
+            request.extensions_mut().insert(identity);
+            next.run(request).await
+        }
+        Err(_) => axum::http::StatusCode::UNAUTHORIZED.into_response(),
+    }
 }
 
 fn gated() -> axum::Router {

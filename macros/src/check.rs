@@ -9,7 +9,8 @@ use crate::model::{ToolFn, fn_span};
 /// Names a model must never choose: they are facts of the authenticated
 /// request, read from `ToolContext`. Compared after [`normalized`], so
 /// `tenantId`, `Tenant-ID` and `"ACTOR_ID "` are caught too. The runtime
-/// keeps the same list for names inside nested types.
+/// keeps the same list for names inside nested types (a test in the
+/// tests crate holds the two equal).
 pub(crate) const TRUSTED_NAMES: [&str; 12] = [
     "tenantid",
     "tenant",

@@ -218,7 +218,8 @@ pub(crate) fn has_integer_keys(node: &Value) -> bool {
 }
 
 /// Names a model must never choose, compared after [`normalized`]. The
-/// macro refuses them on a tool's parameters (its own copy of this list);
+/// macro refuses them on a tool's parameters (its own copy of this list,
+/// held equal by `tests/tests/behaviour/registration/trusted_names.rs`);
 /// registration refuses them anywhere in the schema.
 pub(crate) const TRUSTED_NAMES: [&str; 12] = [
     "tenantid",

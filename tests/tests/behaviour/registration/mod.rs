@@ -4,5 +4,6 @@
 
 pub mod instance_builder;
 pub mod toolbox;
+pub mod trusted_names;
 pub mod unenforced_bounds;
 pub mod unread_keywords;

@@ -206,13 +206,11 @@ fn by_value(value: Value) -> Value {
     }
 }
 
-/// The canonical text of a JSON value: no whitespace, object keys sorted
-/// by their bytes, numbers and strings as serde_json writes them.
+/// The canonical text of a JSON value ([`crate::json::canonical`]): no
+/// whitespace, object keys sorted by their bytes, numbers and strings as
+/// serde_json writes them.
 pub(crate) fn canonical(value: &Value) -> String {
-    let mut out = Vec::new();
-    write_canonical(value, &mut out);
-    // serde_json writes UTF-8, and the punctuation is ASCII.
-    String::from_utf8(out).unwrap_or_default()
+    crate::json::canonical::text(value)
 }
 
 /// The canonical text of the object whose members are `fields`, as
@@ -252,44 +250,11 @@ fn write_members<'a>(members: impl Iterator<Item = &'a (&'static str, Value)>, o
         if i > 0 {
             out.push(b',');
         }
-        let _ = serde_json::to_writer(&mut *out, name);
+        crate::json::canonical::write_key(name, out);
         out.push(b':');
-        write_canonical(value, out);
+        crate::json::canonical::write(value, crate::json::canonical::Plain, out);
     }
     out.push(b'}');
-}
-
-/// Appends the canonical text of `value` to `out`.
-fn write_canonical(value: &Value, out: &mut Vec<u8>) {
-    match value {
-        Value::Object(map) => {
-            let mut entries: Vec<_> = map.iter().collect();
-            entries.sort_unstable_by(|a, b| a.0.cmp(b.0));
-            out.push(b'{');
-            for (i, (key, value)) in entries.into_iter().enumerate() {
-                if i > 0 {
-                    out.push(b',');
-                }
-                let _ = serde_json::to_writer(&mut *out, key);
-                out.push(b':');
-                write_canonical(value, out);
-            }
-            out.push(b'}');
-        }
-        Value::Array(items) => {
-            out.push(b'[');
-            for (i, item) in items.iter().enumerate() {
-                if i > 0 {
-                    out.push(b',');
-                }
-                write_canonical(item, out);
-            }
-            out.push(b']');
-        }
-        scalar => {
-            let _ = serde_json::to_writer(&mut *out, scalar);
-        }
-    }
 }
 
 #[cfg(test)]

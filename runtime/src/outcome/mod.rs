@@ -207,11 +207,10 @@ mod tests {
         ] {
             let outcome = Outcome::Done(result);
             let serialized = serde_json::to_value(&outcome).unwrap_or_default();
+            // Compared as values: the order of a `Value`'s members in text
+            // depends on serde_json's `preserve_order`, which another crate
+            // in the build may turn on.
             assert_eq!(outcome.to_json(), serialized);
-            assert_eq!(
-                serde_json::to_string(&outcome.to_json()).ok(),
-                serde_json::to_string(&outcome).ok()
-            );
         }
     }
 }

@@ -723,14 +723,11 @@ const SCHEMA_LISTS: [&str; 4] = ["anyOf", "oneOf", "allOf", "prefixItems"];
 
 pub(crate) fn fingerprint(schema: &Value) -> String {
     let mut canonical = Vec::new();
-    write_canonical(schema, Context::Schema, &mut canonical);
+    crate::json::canonical::write(schema, Context::Schema, &mut canonical);
     let digest = Sha256::digest(&canonical);
     let mut out = String::with_capacity(7 + 64);
     out.push_str("sha256:");
-    for byte in digest {
-        out.push(char::from_digit(u32::from(byte >> 4), 16).unwrap_or('0'));
-        out.push(char::from_digit(u32::from(byte & 0xf), 16).unwrap_or('0'));
-    }
+    out.push_str(&crate::json::canonical::hex(&digest));
     out
 }
 
@@ -746,55 +743,32 @@ enum Context {
     Data,
 }
 
-/// Writes `value` as compact JSON with object keys in byte order.
-fn write_canonical(value: &Value, context: Context, out: &mut Vec<u8>) {
-    match value {
-        Value::Object(map) => {
-            let mut entries: Vec<(&String, &Value)> = map
-                .iter()
-                .filter(|(k, _)| context != Context::Schema || !ANNOTATIONS.contains(&k.as_str()))
-                .collect();
-            entries.sort_unstable_by(|a, b| a.0.cmp(b.0));
-            out.push(b'{');
-            for (i, (key, child)) in entries.into_iter().enumerate() {
-                if i > 0 {
-                    out.push(b',');
-                }
-                write_scalar(&Value::String(key.clone()), out);
-                out.push(b':');
-                let child_context = match context {
-                    Context::Schema if SCHEMA_MAPS.contains(&key.as_str()) => Context::SchemaMap,
-                    Context::Schema if SCHEMAS.contains(&key.as_str()) => Context::Schema,
-                    Context::Schema if SCHEMA_LISTS.contains(&key.as_str()) => Context::SchemaList,
-                    Context::SchemaMap => Context::Schema,
-                    _ => Context::Data,
-                };
-                write_canonical(child, child_context, out);
-            }
-            out.push(b'}');
-        }
-        Value::Array(items) => {
-            let item_context = if context == Context::SchemaList {
-                Context::Schema
-            } else {
-                Context::Data
-            };
-            out.push(b'[');
-            for (i, item) in items.iter().enumerate() {
-                if i > 0 {
-                    out.push(b',');
-                }
-                write_canonical(item, item_context, out);
-            }
-            out.push(b']');
-        }
-        scalar => write_scalar(scalar, out),
+/// A schema's fingerprint leaves out its annotations (a description
+/// changed is the same contract), wherever a schema is: at the root, under
+/// the keywords that hold a schema, a map of them or a list of them.
+/// Everything else is data, kept whole.
+impl crate::json::canonical::Form for Context {
+    fn keeps(self, key: &str) -> bool {
+        self != Context::Schema || !ANNOTATIONS.contains(&key)
     }
-}
 
-fn write_scalar(value: &Value, out: &mut Vec<u8>) {
-    // Writing a scalar `Value` into a Vec cannot fail.
-    let _ = serde_json::to_writer(&mut *out, value);
+    fn member(self, key: &str) -> Context {
+        match self {
+            Context::Schema if SCHEMA_MAPS.contains(&key) => Context::SchemaMap,
+            Context::Schema if SCHEMAS.contains(&key) => Context::Schema,
+            Context::Schema if SCHEMA_LISTS.contains(&key) => Context::SchemaList,
+            Context::SchemaMap => Context::Schema,
+            _ => Context::Data,
+        }
+    }
+
+    fn item(self) -> Context {
+        if self == Context::SchemaList {
+            Context::Schema
+        } else {
+            Context::Data
+        }
+    }
 }
 
 /// The subschema that describes the value at `pointer`, following local

@@ -278,7 +278,7 @@ fn a_fingerprint_is_sha256_in_lower_hex_of_the_sorted_compact_schema() {
 fn the_canonical_form_is_compact_json_with_keys_in_byte_order() {
     let written = |value: Value| {
         let mut out = Vec::new();
-        write_canonical(&value, Context::Schema, &mut out);
+        crate::json::canonical::write(&value, Context::Schema, &mut out);
         String::from_utf8(out).expect("JSON is text")
     };
     assert_eq!(

@@ -525,27 +525,7 @@ pub(crate) fn digest(parts: &[&str]) -> String {
     hex(&hasher.finalize())
 }
 
-/// Lower-case hex of `bytes`: each byte looked up, not formatted, and
-/// written a digest's length at a time into one `String`, since every
-/// write call writes two digests this way.
-pub(crate) fn hex(bytes: &[u8]) -> String {
-    const DIGITS: &[u8; 16] = b"0123456789abcdef";
-    let digit = |nibble: u8| DIGITS.get(usize::from(nibble)).copied().unwrap_or(b'0');
-    let mut out = String::with_capacity(bytes.len() * 2);
-    for chunk in bytes.chunks(32) {
-        let mut pairs = [0; 64];
-        for (pair, byte) in pairs.chunks_exact_mut(2).zip(chunk) {
-            if let [high, low] = pair {
-                *high = digit(byte >> 4);
-                *low = digit(byte & 0x0f);
-            }
-        }
-        let written = pairs.get(..chunk.len() * 2).unwrap_or_default();
-        // Every byte written is an ASCII digit or letter.
-        out.push_str(core::str::from_utf8(written).unwrap_or_default());
-    }
-    out
-}
+use crate::json::canonical::hex;
 
 /// `n` in decimal, written into `buffer` rather than a new `String`.
 pub(crate) fn decimal(n: u32, buffer: &mut [u8; 10]) -> &str {
@@ -573,17 +553,7 @@ pub(crate) fn decimal(n: u32, buffer: &mut [u8; 10]) -> &str {
 
 #[cfg(test)]
 mod tests {
-    use super::{decimal, hex};
-
-    #[test]
-    fn hex_is_two_lower_case_digits_a_byte() {
-        assert_eq!(hex(&[]), "");
-        assert_eq!(hex(&[0x00, 0x0f, 0xa0, 0xff, 0x7e]), "000fa0ff7e");
-        // Longer than one chunk of 32 bytes, and not a whole number of them.
-        let every: Vec<u8> = (0..=255).chain(0..7).collect();
-        let formatted: String = every.iter().map(|b| format!("{b:02x}")).collect();
-        assert_eq!(hex(&every), formatted);
-    }
+    use super::decimal;
 
     #[test]
     fn a_decimal_is_written_as_display_writes_it() {

@@ -8,7 +8,7 @@
 //! compares the items, so that the server takes what the schema states.
 
 use std::borrow::Cow;
-use std::fmt::Write as _;
+use std::io::Write as _;
 
 use serde_json::Value;
 
@@ -80,58 +80,36 @@ fn plain(item: &[u8]) -> bool {
 fn canonical(item: &[u8]) -> Vec<u8> {
     match serde_json::from_slice::<Value>(item) {
         Ok(value) => {
-            let mut out = String::new();
-            write_canonical(&value, &mut out);
-            out.into_bytes()
+            let mut out = Vec::new();
+            crate::json::canonical::write(&value, ByValue, &mut out);
+            out
         }
         // Gate 1 has proven it a value; were it not, it is itself.
         Err(_) => item.to_vec(),
     }
 }
 
-fn write_canonical(value: &Value, out: &mut String) {
-    match value {
-        Value::Number(n) => {
-            if let Some(i) = n.as_i64() {
-                let _ = write!(out, "{i}");
-            } else if let Some(u) = n.as_u64() {
-                let _ = write!(out, "{u}");
+/// Canonical JSON with numbers by value, as JSON Schema compares them:
+/// an integer as its digits however it was written (`2.0`, `2e0` and `2`
+/// alike, `-0.0` as `0`).
+#[derive(Clone, Copy)]
+struct ByValue;
+
+impl crate::json::canonical::Form for ByValue {
+    fn number(self, n: &serde_json::Number, out: &mut Vec<u8>) {
+        if let Some(i) = n.as_i64() {
+            let _ = write!(out, "{i}");
+        } else if let Some(u) = n.as_u64() {
+            let _ = write!(out, "{u}");
+        } else {
+            let f = n.as_f64().unwrap_or_default();
+            #[allow(clippy::cast_possible_truncation)] // integral, within 128 bits
+            if f.fract() == 0.0 && f.abs() < 1.0e38 {
+                let _ = write!(out, "{}", f as i128);
             } else {
-                let f = n.as_f64().unwrap_or_default();
-                // An integer by value is written as one, as its digits
-                // would be (`-0.0` as `0`).
-                #[allow(clippy::cast_possible_truncation)] // integral, within 128 bits
-                if f.fract() == 0.0 && f.abs() < 1.0e38 {
-                    let _ = write!(out, "{}", f as i128);
-                } else {
-                    let _ = write!(out, "{f}");
-                }
+                let _ = write!(out, "{f}");
             }
         }
-        // Each item and member ends with a comma, the last too: the form
-        // is compared, never read.
-        Value::Array(items) => {
-            out.push('[');
-            for item in items {
-                write_canonical(item, out);
-                out.push(',');
-            }
-            out.push(']');
-        }
-        Value::Object(members) => {
-            let mut members: Vec<_> = members.iter().collect();
-            members.sort_unstable_by(|a, b| a.0.cmp(b.0));
-            out.push('{');
-            for (key, member) in members {
-                out.push_str(&Value::from(key.as_str()).to_string());
-                out.push(':');
-                write_canonical(member, out);
-                out.push(',');
-            }
-            out.push('}');
-        }
-        // Strings, `true`, `false` and `null` as serde_json writes them.
-        other => out.push_str(&other.to_string()),
     }
 }
 

@@ -185,7 +185,8 @@ impl Approver for &String {
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be a model argument: the model's JSON cannot be read into it",
     label = "this parameter's type does not implement `serde::Deserialize`",
-    note = "derive `serde::Deserialize` and `schemars::JsonSchema` for `{Self}`, or take a type that implements them; state the tool uses, which the model does not send, is taken by reference: `&{Self}`"
+    note = "derive `serde::Deserialize` and `schemars::JsonSchema` for `{Self}`, or take a type that implements them; state the tool uses, which the model does not send, is taken by reference: `&{Self}`",
+    note = "the derives need `serde = {{ version = \"1\", features = [\"derive\"] }}` and `schemars = \"1\"` under `[dependencies]` in Cargo.toml"
 )]
 pub trait ReadableArgument {}
 #[diagnostic::do_not_recommend]
@@ -195,7 +196,8 @@ impl<T: serde::de::DeserializeOwned> ReadableArgument for T {}
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be a model argument: it has no JSON Schema to show the model",
     label = "this parameter's type does not implement `schemars::JsonSchema`",
-    note = "derive `schemars::JsonSchema` for `{Self}`, or take a type that implements it"
+    note = "derive `schemars::JsonSchema` for `{Self}`, or take a type that implements it",
+    note = "the derive needs `schemars = \"1\"` under `[dependencies]` in Cargo.toml"
 )]
 pub trait DescribedArgument {}
 #[diagnostic::do_not_recommend]

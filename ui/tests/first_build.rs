@@ -1,7 +1,8 @@
 //! A new user's first build: a crate made of nothing but the README's
 //! `[dependencies]` block and its first program builds on the first try,
-//! and the same crate without `garde` fails with one error that names the
-//! line to add.
+//! the same crate without `garde` fails with one error that names the
+//! line to add, and without serde and schemars a type of the user's own
+//! fails with an error that names theirs.
 //!
 //! Each case builds a crate of its own from scratch (toolgate, rmcp, axum,
 //! tokio), which takes minutes, so the test is ignored in a plain
@@ -48,6 +49,12 @@ fn block(readme: &str, name: &str) -> String {
 /// generation): the toolgate crates from this workspace in place
 /// of the registry's, everything else at the versions the workspace locked.
 fn build(name: &str, dependencies: &str, main: &str) -> std::process::Output {
+    check(name, dependencies, main, "short")
+}
+
+/// [`build`], with the compiler's messages in `format` (`human` shows each
+/// error's notes, where `short` shows its first line).
+fn check(name: &str, dependencies: &str, main: &str, format: &str) -> std::process::Output {
     let root = root();
     let dir = root.join("target").join("first-build").join(name);
     std::fs::create_dir_all(dir.join("src")).expect("the crate's folder");
@@ -71,7 +78,7 @@ fn build(name: &str, dependencies: &str, main: &str) -> std::process::Output {
     std::fs::copy(root.join("Cargo.lock"), dir.join("Cargo.lock")).expect("Cargo.lock");
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
     Command::new(cargo)
-        .args(["check", "--quiet", "--message-format=short"])
+        .args(["check", "--quiet", &format!("--message-format={format}")])
         .current_dir(&dir)
         // A target of its own, shared by the cases: the outer build holds
         // the workspace's.
@@ -122,5 +129,53 @@ fn without_garde_the_build_fails_with_one_error_naming_the_line_to_add() {
     assert!(
         errors[0].contains("garde = \"0.23\"") && errors[0].contains("[dependencies]"),
         "the error does not name the line to add:\n{stderr}"
+    );
+}
+
+/// A type of the user's own, which a tool takes from the model: its
+/// derives are the user's, and need serde and schemars in their crate.
+const OWN_TYPE: &str = r#"
+use toolgate::{tool, ToolError, Toolbox};
+
+/// How fast the money goes.
+#[derive(Debug, serde::Deserialize, schemars::JsonSchema)]
+pub enum Speed { Standard, Instant }
+
+/// Send money at the speed asked for.
+#[tool(effect = write)]
+fn send(#[garde(skip)] speed: Speed) -> Result<String, ToolError> {
+    Ok(format!("{speed:?}"))
+}
+
+fn main() {
+    let mut toolbox = Toolbox::new(());
+    toolbox.register(Send).expect("registers");
+}
+"#;
+
+#[test]
+#[ignore = "builds a crate of its own from scratch: run with --ignored (CI does)"]
+fn without_serde_and_schemars_a_type_of_ones_own_fails_naming_the_lines_to_add() {
+    let readme = std::fs::read_to_string(root().join("README.md")).expect("README.md");
+    let dependencies: String = block(&readme, "dependencies")
+        .lines()
+        .filter(|line| !line.starts_with("serde ") && !line.starts_with("schemars"))
+        .map(|line| format!("{line}\n"))
+        .collect();
+    let output = check("without-serde", &dependencies, OWN_TYPE, "human");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(!output.status.success(), "built without serde:\n{stderr}");
+    assert!(
+        stderr.contains(r#"serde = { version = "1", features = ["derive"] }"#)
+            && stderr.contains(r#"schemars = "1""#)
+            && stderr.contains("[dependencies]"),
+        "no error names the lines to add:\n{stderr}"
+    );
+    // With them, the same crate builds: the lines named are enough.
+    let output = build("with-serde", &block(&readme, "dependencies"), OWN_TYPE);
+    assert!(
+        output.status.success(),
+        "the README's dependencies do not build a type of one's own:\n{}",
+        String::from_utf8_lossy(&output.stderr)
     );
 }

@@ -18,7 +18,7 @@ use std::time::SystemTime;
 
 use serde_json::Value;
 
-use super::{Approval, ApprovalState, Claim, Consumed, Effects, Seen, StoreError, decimal, digest};
+use super::{Approval, ApprovalState, Claim, Consumed, Effects, Seen, StoreError, digest};
 use crate::audit::{self, Gate};
 use crate::gate::accepted::Accepted;
 use crate::outcome::Failure;
@@ -38,8 +38,8 @@ impl Home {
     /// `actor` of `tenant`: under the host's call id if it gave one, or
     /// else within the conversation, or else within the request.
     fn new(tenant: &str, actor: &str, def: &ToolDef, scope: Scope<'_>, text: &str) -> Home {
-        let mut buffer = [0; 10];
-        let version = decimal(def.version(), &mut buffer);
+        let mut buffer = itoa::Buffer::new();
+        let version = buffer.format(def.version());
         let action =
             |scope: &str| digest(&["action", scope, tenant, actor, def.name(), version, text]);
         match scope {

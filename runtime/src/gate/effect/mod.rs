@@ -39,6 +39,8 @@ use std::time::{Duration, Instant, SystemTime};
 use serde_json::Value;
 use sha2::{Digest as _, Sha256};
 
+use crate::json::canonical::hex;
+
 pub use approval::{Approval, ApprovalState, Seen};
 
 pub use rules::Bucket;
@@ -523,43 +525,4 @@ pub(crate) fn digest(parts: &[&str]) -> String {
         hasher.update(part.as_bytes());
     }
     hex(&hasher.finalize())
-}
-
-use crate::json::canonical::hex;
-
-/// `n` in decimal, written into `buffer` rather than a new `String`.
-pub(crate) fn decimal(n: u32, buffer: &mut [u8; 10]) -> &str {
-    let mut at = buffer.len();
-    let mut rest = n;
-    loop {
-        at -= 1;
-        if let Some(digit) = buffer.get_mut(at) {
-            // `rest % 10` is below 10: the cast loses nothing.
-            #[allow(clippy::cast_possible_truncation)]
-            let last = (rest % 10) as u8;
-            *digit = b'0' + last;
-        }
-        rest /= 10;
-        if rest == 0 {
-            break;
-        }
-    }
-    // ASCII digits only.
-    buffer
-        .get(at..)
-        .and_then(|digits| core::str::from_utf8(digits).ok())
-        .unwrap_or_default()
-}
-
-#[cfg(test)]
-mod tests {
-    use super::decimal;
-
-    #[test]
-    fn a_decimal_is_written_as_display_writes_it() {
-        let mut buffer = [0; 10];
-        for n in [0, 1, 9, 10, 99, 100, 12_345, 1_000_000_000, u32::MAX] {
-            assert_eq!(decimal(n, &mut buffer), n.to_string());
-        }
-    }
 }

@@ -518,13 +518,8 @@ pub fn no_output() -> Option<serde_json::Value> {
     None
 }
 
-/// The generated argument struct: its garde rules, and the rules of every
-/// model argument whose type has rules of its own, which gate 3 runs
-/// whether or not the parameter says `#[garde(dive)]`.
-pub trait Arguments: serde::de::DeserializeOwned + garde::Validate<Context = ()> {
-    /// Validates the nested types of the fields that do not dive.
-    fn validate_nested(&self, report: &mut garde::Report);
-}
+/// The generated argument struct's trait, which gate 3 runs.
+pub use crate::gate::semantic::Arguments;
 
 /// `#[garde(custom(rule))]` on a model argument: `rule` is a function of
 /// the value (or what it dereferences to, `&str` for a `String`) and

@@ -25,7 +25,7 @@ use core::future::Future;
 
 use tracing::field::Empty;
 
-use crate::audit;
+use crate::audit::field;
 use crate::gate::Gate;
 use crate::{Code, Outcome, ToolContext};
 
@@ -157,10 +157,10 @@ impl Watch {
         // is an attribute, never a span name a backend groups by.
         let span = call_span!(
             span_name(tool()),
-            audit::tool_text(name),
+            field::tool_text(name),
             call_id(ctx),
-            ctx.session_id().map(audit::text),
-            audit::text(ctx.request_id()),
+            ctx.session_id().map(field::text),
+            field::text(ctx.request_id()),
             Empty
         );
         if !wanted(&span) {
@@ -179,9 +179,9 @@ impl Watch {
             Empty,
             Empty,
             call_id(ctx),
-            ctx.session_id().map(audit::text),
-            audit::text(ctx.request_id()),
-            audit::text(approval_id)
+            ctx.session_id().map(field::text),
+            field::text(ctx.request_id()),
+            field::text(approval_id)
         );
         wanted(&span).then(|| Watch::new(span, content))
     }
@@ -246,7 +246,7 @@ impl Watch {
             span.record("otel.status_code", "error");
         }
         if let Outcome::ApprovalRequired(approval) = outcome {
-            span.record("toolgate.approval.id", audit::text(&approval.id));
+            span.record("toolgate.approval.id", field::text(&approval.id));
         }
         if self.content.results
             && let Some(value) = outcome.value()
@@ -292,7 +292,7 @@ fn span_name(tool: Option<&'static str>) -> String {
 /// The call's id: the host's (a provider's tool-call id), or else the
 /// request id, which names this call and no other.
 fn call_id(ctx: &ToolContext) -> String {
-    audit::text(ctx.call_id().unwrap_or(ctx.request_id()))
+    field::text(ctx.call_id().unwrap_or(ctx.request_id()))
 }
 
 /// How a call ended, as the span and the metrics say it.
@@ -337,7 +337,7 @@ impl Ended {
                 let status = stored.get("status").and_then(|s| s.as_str());
                 match status {
                     Some("done") => None,
-                    _ => Some(audit::text(
+                    _ => Some(field::text(
                         stored
                             .get("code")
                             .and_then(|c| c.as_str())

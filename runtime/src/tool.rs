@@ -10,7 +10,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use crate::audit::{self, Gate};
 use crate::error::Repr;
-use crate::gate::accepted::Accepted;
+use crate::gate::accepted::{Accepted, Objects};
 use crate::gate::effect::Effects;
 use crate::gate::resource::{self, Authorize, Authorized, ToolInfo};
 use crate::gate::semantic::Valid;
@@ -120,7 +120,7 @@ impl<T> Provides<T> for Box<T> {
 #[doc(hidden)]
 pub fn check<A>(raw: RawArgs<'_>, def: &ToolDef) -> Result<(), crate::Rejection>
 where
-    A: crate::__private::Arguments,
+    A: crate::gate::semantic::Arguments,
 {
     match semantic::gates(raw, def, &mut Read::<A>(None)) {
         Ok(()) => Ok(()),
@@ -134,15 +134,31 @@ fn refused(ctx: &ToolContext, def: &ToolDef, gate: Gate, rejection: crate::Rejec
     Outcome::Rejected(rejection)
 }
 
-/// The objects a call authorized, as the policies of gate 5 and gate 6
-/// need them.
-#[derive(Default)]
-pub(crate) struct Objects {
-    /// Each authorized object: its field (wire name), version and summary.
-    pub(crate) seen: Vec<(&'static str, Option<u64>, Option<serde_json::Value>)>,
-    /// Whether a policy allowed an object (or the call) only with a
-    /// person's approval.
-    pub(crate) asked: bool,
+/// Gate 6 reads the call through [`Call`](crate::gate::effect::Call).
+impl<'a, S> crate::gate::effect::Call<'a> for Invocation<'a, S> {
+    fn ctx(&self) -> &'a ToolContext {
+        self.ctx
+    }
+
+    fn def(&self) -> &'static ToolDef {
+        self.def
+    }
+
+    fn effects(&self) -> &'a Effects {
+        self.effects
+    }
+
+    fn resuming(&self) -> Option<&'a Approval> {
+        self.resuming
+    }
+
+    fn objects(&self) -> Option<&Objects> {
+        self.objects.as_deref()
+    }
+
+    fn accepted(&self) -> Option<&Accepted> {
+        self.accepted.as_deref()
+    }
 }
 
 /// One admitted call, handed to a tool's generated wrapper.
@@ -210,7 +226,7 @@ impl<'a, S> Invocation<'a, S> {
     /// the rest of gate 1, read in the same pass.
     pub fn validate<A>(&mut self) -> Result<Valid<A>, Outcome>
     where
-        A: crate::__private::Arguments,
+        A: crate::gate::semantic::Arguments,
     {
         // Only the reader's making and the arguments' taking out are
         // compiled for each tool: the gates are compiled once. Not `?`,

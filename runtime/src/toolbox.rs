@@ -368,7 +368,7 @@ impl fmt::Display for RegisterError {
                 "tool `{tool}`: the `$ref` at `{at}` (in the tool's schema) names a place toolgate's gates cannot follow (they follow `#/…` pointers into the tool's own schema), so the server may accept calls the published schema refuses; point it into the schema's `$defs`"
             ),
             RegisterError::UnreadKeyword { tool, keyword, at }
-                if crate::schema::COUNTS.contains(keyword) =>
+                if crate::schema::keywords::counts().any(|count| count == *keyword) =>
             {
                 write!(
                     f,

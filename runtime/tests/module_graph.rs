@@ -1,37 +1,23 @@
 //! The runtime's modules import one another without circles: a gate, a
 //! registration check or a shared layer can be read, and changed, from
-//! its own module and the ones below it. Each module's `crate::…` paths
-//! (outside its tests) are its edges, a type named through the crate
-//! root's re-exports not among them; a circle is a set of modules that
-//! reach one another. The few that remain are listed in [`KNOWN`], each
-//! with why; any other fails this test, naming its modules.
+//! its own module and the ones below it. Each module's paths (outside its
+//! tests) are its edges, a type named through the crate root's re-exports
+//! not among them; a circle is a set of modules that
+//! reach one another; `super::`, `self::` and a child's name count too,
+//! so a parent that re-exports a child which reaches back into it is one.
+//! Any circle fails this test, naming its modules.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
-/// Circles that remain, each a parent and its child or two halves of one
-/// concept: the audit log and the span it notes decisions in; the schema
-/// and its map keys; and the generated code's support, the call path it
-/// drives and gate 3, which `Invocation` (in `tool`) runs.
-const KNOWN: [&[&str]; 3] = [
-    &["audit", "telemetry"],
-    &["schema", "schema::map_keys"],
-    &["__private", "gate::semantic", "tool"],
-];
-
 #[test]
-fn no_module_imports_one_that_imports_it_back_beyond_the_known_circles() {
+fn no_module_imports_one_that_imports_it_back() {
     let graph = graph(&Path::new(env!("CARGO_MANIFEST_DIR")).join("src"));
-    let known: BTreeSet<BTreeSet<String>> = KNOWN
-        .iter()
-        .map(|c| c.iter().map(|m| (*m).to_owned()).collect())
-        .collect();
-    for circle in circles(&graph) {
-        assert!(
-            known.iter().any(|k| circle.is_subset(k)),
-            "a circle of imports among {circle:?}: move what they share into a module below them"
-        );
-    }
+    let circles = circles(&graph);
+    assert!(
+        circles.is_empty(),
+        "circles of imports among {circles:?}: move what each circle's modules share into a module below them"
+    );
 }
 
 #[test]
@@ -44,7 +30,10 @@ fn a_planted_circle_is_found() {
     let found = circles(&graph);
     assert_eq!(found.len(), 1);
     assert_eq!(found[0], BTreeSet::from(["a", "b", "c"].map(str::to_owned)));
-    let parsed = crate_paths("use crate::{a::b, c::{self, D}};\nlet x = crate::e::f(1);");
+    let parsed = paths_after(
+        "use crate::{a::b, c::{self, D}};\nlet x = crate::e::f(1);",
+        "crate::",
+    );
     assert_eq!(
         parsed,
         [
@@ -56,15 +45,78 @@ fn a_planted_circle_is_found() {
     );
 }
 
+#[test]
+fn a_child_that_reaches_into_its_parent_is_a_circle() {
+    let src = std::env::temp_dir().join(format!("module-graph-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&src);
+    std::fs::create_dir_all(src.join("a")).expect("a folder");
+    let write = |path: &str, text: &str| std::fs::write(src.join(path), text).expect("a file");
+    write("lib.rs", "mod a;\nmod c;\n");
+    write(
+        "a/mod.rs",
+        "mod b;\npub use b::Named;\npub struct Shared;\n",
+    );
+    write("a/b.rs", "use super::Shared;\npub struct Named;\n");
+    write("c.rs", "use crate::a::Shared;\n");
+    let graph = graph(&src);
+    let _ = std::fs::remove_dir_all(&src);
+    assert_eq!(graph["a"], BTreeSet::from(["a::b".to_owned()]));
+    assert_eq!(graph["a::b"], BTreeSet::from(["a".to_owned()]));
+    assert_eq!(graph["c"], BTreeSet::from(["a".to_owned()]));
+    assert_eq!(
+        circles(&graph),
+        [BTreeSet::from(["a".to_owned(), "a::b".to_owned()])]
+    );
+}
+
 /// Each module (`gate::structural::reader`, `lib` for the root) and the
-/// modules its code names.
+/// modules its code names: through `crate::`, through `super::` (a child
+/// that reaches into its parent), through `self::`, and through the name
+/// of a child module (a parent that uses, or re-exports, its child).
 fn graph(src: &Path) -> BTreeMap<String, BTreeSet<String>> {
     let mut files = BTreeMap::new();
     collect(src, src, &mut files);
     let modules: BTreeSet<String> = files.keys().cloned().collect();
     let mut graph = BTreeMap::new();
     for (module, text) in &files {
-        let edges: BTreeSet<String> = crate_paths(&code_of(text))
+        let code = code_of(text);
+        let here: Vec<String> = match module.as_str() {
+            "lib" => Vec::new(),
+            _ => module.split("::").map(str::to_owned).collect(),
+        };
+        let mut paths = paths_after(&code, "crate::");
+        for path in paths_after(&code, "super::") {
+            let ups = 1 + path.iter().take_while(|s| *s == "super").count();
+            let Some(kept) = here.len().checked_sub(ups) else {
+                continue;
+            };
+            let mut resolved = here[..kept].to_vec();
+            resolved.extend(path.into_iter().skip(ups - 1));
+            paths.push(resolved);
+        }
+        let children = modules.iter().filter_map(|m| {
+            let child = m.strip_prefix(module.as_str())?.strip_prefix("::")?;
+            (!child.contains("::")).then_some(child)
+        });
+        let children: Vec<&str> = match module.as_str() {
+            "lib" => modules
+                .iter()
+                .filter(|m| !m.contains("::"))
+                .map(String::as_str)
+                .collect(),
+            _ => children.collect(),
+        };
+        for prefix in ["self"].into_iter().chain(children) {
+            for path in paths_after(&code, &format!("{prefix}::")) {
+                let mut resolved = here.clone();
+                if prefix != "self" {
+                    resolved.push(prefix.to_owned());
+                }
+                resolved.extend(path);
+                paths.push(resolved);
+            }
+        }
+        let edges: BTreeSet<String> = paths
             .into_iter()
             .filter_map(|path| {
                 (1..=path.len())
@@ -125,16 +177,18 @@ fn code_of(text: &str) -> String {
         .join("\n")
 }
 
-/// Every path that starts with `crate::`, groups expanded.
-fn crate_paths(code: &str) -> Vec<Vec<String>> {
+/// Every path that starts with `prefix` (`crate::`, `super::`, a child
+/// module's name), groups expanded, without the prefix; a prefix that
+/// ends a longer path (`serde::de::` for `de::`) is not one.
+fn paths_after(code: &str, prefix: &str) -> Vec<Vec<String>> {
     let mut paths = Vec::new();
     let bytes = code.as_bytes();
     let mut from = 0;
-    while let Some(at) = code[from..].find("crate::") {
+    while let Some(at) = code[from..].find(prefix) {
         let start = from + at;
-        from = start + "crate::".len();
+        from = start + prefix.len();
         let before = start.checked_sub(1).and_then(|i| bytes.get(i));
-        if before.is_some_and(|b| b.is_ascii_alphanumeric() || *b == b'_' || *b == b'$') {
+        if before.is_some_and(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'$' | b':')) {
             continue;
         }
         from = tree(code, from, &[], &mut paths);

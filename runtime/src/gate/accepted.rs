@@ -95,6 +95,17 @@ impl Accepted {
     }
 }
 
+/// The objects a call authorized, as the policies of gate 5 and gate 6
+/// need them.
+#[derive(Default)]
+pub(crate) struct Objects {
+    /// Each authorized object: its field (wire name), version and summary.
+    pub(crate) seen: Vec<(&'static str, Option<u64>, Option<serde_json::Value>)>,
+    /// Whether a policy allowed an object (or the call) only with a
+    /// person's approval.
+    pub(crate) asked: bool,
+}
+
 /// What every policy decision of one call shares: the accepted arguments,
 /// and the values a policy keeps for the call ([`CallScope::per_call`]),
 /// so that a call naming several objects is decided by one snapshot of a

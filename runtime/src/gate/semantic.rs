@@ -216,7 +216,15 @@ pub(crate) trait Gated: Serde {
     fn rules(&self, report: &mut Report) -> bool;
 }
 
-impl<A: crate::__private::Arguments> Gated for Read<A> {
+/// The generated argument struct: its garde rules, and the rules of every
+/// model argument whose type has rules of its own, which gate 3 runs
+/// whether or not the parameter says `#[garde(dive)]`.
+pub trait Arguments: serde::de::DeserializeOwned + garde::Validate<Context = ()> {
+    /// Validates the nested types of the fields that do not dive.
+    fn validate_nested(&self, report: &mut garde::Report);
+}
+
+impl<A: Arguments> Gated for Read<A> {
     fn rules(&self, report: &mut Report) -> bool {
         match &self.0 {
             Some(Parsed(args)) => {
@@ -337,16 +345,15 @@ fn schema_states_rule(code: Code, at: &str, schema: &Value) -> bool {
 
 /// Whether a subschema states a rule of kind `code`.
 fn schema_node_states(code: Code, node: &Value) -> bool {
-    let has = |keys: &[&str]| {
-        keys.iter()
-            .any(|k| node.get(*k).is_some() || nested_has(node, k))
-    };
+    let has = |key: &str| node.get(key).is_some() || nested_has(node, key);
     match code {
-        Code::OutOfRange => has(&["minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"]),
+        Code::OutOfRange => ["minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"]
+            .into_iter()
+            .any(has),
         // Every count states a length.
-        Code::InvalidLength => has(&crate::schema::COUNTS),
-        Code::PatternMismatch => has(&["pattern"]),
-        Code::InvalidFormat => has(&["format"]),
+        Code::InvalidLength => crate::schema::keywords::counts().any(has),
+        Code::PatternMismatch => has("pattern"),
+        Code::InvalidFormat => has("format"),
         _ => false,
     }
 }

@@ -23,6 +23,7 @@ use super::dialect::{self, Nullable, Open, Refs, Rules};
 use super::{
     ExportError, ImportError, Strictness, ToolCall, is_error, outcome_text, raw_arguments,
 };
+use crate::schema::keywords::Dialects;
 use crate::{Outcome, ToolDef};
 
 fn property_name(name: &str) -> bool {
@@ -47,7 +48,7 @@ const STRICT: Rules = Rules {
     const_as_enum: false,
     uppercase_types: false,
     keep_schema_keyword: false,
-    validation: &["pattern", "minItems"],
+    dialect: Dialects::ANTHROPIC_STRICT,
     formats: &[
         "date-time",
         "time",
@@ -74,19 +75,7 @@ const NON_STRICT: Rules = Rules {
     close_objects: false,
     open: Open::Keep,
     recursion: true,
-    validation: &[
-        "minLength",
-        "maxLength",
-        "pattern",
-        "minimum",
-        "maximum",
-        "exclusiveMinimum",
-        "exclusiveMaximum",
-        "multipleOf",
-        "minItems",
-        "maxItems",
-        "uniqueItems",
-    ],
+    dialect: Dialects::ANTHROPIC,
     simple_patterns: false,
     max_min_items: None,
     ..STRICT

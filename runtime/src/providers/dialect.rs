@@ -6,6 +6,7 @@
 use serde_json::{Map, Value};
 
 use super::ExportError;
+use crate::schema::keywords::{self, Dialects};
 use crate::{ToolDef, outcome::message};
 
 /// How a dialect treats `$ref`.
@@ -62,8 +63,9 @@ pub(crate) struct Rules {
     pub(crate) const_as_enum: bool,
     pub(crate) uppercase_types: bool,
     pub(crate) keep_schema_keyword: bool,
-    /// Validation keywords the dialect accepts.
-    pub(crate) validation: &'static [&'static str],
+    /// The dialect, as the keyword table names it: which validation
+    /// keywords it keeps (see [`crate::schema::keywords`]).
+    pub(crate) dialect: Dialects,
     /// String formats the dialect accepts.
     pub(crate) formats: &'static [&'static str],
     /// Patterns must avoid lookaround, backreferences and `\b`.
@@ -76,23 +78,6 @@ pub(crate) struct Rules {
 
 /// A rule for property names: the check, and the rule in words.
 pub(crate) type PropertyNames = (fn(&str) -> bool, &'static str);
-
-/// Every validation keyword the canonical schema may hold.
-const VALIDATION: [&str; 13] = [
-    "minLength",
-    "maxLength",
-    "pattern",
-    "minimum",
-    "maximum",
-    "exclusiveMinimum",
-    "exclusiveMaximum",
-    "multipleOf",
-    "minItems",
-    "maxItems",
-    "uniqueItems",
-    "minProperties",
-    "maxProperties",
-];
 
 /// Number formats schemars adds for Rust types: an integer's bounds are
 /// stated by `minimum` and `maximum`, and `float` and `double` say no more
@@ -337,8 +322,8 @@ impl Cx<'_> {
                 {
                     removed.insert(key.clone(), value.clone());
                 }
-                k if VALIDATION.contains(&k) => {
-                    if rules.validation.contains(&k) {
+                k if let Some(kept) = keywords::find(k).and_then(|k| k.validation) => {
+                    if kept.has(rules.dialect) {
                         out.insert(key.clone(), value.clone());
                     } else {
                         removed.insert(key.clone(), value.clone());
@@ -755,21 +740,11 @@ fn uppercase(out: &mut Map<String, Value>) {
 /// Whether a walked schema takes any JSON value: `true`, or a node that
 /// says nothing about its type.
 fn accepts_any_value(schema: &Value) -> bool {
-    const TYPING: [&str; 10] = [
-        "type",
-        "enum",
-        "const",
-        "anyOf",
-        "oneOf",
-        "allOf",
-        "$ref",
-        "not",
-        "properties",
-        "items",
-    ];
     match schema {
         Value::Bool(any) => *any,
-        Value::Object(map) => !TYPING.iter().any(|k| map.contains_key(*k)),
+        Value::Object(map) => !map
+            .keys()
+            .any(|k| keywords::find(k).is_some_and(|keyword| keyword.typing)),
         _ => false,
     }
 }

@@ -21,6 +21,7 @@ use serde_json::{Value, json};
 
 use super::dialect::{self, Nullable, Open, Refs, Rules};
 use super::{ExportError, ImportError, ToolCall, raw_arguments};
+use crate::schema::keywords::Dialects;
 use crate::{Outcome, ToolDef};
 
 fn property_name(name: &str) -> bool {
@@ -45,15 +46,7 @@ const JSON_SCHEMA: Rules = Rules {
     const_as_enum: true,
     uppercase_types: false,
     keep_schema_keyword: false,
-    validation: &[
-        "minLength",
-        "maxLength",
-        "pattern",
-        "minimum",
-        "maximum",
-        "minItems",
-        "maxItems",
-    ],
+    dialect: Dialects::GEMINI,
     formats: &["date-time"],
     simple_patterns: false,
     max_min_items: None,

@@ -20,6 +20,7 @@ use serde_json::{Value, json};
 
 use super::dialect::{self, Nullable, Open, Refs, Rules};
 use super::{ExportError, ImportError, Strictness, ToolCall, outcome_text};
+use crate::schema::keywords::Dialects;
 use crate::{Outcome, ToolDef};
 
 /// Formats strict mode accepts (`uri` is rejected).
@@ -49,16 +50,7 @@ const STRICT: Rules = Rules {
     const_as_enum: false,
     uppercase_types: false,
     keep_schema_keyword: false,
-    validation: &[
-        "pattern",
-        "minimum",
-        "maximum",
-        "exclusiveMinimum",
-        "exclusiveMaximum",
-        "multipleOf",
-        "minItems",
-        "maxItems",
-    ],
+    dialect: Dialects::OPENAI_STRICT,
     formats: FORMATS,
     simple_patterns: false,
     max_min_items: None,
@@ -70,18 +62,7 @@ const NON_STRICT: Rules = Rules {
     name: "openai",
     all_required: false,
     open: Open::Keep,
-    validation: &[
-        "minLength",
-        "maxLength",
-        "pattern",
-        "minimum",
-        "maximum",
-        "exclusiveMinimum",
-        "exclusiveMaximum",
-        "multipleOf",
-        "minItems",
-        "maxItems",
-    ],
+    dialect: Dialects::OPENAI,
     ..STRICT
 };
 

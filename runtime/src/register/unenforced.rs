@@ -14,7 +14,7 @@ use crate::json::pointer;
 use crate::register::instance::{at_mut, built, named};
 use crate::register::pattern::Compiled;
 use crate::register::probe::{Probe, passes, probe};
-use crate::schema::Evaluated;
+use crate::schema::{Evaluated, keywords};
 
 /// A bound the schema states that the tool does not enforce: the keyword
 /// and where its value is, as a JSON Pointer into the arguments.
@@ -23,25 +23,6 @@ pub(crate) struct Unenforced {
     pub(crate) keyword: &'static str,
     pub(crate) at: String,
 }
-
-/// The bounds [`unenforced`] tries; `not` where it names a value (see
-/// [`crate::schema::names_value`]), which the tool must refuse.
-const BOUNDS: [&str; 14] = [
-    "not",
-    "maxLength",
-    "minLength",
-    "pattern",
-    "maximum",
-    "minimum",
-    "exclusiveMaximum",
-    "exclusiveMinimum",
-    "multipleOf",
-    "maxItems",
-    "minItems",
-    "maxProperties",
-    "minProperties",
-    "unevaluatedProperties",
-];
 
 /// What registration made of the bounds a schema states, none of them
 /// found unenforced.
@@ -53,7 +34,9 @@ pub(crate) struct Tried {
     pub(crate) all: bool,
 }
 
-/// The first bound the schema states ([`BOUNDS`]) whose value, put past it
+/// The first bound the schema states (a keyword the table marks `bound`,
+/// see [`crate::schema::keywords`]; `not` where it names a value, see
+/// [`crate::schema::names_value`], which the tool must refuse) whose value, put past it
 /// in an instance, the tool accepts.
 /// The instances are the simplest one and one for each variant of each
 /// enum it reaches (see [`instances`]). Only values the schema refuses
@@ -114,7 +97,7 @@ pub(crate) fn unenforced<S: 'static>(
     Ok(Tried { all })
 }
 
-/// Every bound ([`BOUNDS`]) that a subschema reachable from the root of
+/// Every bound (see [`unenforced`]) that a subschema reachable from the root of
 /// `schema` states, by its place: the steps from the root to it through
 /// the keywords the shape guard follows (a `$ref` is no step), as
 /// [`Builder`] takes them; the keywords beside a `$ref` are listed too,
@@ -174,7 +157,10 @@ fn stated_in(
     // The subschema's keys, each looked at once (most are no bound).
     out.extend(
         map.iter()
-            .filter_map(|(key, value)| Some((*BOUNDS.iter().find(|b| **b == key)?, value)))
+            .filter_map(|(key, value)| {
+                let keyword = keywords::find(key).filter(|keyword| keyword.bound)?;
+                Some((keyword.name, value))
+            })
             .filter(|(keyword, _)| !zero(keyword))
             // `not` is a bound where it names a value; of nothing (or of
             // `false`), the gates read it as it is.

@@ -6,6 +6,8 @@
 
 use serde_json::Value;
 
+use crate::schema::keywords;
+
 /// The integers a map's keys may be: `min` to `max`, but `0` where
 /// `zero` is false (a `NonZeroU32` key).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -239,7 +241,7 @@ pub(crate) fn rule_in_words(node: &Value) -> Option<String> {
         .flat_map(|p| p.keys())
         .filter_map(|pattern| pattern_in_words(pattern))
         .collect();
-    if let Some(lengths) = node.as_object().and_then(crate::schema::key_lengths) {
+    if let Some(lengths) = node.as_object().and_then(key_lengths) {
         rules.push(lengths_in_words(lengths));
     }
     (!rules.is_empty()).then(|| rules.join("; "))
@@ -259,7 +261,7 @@ pub(crate) fn pattern_in_words(pattern: &str) -> Option<String> {
 }
 
 /// The lengths `propertyNames` allows keys (see
-/// [`crate::schema::key_lengths`]), in words.
+/// [`key_lengths`]), in words.
 pub(crate) fn lengths_in_words((min, max): (u64, Option<u64>)) -> String {
     let plural = |n: u64| if n == 1 { "character" } else { "characters" };
     match (min, max) {
@@ -268,5 +270,37 @@ pub(crate) fn lengths_in_words((min, max): (u64, Option<u64>)) -> String {
         (0, Some(max)) => format!("keys must be at most {max} {} long", plural(max)),
         (min, Some(max)) => format!("keys must be from {min} to {max} characters long"),
         (min, None) => format!("keys must be at least {min} {} long", plural(min)),
+    }
+}
+
+/// The lengths in characters that the `propertyNames` of subschema `map`
+/// allows its object's keys, where that is all it says (beside a `type`
+/// of `string` and annotations): the shortest, and the longest if it
+/// states one. What the runtime publishes for a map keyed by `char`
+/// (`{"minLength": 1, "maxLength": 1}`, see `crate::register::keys`): JSON Schema
+/// counts a string's length in code points, as Rust counts `char`s, where
+/// a pattern's `.` may count UTF-16 units. The gates read it as a bound
+/// (see `crate::gate::structural::shape`); registration tries a key past each length (see
+/// `crate::register::unenforced`). `None` where it says more, or nothing.
+pub(crate) fn key_lengths(map: &serde_json::Map<String, Value>) -> Option<(u64, Option<u64>)> {
+    lengths_of_keys(map.get("propertyNames")?)
+}
+
+/// [`key_lengths`] of a `propertyNames` subschema.
+pub(crate) fn lengths_of_keys(names: &Value) -> Option<(u64, Option<u64>)> {
+    let names = names.as_object()?;
+    let mut lengths = (None, None);
+    for (key, value) in names {
+        match key.as_str() {
+            "minLength" => lengths.0 = Some(value.as_u64()?),
+            "maxLength" => lengths.1 = Some(value.as_u64()?),
+            "type" if value == "string" => {}
+            key if keywords::is_annotation(key) => {}
+            _ => return None,
+        }
+    }
+    match lengths {
+        (None, None) => None,
+        (min, max) => Some((min.unwrap_or(0), max)),
     }
 }

@@ -2,6 +2,7 @@
 //! into it for rejection messages.
 
 pub(crate) mod described;
+pub(crate) mod keywords;
 pub(crate) mod map_keys;
 
 use schemars::JsonSchema;
@@ -11,6 +12,9 @@ use serde_json::Value;
 use sha2::{Digest, Sha256};
 
 use crate::json::pointer;
+
+pub(crate) use keywords::is_annotation;
+pub(crate) use map_keys::key_lengths;
 
 /// The draft 2020-12 schema of `A`, as the model should see it.
 #[cfg(test)]
@@ -292,36 +296,6 @@ pub(crate) fn trusted_name(schema: &Value, business: &[&str]) -> Option<(String,
     walk(schema, &mut Vec::new(), business)
 }
 
-/// Keywords that validate and that the gates do not read (see
-/// `crate::gate::structural::shape`): no derive writes them, but
-/// `#[schemars(extend(…))]` or a hand-written schema can. `not` is read
-/// where it names a value (see [`names_value`]), which registration tries
-/// as it tries bounds (see `crate::register::unenforced`).
-const UNREAD: [&str; 11] = [
-    "if",
-    "unevaluatedProperties",
-    "not",
-    "dependentRequired",
-    "dependentSchemas",
-    "dependencies",
-    "propertyNames",
-    "contains",
-    "unevaluatedItems",
-    "$dynamicRef",
-    "$recursiveRef",
-];
-
-/// Keywords whose value is a count, which the gates read as a whole
-/// number.
-pub(crate) const COUNTS: [&str; 6] = [
-    "minLength",
-    "maxLength",
-    "minItems",
-    "maxItems",
-    "minProperties",
-    "maxProperties",
-];
-
 /// The first keyword in `schema` that validates, that the gates do not
 /// read and that says something where it stands: its name and the JSON
 /// Pointer of the subschema that states it. The places where a schema
@@ -399,10 +373,10 @@ enum Holds<'s> {
 
 /// What the value of keyword `key` holds.
 fn holds<'s>(key: &str, value: &'s Value) -> Holds<'s> {
-    match value {
-        Value::Object(map) if SCHEMA_MAPS.contains(&key) => Holds::Map(map),
-        Value::Array(list) if SCHEMA_LISTS.contains(&key) => Holds::List(list),
-        value if SCHEMAS.contains(&key) => Holds::One(value),
+    match (keywords::find(key).map(|keyword| keyword.holds), value) {
+        (Some(keywords::Holds::SchemaMap), Value::Object(map)) => Holds::Map(map),
+        (Some(keywords::Holds::SchemaList), Value::Array(list)) => Holds::List(list),
+        (Some(keywords::Holds::Schema), value) => Holds::One(value),
         _ => Holds::Nothing,
     }
 }
@@ -445,17 +419,18 @@ impl<'s> Unread<'s> {
                 }
                 continue;
             }
-            // A count written as other than a whole number (`1.0`): the
-            // gates read counts as whole numbers only.
-            if !value.is_u64()
-                && let Some(count) = COUNTS.iter().find(|k| **k == key)
-            {
-                return Some((count, pointer::exact(at.iter().cloned())));
-            }
-            let Some(keyword) = UNREAD.iter().find(|k| **k == key) else {
+            let Some(keyword) = keywords::find(key) else {
                 continue;
             };
-            let says_something = match *keyword {
+            // A count written as other than a whole number (`1.0`): the
+            // gates read counts as whole numbers only.
+            if keyword.holds == keywords::Holds::Count && !value.is_u64() {
+                return Some((keyword.name, pointer::exact(at.iter().cloned())));
+            }
+            if !keyword.unread {
+                continue;
+            }
+            let says_something = match keyword.name {
                 // `if` alone decides nothing: only which of `then` and
                 // `else` holds.
                 "if" => map.contains_key("then") || map.contains_key("else"),
@@ -470,7 +445,9 @@ impl<'s> Unread<'s> {
                     !value.as_object().is_some_and(serde_json::Map::is_empty)
                 }
                 // Lengths of keys alone are read (see [`key_lengths`]).
-                "propertyNames" => !says_nothing(value) && lengths_of_keys(value).is_none(),
+                "propertyNames" => {
+                    !says_nothing(value) && map_keys::lengths_of_keys(value).is_none()
+                }
                 "unevaluatedItems" => !says_nothing(value),
                 // `false` is read where the names it lets through can be
                 // listed (see [`evaluated`]).
@@ -478,7 +455,7 @@ impl<'s> Unread<'s> {
                 _ => true,
             };
             if says_something {
-                return Some((keyword, pointer::exact(at.iter().cloned())));
+                return Some((keyword.name, pointer::exact(at.iter().cloned())));
             }
         }
         for (key, child) in map {
@@ -506,38 +483,6 @@ impl<'s> Unread<'s> {
             }
         }
         None
-    }
-}
-
-/// The lengths in characters that the `propertyNames` of subschema `map`
-/// allows its object's keys, where that is all it says (beside a `type`
-/// of `string` and annotations): the shortest, and the longest if it
-/// states one. What the runtime publishes for a map keyed by `char`
-/// (`{"minLength": 1, "maxLength": 1}`, see `crate::register::keys`): JSON Schema
-/// counts a string's length in code points, as Rust counts `char`s, where
-/// a pattern's `.` may count UTF-16 units. The gates read it as a bound
-/// (see `crate::gate::structural::shape`); registration tries a key past each length (see
-/// `crate::register::unenforced`). `None` where it says more, or nothing.
-pub(crate) fn key_lengths(map: &serde_json::Map<String, Value>) -> Option<(u64, Option<u64>)> {
-    lengths_of_keys(map.get("propertyNames")?)
-}
-
-/// [`key_lengths`] of a `propertyNames` subschema.
-fn lengths_of_keys(names: &Value) -> Option<(u64, Option<u64>)> {
-    let names = names.as_object()?;
-    let mut lengths = (None, None);
-    for (key, value) in names {
-        match key.as_str() {
-            "minLength" => lengths.0 = Some(value.as_u64()?),
-            "maxLength" => lengths.1 = Some(value.as_u64()?),
-            "type" if value == "string" => {}
-            key if is_annotation(key) => {}
-            _ => return None,
-        }
-    }
-    match lengths {
-        (None, None) => None,
-        (min, max) => Some((min.unwrap_or(0), max)),
     }
 }
 
@@ -682,45 +627,6 @@ pub(crate) fn output<T: JsonSchema>() -> Option<Value> {
     Some(value)
 }
 
-/// Whether `key` is a keyword that only annotates (no check depends on it).
-pub(crate) fn is_annotation(key: &str) -> bool {
-    matches!(
-        key,
-        "description" | "title" | "examples" | "$comment" | "default" | "deprecated"
-    )
-}
-
-/// Keywords that annotate without validating; they do not change the contract.
-const ANNOTATIONS: [&str; 4] = ["description", "title", "examples", "$comment"];
-
-/// Keywords whose value is a map from names to schemas.
-const SCHEMA_MAPS: [&str; 5] = [
-    "properties",
-    "$defs",
-    "definitions",
-    "patternProperties",
-    "dependentSchemas",
-];
-
-/// Keywords whose value is a schema.
-const SCHEMAS: [&str; 12] = [
-    "items",
-    "additionalProperties",
-    "not",
-    "if",
-    "then",
-    "else",
-    "contains",
-    "propertyNames",
-    "unevaluatedItems",
-    "unevaluatedProperties",
-    "additionalItems",
-    "contentSchema",
-];
-
-/// Keywords whose value is a list of schemas.
-const SCHEMA_LISTS: [&str; 4] = ["anyOf", "oneOf", "allOf", "prefixItems"];
-
 pub(crate) fn fingerprint(schema: &Value) -> String {
     let mut canonical = Vec::new();
     crate::json::canonical::write(schema, Context::Schema, &mut canonical);
@@ -749,14 +655,17 @@ enum Context {
 /// Everything else is data, kept whole.
 impl crate::json::canonical::Form for Context {
     fn keeps(self, key: &str) -> bool {
-        self != Context::Schema || !ANNOTATIONS.contains(&key)
+        self != Context::Schema || !keywords::find(key).is_some_and(|keyword| keyword.unnoted)
     }
 
     fn member(self, key: &str) -> Context {
         match self {
-            Context::Schema if SCHEMA_MAPS.contains(&key) => Context::SchemaMap,
-            Context::Schema if SCHEMAS.contains(&key) => Context::Schema,
-            Context::Schema if SCHEMA_LISTS.contains(&key) => Context::SchemaList,
+            Context::Schema => match keywords::find(key).map(|keyword| keyword.holds) {
+                Some(keywords::Holds::SchemaMap) => Context::SchemaMap,
+                Some(keywords::Holds::Schema) => Context::Schema,
+                Some(keywords::Holds::SchemaList) => Context::SchemaList,
+                _ => Context::Data,
+            },
             Context::SchemaMap => Context::Schema,
             _ => Context::Data,
         }

@@ -299,17 +299,23 @@ fn a_fingerprint_drops_annotations_on_schemas_only() {
     let noted = json!({"type": "integer", "description": "n", "title": "N",
         "examples": [1], "$comment": "c"});
     let bare = json!({"type": "integer"});
+    let of = |holds| {
+        keywords::TABLE
+            .iter()
+            .filter(move |keyword| keyword.holds == holds)
+            .map(|keyword| keyword.name)
+    };
     // Wherever a schema is: under each map, schema and list keyword.
-    for place in SCHEMA_MAPS {
+    for place in of(keywords::Holds::SchemaMap) {
         same(
             json!({place: {"x": noted.clone()}}),
             json!({place: {"x": bare.clone()}}),
         );
     }
-    for place in SCHEMAS {
+    for place in of(keywords::Holds::Schema) {
         same(json!({place: noted.clone()}), json!({place: bare.clone()}));
     }
-    for place in SCHEMA_LISTS {
+    for place in of(keywords::Holds::SchemaList) {
         same(
             json!({place: [noted.clone()]}),
             json!({place: [bare.clone()]}),

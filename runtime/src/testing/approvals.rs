@@ -1,7 +1,7 @@
 //! The attacks on a call that needs approval, and the assertion that
 //! gate 6 holds against each.
 
-use crate::testing::ManualClock;
+use super::clock::ManualClock;
 use crate::{Code, Outcome, ToolContext, Toolbox};
 
 /// A call that needs approval, and what [`assert_approvals_hold`] may do to

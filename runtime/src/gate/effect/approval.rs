@@ -190,6 +190,6 @@ pub(crate) fn new_id() -> Result<String, getrandom::Error> {
     getrandom::fill(&mut bytes)?;
     let mut id = String::with_capacity(36);
     id.push_str("apr_");
-    id.push_str(&super::hex(&bytes));
+    id.push_str(&crate::json::canonical::hex(&bytes));
     Ok(id)
 }

@@ -18,12 +18,32 @@ use std::time::SystemTime;
 
 use serde_json::Value;
 
-use super::{Approval, ApprovalState, Claim, Consumed, Effects, Seen, StoreError, digest};
+use sha2::{Digest as _, Sha256};
+
+use super::answers::{Claim, Consumed, StoreError};
+use super::approval::{Approval, ApprovalState, Seen};
+use super::policy::Effects;
+use super::unrecorded::record;
 use crate::audit::{self, Gate};
-use crate::gate::accepted::Accepted;
+use crate::gate::accepted::{Accepted, Objects};
+use crate::json::canonical::hex;
 use crate::outcome::Failure;
-use crate::tool::{Invocation, Objects};
 use crate::{Code, Outcome, Rejection, ToolContext, ToolDef};
+
+/// What gate 6 reads of a call: the call path's `Invocation` (see
+/// `crate::tool`), which runs the gates in order, is one.
+pub(crate) trait Call<'a> {
+    /// Who calls, from the host.
+    fn ctx(&self) -> &'a ToolContext;
+    fn def(&self) -> &'static ToolDef;
+    fn effects(&self) -> &'a Effects;
+    /// The approval this run resumes, if any.
+    fn resuming(&self) -> Option<&'a Approval>;
+    /// What gates 4 and 5 found, once the call authorized an object.
+    fn objects(&self) -> Option<&Objects>;
+    /// The arguments as gates 1–3 accepted them.
+    fn accepted(&self) -> Option<&Accepted>;
+}
 
 /// Where an action's outcome is kept, and the digest its key is claimed
 /// with: a repeat of the action finds its outcome here, and a host call
@@ -182,21 +202,21 @@ fn unaccepted(ctx: &ToolContext, def: &ToolDef) -> Outcome {
 
 /// Everything gate 6 does before the body runs: `Err` with the outcome if
 /// it does not run.
-pub(crate) async fn before<'a, S>(
-    invocation: &Invocation<'a, S>,
+pub(crate) async fn before<'a, C: Call<'a>>(
+    invocation: &C,
     needs: bool,
     approver: Option<String>,
 ) -> Result<Run<'a>, Outcome> {
-    let ctx = invocation.ctx;
-    let def = invocation.def;
-    let effects = invocation.effects;
+    let ctx = invocation.ctx();
+    let def = invocation.def();
+    let effects = invocation.effects();
     let store = &*effects.store;
     let policy = &effects.policy;
     let now = effects.clock.now();
-    let Some(accepted) = invocation.accepted.as_deref() else {
+    let Some(accepted) = invocation.accepted() else {
         return Err(unaccepted(ctx, def));
     };
-    let home = match invocation.resuming {
+    let home = match invocation.resuming() {
         Some(approval) => {
             if let Some(refused) = bound(approval, accepted, invocation) {
                 return Err(refused);
@@ -215,7 +235,7 @@ pub(crate) async fn before<'a, S>(
             return Err(replayed(ctx, def.name(), stored));
         }
     }
-    if needs && invocation.resuming.is_none() {
+    if needs && invocation.resuming().is_none() {
         return Err(ask(invocation, accepted, &home, approver, now).await);
     }
     let (lease, retain) = (policy.lease_of(def), policy.retain_of(def));
@@ -229,7 +249,7 @@ pub(crate) async fn before<'a, S>(
         Ok(Claim::Conflict) => return Err(conflict(ctx, def.name())),
         Err(error) => return Err(unavailable(ctx, def.name(), &error)),
     }
-    if let Some(approval) = invocation.resuming {
+    if let Some(approval) = invocation.resuming() {
         // Used, and its run's outcome no longer kept: it never runs again.
         if let ApprovalState::Used { .. } = approval.state {
             let _ = store.release(&home.key).await;
@@ -240,7 +260,7 @@ pub(crate) async fn before<'a, S>(
         // The objects changed since the person saw them: ask again, with
         // what they are now. (After the claim: a finished run of this
         // action, which changed them itself, replays above.)
-        let seen = seen(accepted, invocation.objects.as_deref());
+        let seen = seen(accepted, invocation.objects());
         if changed(approval, &seen) {
             let _ = store.release(&home.key).await;
             audit::effect(ctx, def.name(), "stale", &approval.id);
@@ -277,14 +297,14 @@ pub(crate) async fn before<'a, S>(
 
 /// Everything gate 6 does once the body has run (or was stopped at its
 /// time limit): keeps its outcome under the key the call held.
-pub(crate) async fn after<S>(
-    invocation: &Invocation<'_, S>,
+pub(crate) async fn after<'a, C: Call<'a>>(
+    invocation: &C,
     mut run: Run<'_>,
     outcome: Outcome,
 ) -> Outcome {
     run.open = false;
-    let ctx = invocation.ctx;
-    let def = invocation.def;
+    let ctx = invocation.ctx();
+    let def = invocation.def();
     let store = &*run.effects.store;
     let key = core::mem::take(&mut run.key);
     if outcome.rejection().map(Rejection::code) == Some(Code::Stale) {
@@ -293,7 +313,7 @@ pub(crate) async fn after<S>(
             ctx,
             def.name(),
             "stale",
-            invocation.resuming.map_or("", |a| &a.id),
+            invocation.resuming().map_or("", |a| &a.id),
         );
         if let Err(error) = store.release(&key).await {
             audit::store_failed(ctx, def.name(), &error);
@@ -301,7 +321,7 @@ pub(crate) async fn after<S>(
         return outcome;
     }
     let within = run.effects.policy.record_within;
-    if let Err(error) = super::record(store, &key, &outcome, within).await {
+    if let Err(error) = record(store, &key, &outcome, within).await {
         // The body ran; its outcome stands. The key stays in flight in the
         // store, and the outcome waits here until the store takes it: on a
         // later call, or when the host flushes the toolbox as it stops.
@@ -348,32 +368,37 @@ fn action_digest(accepted: &Accepted) -> String {
 /// Checks that the run has the arguments that were approved. The toolbox
 /// checked the tenant, actor, tool, version, fingerprint and state before
 /// running gates 0–5; the objects' references are among the arguments.
-fn bound<S>(
+fn bound<'a, C: Call<'a>>(
     approval: &Approval,
     accepted: &Accepted,
-    invocation: &Invocation<'_, S>,
+    invocation: &C,
 ) -> Option<Outcome> {
     if approval.digest == action_digest(accepted) {
         return None;
     }
     let reason = "the arguments differ from those approved";
-    audit::denied(invocation.ctx, invocation.def.name(), Gate::Effect, reason);
+    audit::denied(
+        invocation.ctx(),
+        invocation.def().name(),
+        Gate::Effect,
+        reason,
+    );
     Some(Outcome::Rejected(Rejection::not_permitted()))
 }
 
 /// A call that needs a person's approval, not resumed: the outcome of the
 /// action if it ran, the approval already asked for it if one is live,
 /// or else a new one.
-async fn ask<S>(
-    invocation: &Invocation<'_, S>,
+async fn ask<'a, C: Call<'a>>(
+    invocation: &C,
     accepted: &Accepted,
     home: &Home,
     approver: Option<String>,
     now: SystemTime,
 ) -> Outcome {
-    let ctx = invocation.ctx;
-    let def = invocation.def;
-    let effects = invocation.effects;
+    let ctx = invocation.ctx();
+    let def = invocation.def();
+    let effects = invocation.effects();
     let store = &*effects.store;
     let policy = &effects.policy;
     let (lease, retain) = (policy.lease_of(def), policy.retain_of(def));
@@ -391,7 +416,7 @@ async fn ask<S>(
         Ok(Claim::Conflict) => return conflict(ctx, def.name()),
         Err(error) => return unavailable(ctx, def.name(), &error),
     }
-    let seen = seen(accepted, invocation.objects.as_deref());
+    let seen = seen(accepted, invocation.objects());
     // Approvals are noted by the approval TTL's window they were asked in,
     // and each note is kept for two windows: every approval still live
     // was asked in this window or the one before, and the notes of both
@@ -470,16 +495,16 @@ async fn ask<S>(
 }
 
 /// Saves a pending approval for the action and answers with it.
-async fn request<S>(
-    invocation: &Invocation<'_, S>,
+async fn request<'a, C: Call<'a>>(
+    invocation: &C,
     accepted: &Accepted,
     resources: Vec<Seen>,
     approver: Option<String>,
     now: SystemTime,
 ) -> Outcome {
-    let ctx = invocation.ctx;
-    let def = invocation.def;
-    let effects = invocation.effects;
+    let ctx = invocation.ctx();
+    let def = invocation.def();
+    let effects = invocation.effects();
     let id = match super::approval::new_id() {
         Ok(id) => id,
         Err(error) => {
@@ -576,6 +601,17 @@ pub(crate) fn used() -> Rejection {
     )
 }
 
+/// SHA-256 of `parts`, each length-prefixed so that no two lists of parts
+/// hash alike, as hex.
+pub(crate) fn digest(parts: &[&str]) -> String {
+    let mut hasher = Sha256::new();
+    for part in parts {
+        hasher.update((part.len() as u64).to_be_bytes());
+        hasher.update(part.as_bytes());
+    }
+    hex(&hasher.finalize())
+}
+
 #[cfg(test)]
 mod tests {
     use super::{Home, Scope};
@@ -602,7 +638,7 @@ mod tests {
         let action = "4f7da2cd43cf091a8ef58fcf09fde6229e82ef8402d19c69342e0a773a5c6b6c";
         assert_eq!((talk.key.as_str(), talk.digest.as_str()), (action, action));
         assert_eq!(
-            super::super::digest(&[text]),
+            super::digest(&[text]),
             "2880e1e521bca06ff80ba87ac24e26416193a5984b8e576487b1bb950fce6b3f"
         );
     }

@@ -14,7 +14,7 @@
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::mpsc::{Receiver, SyncSender, TrySendError, sync_channel};
 
-use super::Approval;
+use super::approval::Approval;
 use crate::audit;
 
 /// Notices of approvals that wait for the hook before new ones are

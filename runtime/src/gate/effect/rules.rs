@@ -17,7 +17,7 @@
 //!
 //! ```
 //! use std::time::{Duration, SystemTime};
-//! use toolgate::rules::{self, ClaimRule, Held};
+//! use toolgate::store::rules::{self, ClaimRule, Held};
 //!
 //! let now = SystemTime::UNIX_EPOCH + Duration::from_secs(1_000);
 //! let minute = Duration::from_secs(60);
@@ -34,8 +34,8 @@
 
 use std::time::{Duration, SystemTime};
 
+use super::answers::{Consumed, Decided, StoreError, Withdrawn};
 use super::approval::{Approval, ApprovalState};
-use super::store::{Consumed, Decided, StoreError, Withdrawn};
 use crate::{ApprovalError, ToolContext};
 
 /// How long an approval is kept for lookups past its expiry, by every
@@ -45,7 +45,7 @@ pub const APPROVAL_RETENTION: Duration = Duration::from_secs(24 * 60 * 60);
 /// Where an approval is in its life: the one column its decisions read.
 ///
 /// ```
-/// use toolgate::rules::Stage;
+/// use toolgate::store::rules::Stage;
 ///
 /// assert_eq!(Stage::parse(Stage::Approved.as_str()), Some(Stage::Approved));
 /// ```
@@ -117,8 +117,8 @@ impl Stage {
 /// could turn a used or denied one back into a pending one).
 ///
 /// ```
-/// assert!(toolgate::rules::create("apr_1", false).is_ok());
-/// assert!(toolgate::rules::create("apr_1", true).is_err());
+/// assert!(toolgate::store::rules::create("apr_1", false).is_ok());
+/// assert!(toolgate::store::rules::create("apr_1", true).is_err());
 /// ```
 pub fn create(id: &str, taken: bool) -> Result<(), StoreError> {
     if taken {
@@ -133,7 +133,7 @@ pub fn create(id: &str, taken: bool) -> Result<(), StoreError> {
 ///
 /// ```
 /// use std::time::SystemTime;
-/// use toolgate::rules::{self, APPROVAL_RETENTION};
+/// use toolgate::store::rules::{self, APPROVAL_RETENTION};
 ///
 /// let expires = SystemTime::UNIX_EPOCH;
 /// assert_eq!(rules::approval_kept_until(expires), expires + APPROVAL_RETENTION);
@@ -336,7 +336,7 @@ pub enum ClaimRule {
 /// use std::time::{Duration, SystemTime};
 ///
 /// let now = SystemTime::UNIX_EPOCH;
-/// let hold = toolgate::rules::hold(now, Duration::from_secs(300), Duration::from_secs(60));
+/// let hold = toolgate::store::rules::hold(now, Duration::from_secs(300), Duration::from_secs(60));
 /// assert_eq!(hold.kept_until, hold.lease_until);
 /// ```
 pub fn hold(now: SystemTime, lease: Duration, retain: Duration) -> Hold {
@@ -356,7 +356,7 @@ pub fn hold(now: SystemTime, lease: Duration, retain: Duration) -> Hold {
 ///
 /// ```
 /// use std::time::{Duration, SystemTime};
-/// use toolgate::rules::{self, ClaimRule, Held};
+/// use toolgate::store::rules::{self, ClaimRule, Held};
 ///
 /// let now = SystemTime::UNIX_EPOCH + Duration::from_secs(60);
 /// let ran_out = Held { digest: "d", finished: false, lease_until: now, kept_until: now + Duration::from_secs(60) };
@@ -386,9 +386,9 @@ pub fn claim(
 /// record that is gone stays gone.
 ///
 /// ```
-/// assert!(toolgate::rules::complete(Some(false)));
-/// assert!(!toolgate::rules::complete(Some(true)));
-/// assert!(!toolgate::rules::complete(None));
+/// assert!(toolgate::store::rules::complete(Some(false)));
+/// assert!(!toolgate::store::rules::complete(Some(true)));
+/// assert!(!toolgate::store::rules::complete(None));
 /// ```
 pub fn complete(finished: Option<bool>) -> bool {
     finished == Some(false)
@@ -398,8 +398,8 @@ pub fn complete(finished: Option<bool>) -> bool {
 /// store deletes the record. Only a claim without an outcome is given up.
 ///
 /// ```
-/// assert!(toolgate::rules::release(Some(false)));
-/// assert!(!toolgate::rules::release(Some(true)));
+/// assert!(toolgate::store::rules::release(Some(false)));
+/// assert!(!toolgate::store::rules::release(Some(true)));
 /// ```
 pub fn release(finished: Option<bool>) -> bool {
     finished == Some(false)
@@ -421,7 +421,7 @@ pub struct Counter {
 ///
 /// ```
 /// use std::time::{Duration, SystemTime};
-/// use toolgate::rules::{self, Counter};
+/// use toolgate::store::rules::{self, Counter};
 ///
 /// let now = SystemTime::UNIX_EPOCH;
 /// let minute = Duration::from_secs(60);
@@ -524,7 +524,7 @@ impl Bucket {
 ///
 /// ```
 /// use std::time::{Duration, SystemTime};
-/// use toolgate::rules;
+/// use toolgate::store::rules;
 ///
 /// let now = SystemTime::UNIX_EPOCH;
 /// let minute = Duration::from_secs(60);
@@ -554,8 +554,8 @@ pub fn take(
 /// use std::time::{Duration, SystemTime};
 ///
 /// let until = SystemTime::UNIX_EPOCH + Duration::from_secs(1);
-/// assert!(!toolgate::rules::gone(until, SystemTime::UNIX_EPOCH));
-/// assert!(toolgate::rules::gone(until, until));
+/// assert!(!toolgate::store::rules::gone(until, SystemTime::UNIX_EPOCH));
+/// assert!(toolgate::store::rules::gone(until, until));
 /// ```
 pub fn gone(until: SystemTime, now: SystemTime) -> bool {
     until <= now

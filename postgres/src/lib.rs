@@ -28,7 +28,7 @@
 //!
 //! Times are microseconds since the Unix epoch, as the toolbox's clock
 //! gives them (never the database's clock). What a row becomes is decided
-//! by [`toolgate::rules`], the rules every store shares. Deciding and
+//! by [`toolgate::store::rules`], the rules every store shares. Deciding and
 //! consuming an approval, completing and releasing a key and counting are
 //! each one statement, whose row lock makes concurrent calls take turns.
 //! Claiming a key is one insert when the key is free, and otherwise a read
@@ -79,11 +79,11 @@ use serde_json::Value;
 use tokio::time::Instant;
 use tokio_postgres::NoTls;
 use tokio_postgres::error::SqlState;
-use toolgate::rules::{self, Bucket, ClaimRule, Stage};
-use toolgate::{
-    Approval, BoxFuture, Claim, Consumed, Decided, Decision, EffectStore, StoreError, ToolContext,
-    Withdrawn,
+use toolgate::store::rules::{self, Bucket, ClaimRule, Stage};
+use toolgate::store::{
+    Approval, Claim, Consumed, Decided, Decision, EffectStore, StoreError, Withdrawn,
 };
+use toolgate::{BoxFuture, ToolContext};
 
 /// The migrations, in order; `toolgate_schema.version` counts those
 /// applied.

@@ -70,6 +70,7 @@ mod outcome;
 pub mod providers;
 mod register;
 mod schema;
+pub mod store;
 mod stored;
 mod telemetry;
 #[cfg(feature = "testing")]
@@ -89,10 +90,12 @@ pub use error::{BodyCode, ToolError};
 pub use gate::bounded::RawArgs;
 pub use gate::bounded::limits::Limits;
 pub use gate::effect::{
-    Approval, ApprovalRule, ApprovalState, Bucket, Claim, Clock, Consumed, Decided, Decision,
-    EffectPolicy, EffectStore, FlushError, MemoryStore, Seen, StoreError, SystemClock, Withdrawn,
-    rules,
+    Approval, ApprovalRule, ApprovalState, Clock, Decision, EffectPolicy, EffectStore, FlushError,
+    MemoryStore, Seen, StoreError, SystemClock,
 };
+/// A store author's items, at the root too (see [`store`]).
+#[doc(hidden)]
+pub use gate::effect::{Bucket, Claim, Consumed, Decided, Withdrawn, rules};
 pub use gate::resource::{
     Authorize, Authorized, CallInfo, CallPolicy, Denied, Fault, Resolved, Resource, ToolInfo,
 };

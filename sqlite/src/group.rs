@@ -31,7 +31,7 @@ use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
 use std::time::Instant;
 
 use rusqlite::{Connection, TransactionBehavior};
-use toolgate::{Claim, StoreError};
+use toolgate::store::{Claim, StoreError};
 
 use crate::{Fault, SqliteStore};
 

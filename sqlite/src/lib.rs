@@ -27,7 +27,7 @@
 //! Times are microseconds since the Unix epoch. Every operation reads its
 //! row and writes it back in one `BEGIN IMMEDIATE` transaction, which
 //! takes SQLite's write lock first, so that no two processes interleave;
-//! what the row becomes is decided by [`toolgate::rules`], the rules every
+//! what the row becomes is decided by [`toolgate::store::rules`], the rules every
 //! store shares. Completing and releasing a key, whose rules are a
 //! condition on one column, are single statements that say which rule
 //! they implement; the store suite's seeded model test proves them equal
@@ -69,11 +69,11 @@ use std::time::{Duration, Instant, SystemTime};
 
 use rusqlite::{Connection, ErrorCode, OptionalExtension, TransactionBehavior, params};
 use serde_json::Value;
-use toolgate::rules::{self, Bucket, ClaimRule, Stage};
-use toolgate::{
-    Approval, BoxFuture, Claim, Consumed, Decided, Decision, EffectStore, StoreError, ToolContext,
-    Withdrawn,
+use toolgate::store::rules::{self, Bucket, ClaimRule, Stage};
+use toolgate::store::{
+    Approval, Claim, Consumed, Decided, Decision, EffectStore, StoreError, Withdrawn,
 };
+use toolgate::{BoxFuture, ToolContext};
 
 /// The migrations, in order; `PRAGMA user_version` counts those applied.
 const MIGRATIONS: &[&str] = &[

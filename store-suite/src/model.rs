@@ -1,6 +1,6 @@
 //! The seeded model test: random sequences of every store operation, with
 //! a clock that moves, run against a store and against
-//! [`toolgate::rules`] applied to plain maps. Every answer must be the
+//! [`toolgate::store::rules`] applied to plain maps. Every answer must be the
 //! same: whatever a store does in SQL is an optimisation of the rules, and
 //! this is the proof.
 //!
@@ -14,8 +14,9 @@ use std::fmt::Write as _;
 use std::time::{Duration, SystemTime};
 
 use serde_json::{Value, json};
-use toolgate::rules::{self, Bucket, ClaimRule, Stage};
-use toolgate::{Approval, ApprovalState, Claim, Decision, EffectStore, ToolContext, Withdrawn};
+use toolgate::ToolContext;
+use toolgate::store::rules::{self, Bucket, ClaimRule, Stage};
+use toolgate::store::{Approval, ApprovalState, Claim, Decision, EffectStore, Withdrawn};
 
 /// Seeds run when `TOOLGATE_MODEL_SEEDS` does not name others.
 pub const SEEDS: [u64; 4] = [1, 2, 3, 0x5eed_7001];
@@ -508,7 +509,7 @@ pub async fn assert_store_follows_the_rules(store: &dyn EffectStore, seed: u64, 
                 let _ = writeln!(report, "  {line}");
             }
             panic!(
-                "the store departs from toolgate::rules at step {step} of seed {seed} \
+                "the store departs from toolgate::store::rules at step {step} of seed {seed} \
                  (TOOLGATE_MODEL_SEEDS={seed} replays it):\n  the rules: {expected}\n  the store: {got}\n\
                  the operations before it:\n{report}"
             );

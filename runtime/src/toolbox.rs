@@ -355,13 +355,10 @@ impl fmt::Display for RegisterError {
                     "not" => "the value it names",
                     _ => "a value past it",
                 },
-                rule = match *keyword {
-                    "maxLength" | "minLength" => "length(chars, …)",
-                    "maxItems" | "minItems" => "length(…)",
-                    "pattern" => "pattern(…)",
-                    "multipleOf" | "not" => "custom(…)",
-                    _ => "range(…)",
-                }
+                rule = crate::schema::keywords::find(keyword)
+                    .and_then(|keyword| keyword.bound)
+                    .unwrap_or(crate::schema::keywords::Garde::Custom)
+                    .rule()
             ),
             RegisterError::UnreadKeyword { tool, keyword, at } if *keyword == "$ref" => write!(
                 f,

@@ -12,6 +12,7 @@ use serde_json::Value;
 use crate::gate::Gate;
 use crate::gate::structural::reader::{Read, Serde};
 use crate::gate::structural::{self, Parsed};
+use crate::schema::keywords::{self, Garde};
 use crate::{Code, RawArgs, Rejection, ToolDef, json::pointer, outcome::message};
 
 /// Arguments that passed the rules: the last state before resources and
@@ -347,11 +348,12 @@ fn schema_states_rule(code: Code, at: &str, schema: &Value) -> bool {
 fn schema_node_states(code: Code, node: &Value) -> bool {
     let has = |key: &str| node.get(key).is_some() || nested_has(node, key);
     match code {
-        Code::OutOfRange => ["minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"]
-            .into_iter()
-            .any(has),
+        Code::OutOfRange => keywords::TABLE
+            .iter()
+            .filter(|keyword| keyword.bound == Some(Garde::Range))
+            .any(|keyword| has(keyword.name)),
         // Every count states a length.
-        Code::InvalidLength => crate::schema::keywords::counts().any(has),
+        Code::InvalidLength => keywords::counts().any(has),
         Code::PatternMismatch => has("pattern"),
         Code::InvalidFormat => has("format"),
         _ => false,

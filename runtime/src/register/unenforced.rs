@@ -158,7 +158,7 @@ fn stated_in(
     out.extend(
         map.iter()
             .filter_map(|(key, value)| {
-                let keyword = keywords::find(key).filter(|keyword| keyword.bound)?;
+                let keyword = keywords::find(key).filter(|keyword| keyword.bound.is_some())?;
                 Some((keyword.name, value))
             })
             .filter(|(keyword, _)| !zero(keyword))

@@ -14,6 +14,7 @@
 //! | `bound` | registration puts a value past it, to see the tool refuse it | `crate::register::unenforced` |
 //! | `typing` | it says something of a value's type | the dialects' check for a value of any type |
 //! | `validation` | it validates a value, and the dialects that keep it | the dialects' export |
+//! | [`Garde`] | the garde rule that states a bound in a type | gate 3's "does the schema state this rule", registration's advice |
 
 /// What a keyword's value holds.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -28,6 +29,36 @@ pub(crate) enum Holds {
     Count,
     /// Anything else: a number, a pattern, values (`enum`, `default`).
     Data,
+}
+
+/// The garde rule that states a bound in a Rust type: what registration
+/// advises where a schema states a bound nothing enforces, and what gate 3
+/// looks for when it names the rule a value broke.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) enum Garde {
+    /// `range(…)`: a number's bounds.
+    Range,
+    /// `length(chars, …)`: a string's length in characters.
+    Chars,
+    /// `length(…)`: a list's or a map's count.
+    Length,
+    /// `pattern(…)`.
+    Pattern,
+    /// `custom(…)`: no rule of garde's says it.
+    Custom,
+}
+
+impl Garde {
+    /// The rule as a garde attribute writes it.
+    pub(crate) const fn rule(self) -> &'static str {
+        match self {
+            Garde::Range => "range(…)",
+            Garde::Chars => "length(chars, …)",
+            Garde::Length => "length(…)",
+            Garde::Pattern => "pattern(…)",
+            Garde::Custom => "custom(…)",
+        }
+    }
 }
 
 /// A set of provider dialects (see `crate::providers::dialect`).
@@ -68,8 +99,9 @@ pub(crate) struct Keyword {
     /// [`crate::schema::unread_keyword`], which says where it still says
     /// nothing, or is read after all).
     pub(crate) unread: bool,
-    /// Registration puts a value past it (see `crate::register::unenforced`).
-    pub(crate) bound: bool,
+    /// Registration puts a value past it (see `crate::register::unenforced`),
+    /// and the garde rule that states it in a type.
+    pub(crate) bound: Option<Garde>,
     /// It says something of a value's type: a node without any of these
     /// takes any JSON value.
     pub(crate) typing: bool,
@@ -87,7 +119,7 @@ impl Keyword {
             annotation: false,
             unnoted: false,
             unread: false,
-            bound: false,
+            bound: None,
             typing: false,
             validation: None,
         }
@@ -108,8 +140,8 @@ impl Keyword {
         self
     }
 
-    const fn bound(mut self) -> Keyword {
-        self.bound = true;
+    const fn bound(mut self, rule: Garde) -> Keyword {
+        self.bound = Some(rule);
         self
     }
 
@@ -155,10 +187,16 @@ pub(crate) const TABLE: &[Keyword] = &[
     k("properties", SchemaMap).typing(),
     k("patternProperties", SchemaMap),
     k("additionalProperties", Schema),
-    k("unevaluatedProperties", Schema).unread().bound(),
+    k("unevaluatedProperties", Schema)
+        .unread()
+        .bound(Garde::Custom),
     k("propertyNames", Schema).unread(),
-    k("minProperties", Count).bound().kept_by(Dialects::NONE),
-    k("maxProperties", Count).bound().kept_by(Dialects::NONE),
+    k("minProperties", Count)
+        .bound(Garde::Length)
+        .kept_by(Dialects::NONE),
+    k("maxProperties", Count)
+        .bound(Garde::Length)
+        .kept_by(Dialects::NONE),
     k("dependentRequired", Data).unread(),
     k("dependentSchemas", SchemaMap).unread(),
     k("dependencies", Data).unread(),
@@ -168,31 +206,41 @@ pub(crate) const TABLE: &[Keyword] = &[
     k("additionalItems", Schema),
     k("unevaluatedItems", Schema).unread(),
     k("contains", Schema).unread(),
-    k("minItems", Count).bound().kept_by(Dialects::ALL),
+    k("minItems", Count)
+        .bound(Garde::Length)
+        .kept_by(Dialects::ALL),
     k("maxItems", Count)
-        .bound()
+        .bound(Garde::Length)
         .kept_by(EXCLUSIVE.and(Dialects::GEMINI)),
     k("uniqueItems", Data).kept_by(Dialects::ANTHROPIC),
     // Strings.
-    k("minLength", Count).bound().kept_by(LENGTHS),
-    k("maxLength", Count).bound().kept_by(LENGTHS),
-    k("pattern", Data).bound().kept_by(Dialects::ALL),
+    k("minLength", Count).bound(Garde::Chars).kept_by(LENGTHS),
+    k("maxLength", Count).bound(Garde::Chars).kept_by(LENGTHS),
+    k("pattern", Data)
+        .bound(Garde::Pattern)
+        .kept_by(Dialects::ALL),
     k("contentSchema", Schema),
     // Numbers.
     k("minimum", Data)
-        .bound()
+        .bound(Garde::Range)
         .kept_by(EXCLUSIVE.and(Dialects::GEMINI)),
     k("maximum", Data)
-        .bound()
+        .bound(Garde::Range)
         .kept_by(EXCLUSIVE.and(Dialects::GEMINI)),
-    k("exclusiveMinimum", Data).bound().kept_by(EXCLUSIVE),
-    k("exclusiveMaximum", Data).bound().kept_by(EXCLUSIVE),
-    k("multipleOf", Data).bound().kept_by(EXCLUSIVE),
+    k("exclusiveMinimum", Data)
+        .bound(Garde::Range)
+        .kept_by(EXCLUSIVE),
+    k("exclusiveMaximum", Data)
+        .bound(Garde::Range)
+        .kept_by(EXCLUSIVE),
+    k("multipleOf", Data)
+        .bound(Garde::Custom)
+        .kept_by(EXCLUSIVE),
     // Unions and conditions.
     k("anyOf", SchemaList).typing(),
     k("oneOf", SchemaList).typing(),
     k("allOf", SchemaList).typing(),
-    k("not", Schema).typing().unread().bound(),
+    k("not", Schema).typing().unread().bound(Garde::Custom),
     k("if", Schema).unread(),
     k("then", Schema),
     k("else", Schema),
@@ -246,7 +294,7 @@ mod tests {
 
     #[test]
     fn a_bound_validates_or_is_read_where_it_names_a_value() {
-        for keyword in TABLE.iter().filter(|keyword| keyword.bound) {
+        for keyword in TABLE.iter().filter(|keyword| keyword.bound.is_some()) {
             assert!(
                 keyword.validation.is_some()
                     || matches!(keyword.name, "not" | "unevaluatedProperties"),

@@ -272,7 +272,39 @@ fn relative_to_floor(c: &mut Criterion<RelativeToFloor>) {
         "refund_invoice",
         REFUND_INVOICE,
     );
+    let mut notes = Toolbox::new(());
+    notes.register(FileNote).unwrap();
+    relative_of::<_, FileNoteArgs>(&mut group, &notes, "file_note", FILE_NOTE);
     group.finish();
+}
+
+/// A note's kind.
+#[derive(Clone, Copy, Debug, serde::Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "snake_case")]
+enum Kind {
+    Call,
+    Visit,
+    Email,
+    Task,
+}
+
+/// The shape issue 55 measured gates 1–3 on: an enum, a list of enums, a
+/// string with a character-length rule and an optional string.
+#[toolgate::tool(effect = read)]
+fn file_note(
+    /// What kind of note.
+    kind: Kind,
+    /// What else it touches.
+    #[garde(length(max = 4))]
+    also: Vec<Kind>,
+    /// The note's title.
+    #[garde(length(chars, min = 1, max = 80))]
+    title: String,
+    /// Who the note is for, if anyone.
+    #[garde(length(chars, max = 40))]
+    for_whom: Option<String>,
+) -> Result<usize, toolgate::ToolError> {
+    Ok(also.len() + title.len() + for_whom.map_or(0, |w| w.len()) + kind as usize)
 }
 
 /// Gates 1–3 of `tool` on `args` against the floor, by [`relative`].
@@ -304,6 +336,7 @@ const BOOK_HOTEL: &str = r#"{"hotel_id":"h_seaview1","nights":3}"#;
 const SCHEDULE_EXPORT: &str =
     r#"{"account_ref":"acct_42","format":"jsonl","columns":["id","status","created_at"]}"#;
 const REFUND_INVOICE: &str = r#"{"invoice_id":"inv_88","amount_cents":4500,"reason":{"kind":"goodwill","approver_id":"usr_lena"}}"#;
+const FILE_NOTE: &str = r#"{"kind":"call","also":["email","task"],"title":"Called about the renewal","for_whom":"Lena"}"#;
 
 /// Gate 6 as the whole-call benchmarks need it: idempotency records kept
 /// briefly (each iteration is a new action, and millions of them would

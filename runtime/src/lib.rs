@@ -15,7 +15,9 @@
 //! | 7 | the body, with `&ToolContext` and state injected | internal errors never leak | [`Outcome`], [`ToolError`] | `tool`, `gate/panic` |
 //!
 //! Before any call, [`Toolbox::register`] proves what a tool's schema
-//! promises or refuses the tool ([`RegisterError`]; `register/`).
+//! promises or refuses the tool ([`RegisterError`]; `register/`). Gate 6
+//! keeps its state in an [`EffectStore`]; what the author of a store of
+//! their own needs is in [`store`].
 //!
 //! ```
 //! use toolgate::{tool, DomainCode, ToolContext, ToolError, Toolbox};

@@ -19,6 +19,16 @@
 //!
 //! `read` calls that need no approval pass straight through: no store call,
 //! no hashing.
+//!
+//! | file | holds |
+//! |---|---|
+//! | `gate.rs` | the gate on one call: its keys, what runs before the body and after it |
+//! | `policy.rs` | the toolbox's policy, clock and store ([`EffectPolicy`], [`Clock`]) |
+//! | `approval.rs` | an [`Approval`] and its states |
+//! | `store.rs`, `answers.rs` | the [`EffectStore`] trait, the [`MemoryStore`], what each operation answers |
+//! | `rules.rs` | the decisions every store makes alike ([`rules`]) |
+//! | `unrecorded.rs` | outcomes a failing store has not taken yet, retried and flushed |
+//! | `hook.rs`, `timer.rs` | the host told of each approval; a body's time limit |
 
 mod answers;
 mod approval;

@@ -3,17 +3,48 @@
 //! its own module and the ones below it. Each module's paths (outside its
 //! tests) are its edges, a type named through the crate root's re-exports
 //! not among them; a circle is a set of modules that
-//! reach one another; `super::`, `self::` and a child's name count too,
-//! so a parent that re-exports a child which reaches back into it is one.
-//! Any circle fails this test, naming its modules.
+//! reach one another; `super::`, `self::`, a child's name and a glob
+//! (`use super::*`) count too, so a parent that re-exports a child which
+//! reaches back into it is one. Any circle but those in [`SHARED`] fails
+//! this test, naming its modules.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
+/// The circles that remain: two modules each written over several files
+/// that share one namespace (each child `use super::*`, the parent
+/// `use child::*`), their impl blocks split by concern, not by a seam the
+/// imports could follow: the single-pass reader (its deserializers, its
+/// guide through the shape, its key reader, its reads of values) and the
+/// compiled shape (its compiling, its flat form, its queries, its walk).
+const SHARED: [&[&str]; 2] = [
+    &[
+        "gate::structural::reader",
+        "gate::structural::reader::deserializer",
+        "gate::structural::reader::guide",
+        "gate::structural::reader::key",
+        "gate::structural::reader::read",
+    ],
+    &[
+        "gate::structural::shape",
+        "gate::structural::shape::compile",
+        "gate::structural::shape::flat",
+        "gate::structural::shape::query",
+        "gate::structural::shape::walk",
+    ],
+];
+
 #[test]
 fn no_module_imports_one_that_imports_it_back() {
     let graph = graph(&Path::new(env!("CARGO_MANIFEST_DIR")).join("src"));
-    let circles = circles(&graph);
+    let shared: Vec<BTreeSet<String>> = SHARED
+        .iter()
+        .map(|family| family.iter().map(|m| (*m).to_owned()).collect())
+        .collect();
+    let circles: Vec<_> = circles(&graph)
+        .into_iter()
+        .filter(|circle| !shared.iter().any(|family| circle.is_subset(family)))
+        .collect();
     assert!(
         circles.is_empty(),
         "circles of imports among {circles:?}: move what each circle's modules share into a module below them"
@@ -57,12 +88,15 @@ fn a_child_that_reaches_into_its_parent_is_a_circle() {
         "mod b;\npub use b::Named;\npub struct Shared;\n",
     );
     write("a/b.rs", "use super::Shared;\npub struct Named;\n");
-    write("c.rs", "use crate::a::Shared;\n");
+    write("c.rs", "use crate::a::Shared;\nmod d;\n");
+    std::fs::create_dir_all(src.join("c")).expect("a folder");
+    write("c/d.rs", "use super::*;\n");
     let graph = graph(&src);
     let _ = std::fs::remove_dir_all(&src);
     assert_eq!(graph["a"], BTreeSet::from(["a::b".to_owned()]));
     assert_eq!(graph["a::b"], BTreeSet::from(["a".to_owned()]));
     assert_eq!(graph["c"], BTreeSet::from(["a".to_owned()]));
+    assert_eq!(graph["c::d"], BTreeSet::from(["c".to_owned()]));
     assert_eq!(
         circles(&graph),
         [BTreeSet::from(["a".to_owned(), "a::b".to_owned()])]
@@ -224,6 +258,10 @@ fn tree(code: &str, mut pos: usize, prefix: &[String], paths: &mut Vec<Vec<Strin
             pos += 1;
         }
         if pos == start {
+            // A glob names the module it ends: an edge to it, as any path.
+            if bytes.get(pos) == Some(&b'*') {
+                paths.push(path);
+            }
             // Not a path (a glob, a stray character): step past it.
             return pos + code[pos..].chars().next().map_or(1, char::len_utf8);
         }

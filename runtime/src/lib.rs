@@ -91,13 +91,14 @@ pub use definition::{Effect, ResourceField, ToolDef};
 pub use error::{BodyCode, ToolError};
 pub use gate::bounded::RawArgs;
 pub use gate::bounded::limits::Limits;
+pub use gate::effect::rules;
 pub use gate::effect::{
     Approval, ApprovalRule, ApprovalState, Clock, Decision, EffectPolicy, EffectStore, FlushError,
     MemoryStore, Seen, StoreError, SystemClock,
 };
 /// A store author's items, at the root too (see [`store`]).
 #[doc(hidden)]
-pub use gate::effect::{Bucket, Claim, Consumed, Decided, Withdrawn, rules};
+pub use gate::effect::{Bucket, Claim, Consumed, Decided, Withdrawn};
 pub use gate::resource::{
     Authorize, Authorized, CallInfo, CallPolicy, Denied, Fault, Resolved, Resource, ToolInfo,
 };

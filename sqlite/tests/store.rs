@@ -7,8 +7,8 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
-use toolgate::Claim;
 use toolgate::EffectStore as _;
+use toolgate::store::Claim;
 use toolgate_sqlite::{Durability, SqliteOptions, SqliteStore};
 use toolgate_store_suite::{self as suite, Store};
 

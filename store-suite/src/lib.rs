@@ -16,10 +16,10 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, SystemTime};
 
+use toolgate::store::{Claim, Consumed, Decided, Withdrawn};
 use toolgate::testing::{ApprovalCase, ManualClock};
 use toolgate::{
-    Approval, ApprovalState, Code, Consumed, Decided, Decision, EffectStore, Outcome, ToolContext,
-    Toolbox, Withdrawn,
+    Approval, ApprovalState, Code, Decision, EffectStore, Outcome, ToolContext, Toolbox,
 };
 use toolgate_examples::hotel::{BookHotel, Hotels};
 use toolgate_examples::refund::{IssueRefund, Shop};
@@ -300,7 +300,7 @@ pub async fn assert_sweeps_spare_live_rows(store: &dyn EffectStore) {
     let now = SystemTime::now();
     let live = fresh("live");
     let claim = store.claim(&live, "d", now, s(60), s(3600)).await;
-    assert_eq!(claim.expect("a claim"), toolgate::Claim::Claimed);
+    assert_eq!(claim.expect("a claim"), Claim::Claimed);
     store
         .complete(&live, serde_json::json!("kept"))
         .await
@@ -329,7 +329,7 @@ pub async fn assert_sweeps_spare_live_rows(store: &dyn EffectStore) {
     let again = store.claim(&live, "d", now, s(60), s(3600)).await;
     assert_eq!(
         again.expect("a claim"),
-        toolgate::Claim::Finished(serde_json::json!("kept")),
+        Claim::Finished(serde_json::json!("kept")),
         "a sweep at a clock ten days ahead removed a record still kept on the system clock"
     );
 }

@@ -149,7 +149,7 @@ pub fn approval_kept_until(expires_at: SystemTime) -> SystemTime {
 ///
 /// ```
 /// use std::time::{Duration, SystemTime};
-/// use toolgate::{Decided, rules::{self, Stage}};
+/// use toolgate::store::{Decided, rules::{self, Stage}};
 ///
 /// let now = SystemTime::UNIX_EPOCH;
 /// let later = now + Duration::from_secs(60);
@@ -172,7 +172,7 @@ pub fn decide(found: Option<(Stage, SystemTime)>, now: SystemTime) -> Decided {
 ///
 /// ```
 /// use std::time::{Duration, SystemTime};
-/// use toolgate::{Consumed, rules::{self, Stage}};
+/// use toolgate::store::{Consumed, rules::{self, Stage}};
 ///
 /// let now = SystemTime::UNIX_EPOCH;
 /// let later = now + Duration::from_secs(60);
@@ -201,7 +201,7 @@ pub fn consume(found: Option<(Stage, SystemTime)>, now: SystemTime) -> Consumed 
 ///
 /// ```
 /// use std::time::{Duration, SystemTime};
-/// use toolgate::{Withdrawn, rules::{self, Stage}};
+/// use toolgate::store::{Withdrawn, rules::{self, Stage}};
 ///
 /// let now = SystemTime::UNIX_EPOCH;
 /// let later = now + Duration::from_secs(60);
@@ -461,7 +461,7 @@ impl Bucket {
     ///
     /// ```
     /// use std::time::{Duration, SystemTime};
-    /// use toolgate::Bucket;
+    /// use toolgate::store::Bucket;
     ///
     /// let now = SystemTime::UNIX_EPOCH;
     /// let (after, wait) = Bucket::full(2, now).take(2, Duration::from_secs(60), now);

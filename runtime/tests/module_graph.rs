@@ -5,46 +5,16 @@
 //! not among them; a circle is a set of modules that
 //! reach one another; `super::`, `self::`, a child's name and a glob
 //! (`use super::*`) count too, so a parent that re-exports a child which
-//! reaches back into it is one. Any circle but those in [`SHARED`] fails
-//! this test, naming its modules.
+//! reaches back into it is one. Any circle fails this test, naming its
+//! modules.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
-/// The circles that remain: two modules each written over several files
-/// that share one namespace (each child `use super::*`, the parent
-/// `use child::*`), their impl blocks split by concern, not by a seam the
-/// imports could follow: the single-pass reader (its deserializers, its
-/// guide through the shape, its key reader, its reads of values) and the
-/// compiled shape (its compiling, its flat form, its queries, its walk).
-const SHARED: [&[&str]; 2] = [
-    &[
-        "gate::structural::reader",
-        "gate::structural::reader::deserializer",
-        "gate::structural::reader::guide",
-        "gate::structural::reader::key",
-        "gate::structural::reader::read",
-    ],
-    &[
-        "gate::structural::shape",
-        "gate::structural::shape::compile",
-        "gate::structural::shape::flat",
-        "gate::structural::shape::query",
-        "gate::structural::shape::walk",
-    ],
-];
-
 #[test]
 fn no_module_imports_one_that_imports_it_back() {
     let graph = graph(&Path::new(env!("CARGO_MANIFEST_DIR")).join("src"));
-    let shared: Vec<BTreeSet<String>> = SHARED
-        .iter()
-        .map(|family| family.iter().map(|m| (*m).to_owned()).collect())
-        .collect();
-    let circles: Vec<_> = circles(&graph)
-        .into_iter()
-        .filter(|circle| !shared.iter().any(|family| circle.is_subset(family)))
-        .collect();
+    let circles = circles(&graph);
     assert!(
         circles.is_empty(),
         "circles of imports among {circles:?}: move what each circle's modules share into a module below them"

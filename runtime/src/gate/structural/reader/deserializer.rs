@@ -1,7 +1,14 @@
 //! How serde sees the reader: its `Deserializer`, and the accessors of
 //! objects, arrays and enums it hands to serde's visitors.
 
-use super::*;
+use serde::de::{self, DeserializeSeed, Visitor};
+
+use crate::gate::structural::shape;
+use crate::json::pointer::Step;
+
+use super::guide::*;
+use super::key::*;
+use super::state::*;
 
 /// Each method listed reads as method `$to` does.
 macro_rules! read_as {

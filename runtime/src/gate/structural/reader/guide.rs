@@ -1,37 +1,12 @@
-//! Schema guidance: what the next value must satisfy (`Expect`), the
-//! subschemas it is checked against (`Guide`), an array's items (`Many`)
-//! and the keys of the object being read.
+//! Schema guidance: the subschemas a value is checked against (`Guide`),
+//! an array's items (`Many`) and the keys of the object being read.
 
-use super::*;
+use serde::de::{self, Visitor};
+use smallvec::SmallVec;
 
-/// Where a key's text lives: a span of the input (no escapes), or of the
-/// arena its escapes were decoded into.
-#[derive(Clone, Copy)]
-pub(super) struct Key {
-    pub(super) start: usize,
-    pub(super) end: usize,
-    pub(super) decoded: bool,
-}
+use crate::gate::structural::shape::{self, Child, Id, Shape};
 
-pub(super) fn text_of<'s>(bytes: &'s [u8], arena: &'s str, key: Key) -> &'s [u8] {
-    let source = if key.decoded { arena.as_bytes() } else { bytes };
-    source.get(key.start..key.end).unwrap_or_default()
-}
-
-pub(super) type Set = SmallVec<[Id; 4]>;
-
-/// What the next value must satisfy: the subschemas that describe it,
-/// each of which gets a verdict (a bit of `Reader::verdict`, in order).
-#[derive(Default)]
-pub(super) enum Expect {
-    /// Anything.
-    #[default]
-    Any,
-    /// One subschema, the common case.
-    One(Id),
-    /// Several, as inside a union.
-    Many(Set),
-}
+use super::state::*;
 
 /// An object's or array's check against the schema as it is read: the
 /// quick walk of [`shape`], one value at a time.

@@ -2,7 +2,14 @@
 //! spells, as serde_json reads keys; and registration's probe of how a key
 //! type reads its keys.
 
-use super::*;
+use core::cell::Cell;
+
+use serde::de::{self, Visitor};
+
+use crate::Limits;
+
+use super::guide::*;
+use super::state::*;
 
 /// A key's text: borrowed from the input, or decoded.
 #[derive(Clone, Copy)]

@@ -1,7 +1,19 @@
 //! The reader's own reading: tokens, strings and their escapes, numbers,
 //! the limits of gate 1, and each value's verdict against the schema.
 
-use super::*;
+use core::fmt;
+
+use serde::de::{self, DeserializeSeed, Visitor};
+use smallvec::SmallVec;
+
+use crate::Limits;
+use crate::gate::bounded::plain_text_end;
+use crate::gate::structural::shape::{self, Id, Shape, Tagged};
+use crate::json::pointer::Step;
+
+use super::deserializer::*;
+use super::guide::*;
+use super::state::*;
 
 impl<'de> Reader<'de> {
     /// A reader at the start of `bytes`.
@@ -1212,12 +1224,4 @@ pub(super) fn string_end(bytes: &[u8], pos: usize) -> Option<usize> {
             _ => return None,
         }
     }
-}
-
-/// How long the 128-bit integer at the start of `text` is, as serde_json
-/// reads one: a sign, then digits.
-pub(super) fn integer_len(text: &[u8]) -> usize {
-    let signed = usize::from(text.first() == Some(&b'-'));
-    let digits = text.get(signed..).unwrap_or_default();
-    signed + digits.iter().take_while(|b| b.is_ascii_digit()).count()
 }

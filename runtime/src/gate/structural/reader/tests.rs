@@ -4,8 +4,16 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::Value;
 
+use core::fmt;
+use std::sync::OnceLock;
+
+use serde::de::{self, DeserializeOwned, Visitor};
+
+use super::guide::NO_TAG;
 use super::*;
+use crate::Limits;
 use crate::gate::bounded;
+use crate::gate::structural::shape::{Shape, Tagged};
 
 #[derive(Debug, PartialEq, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]

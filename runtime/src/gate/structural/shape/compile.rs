@@ -1,7 +1,12 @@
 //! Compiling a schema into nodes: each subschema once, its `$ref`s
 //! followed, its keywords read into a node's fields.
 
-use super::*;
+use std::collections::HashMap;
+
+use regex::Regex;
+use serde_json::Value;
+
+use super::node::*;
 
 pub(super) struct Builder<'s> {
     pub(super) root: &'s Value,

@@ -2,7 +2,14 @@
 //! of a schema (`Shape::new`), what registration must prove of it, the
 //! members a reader finds by key, and whether its calls read flat.
 
-use super::*;
+use std::collections::HashMap;
+
+use serde_json::Value;
+
+use super::compile::Builder;
+use super::node::*;
+use super::walk::Walk;
+use crate::Rejection;
 
 impl Shape {
     /// Compiles the structural keywords of `schema`.

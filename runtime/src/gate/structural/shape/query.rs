@@ -2,7 +2,12 @@
 //! reads: which kinds it takes, which member or item describes a child,
 //! and the verdicts of a value against a set of nodes.
 
-use super::*;
+use serde_json::Value;
+use smallvec::SmallVec;
+
+use super::node::*;
+use super::verdict::*;
+use crate::Code;
 
 impl Node {
     /// The strings a string must be one of, where that is all this

@@ -1,5 +1,7 @@
+use serde_json::{Value, json};
+
 use super::*;
-use serde_json::json;
+use crate::Code;
 
 fn check(schema: &Value, doc: &str) -> Result<(), Code> {
     Shape::new(schema).check(doc, schema).map_err(|r| r.code())

@@ -1,41 +1,14 @@
 //! The walk over a document's text against the shape, gate by gate, and
 //! the words of its refusals.
 
-use super::*;
+use serde_json::Value;
+use smallvec::SmallVec;
 
-/// Why a subschema refused a value. A tag that names another variant is a
-/// `Choice`: the least telling reason, reported only when no branch of a
-/// union got further.
-#[derive(Clone, Copy, PartialEq, Eq)]
-pub(super) enum Rank {
-    Choice,
-    Shape,
-}
-
-#[derive(Clone)]
-pub(super) struct Failure {
-    pub(super) rank: Rank,
-    pub(super) code: Code,
-    pub(super) path: Vec<Step>,
-    /// For an unknown member: its name, last in `path`.
-    pub(super) unknown: bool,
-}
-
-/// One subschema's verdict on a value, and (on the explaining walk) why.
-#[derive(Clone, Default)]
-pub(super) struct Verdict {
-    pub(super) ok: bool,
-    pub(super) why: Vec<Failure>,
-}
-
-impl Verdict {
-    pub(super) const fn yes() -> Self {
-        Verdict {
-            ok: true,
-            why: Vec::new(),
-        }
-    }
-}
+use super::node::*;
+use super::query::*;
+use super::verdict::*;
+use crate::json::pointer::{self, Step};
+use crate::{Code, Rejection, outcome::message};
 
 pub(super) type Verdicts = SmallVec<[Verdict; 4]>;
 
@@ -813,5 +786,3 @@ pub(super) fn string_text(raw: &[u8]) -> std::borrow::Cow<'_, str> {
 pub(super) fn string_chars(raw: &[u8]) -> u64 {
     string_text(raw).chars().count() as u64
 }
-
-pub(super) static ANY_NODE: std::sync::LazyLock<Node> = std::sync::LazyLock::new(Node::default);

@@ -98,18 +98,15 @@ fn graph(src: &Path) -> BTreeMap<String, BTreeSet<String>> {
             resolved.extend(path.into_iter().skip(ups - 1));
             paths.push(resolved);
         }
+        // The modules one level below this one (the root's: every
+        // top-level module).
         let children = modules.iter().filter_map(|m| {
-            let child = m.strip_prefix(module.as_str())?.strip_prefix("::")?;
-            (!child.contains("::")).then_some(child)
+            let child = match module.as_str() {
+                "lib" => m.as_str(),
+                _ => m.strip_prefix(module.as_str())?.strip_prefix("::")?,
+            };
+            (!child.contains("::") && child != "lib").then_some(child)
         });
-        let children: Vec<&str> = match module.as_str() {
-            "lib" => modules
-                .iter()
-                .filter(|m| !m.contains("::"))
-                .map(String::as_str)
-                .collect(),
-            _ => children.collect(),
-        };
         for prefix in ["self"].into_iter().chain(children) {
             for path in paths_after(&code, &format!("{prefix}::")) {
                 let mut resolved = here.clone();

@@ -322,7 +322,7 @@ impl Cx<'_> {
                 {
                     removed.insert(key.clone(), value.clone());
                 }
-                k if let Some(kept) = keywords::find(k).and_then(|k| k.validation) => {
+                k if let Some(kept) = keywords::find(k).and_then(|keyword| keyword.validation) => {
                     if kept.has(rules.dialect) {
                         out.insert(key.clone(), value.clone());
                     } else {

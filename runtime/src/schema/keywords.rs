@@ -112,19 +112,6 @@ pub(crate) struct Keyword {
 }
 
 impl Keyword {
-    const fn new(name: &'static str, holds: Holds) -> Keyword {
-        Keyword {
-            name,
-            holds,
-            annotation: false,
-            unnoted: false,
-            unread: false,
-            bound: None,
-            typing: false,
-            validation: None,
-        }
-    }
-
     const fn annotation(mut self) -> Keyword {
         self.annotation = true;
         self
@@ -158,8 +145,19 @@ impl Keyword {
 
 use Holds::{Count, Data, Schema, SchemaList, SchemaMap};
 
+/// A row that says no more than what its value holds; the methods above
+/// add the rest.
 const fn k(name: &'static str, holds: Holds) -> Keyword {
-    Keyword::new(name, holds)
+    Keyword {
+        name,
+        holds,
+        annotation: false,
+        unnoted: false,
+        unread: false,
+        bound: None,
+        typing: false,
+        validation: None,
+    }
 }
 
 /// The dialects that keep a number's bounds beside `minimum` and `maximum`:

@@ -348,6 +348,24 @@ impl<S: Send + Sync + 'static> Boxing<S> {
     {
         crate::tool::start(invocation, approval, approver, &mut Some(body))
     }
+
+    /// The call of a tool that names no resource and whose body is async,
+    /// once its generated code has read its arguments: `body` is the
+    /// body's future, boxed and not yet polled, which gate 6 lets run or
+    /// not (see [`crate::tool::drive`]). Boxed where the tool is written,
+    /// so that a body that is not `Send` is refused there.
+    #[inline(always)]
+    pub fn call_async<'a>(
+        &self,
+        invocation: Invocation<'a, S>,
+        approval: Option<bool>,
+        approver: Option<String>,
+        body: BoxFuture<'a, Outcome>,
+    ) -> Call<'a> {
+        Call::Later(Box::pin(crate::tool::drive(
+            invocation, approval, approver, body,
+        )))
+    }
 }
 
 /// [`Boxing`]'s stand-in for a state that is not shareable: never called,
@@ -363,6 +381,19 @@ pub trait Unshareable<S: ?Sized> {
         _: Option<bool>,
         _: Option<String>,
         _: B,
+    ) -> Call<'a>
+    where
+        S: Sized,
+    {
+        unreachable!("the state must be Send + Sync + 'static, which the crate was refused for")
+    }
+
+    fn call_async<'a, F>(
+        &self,
+        _: Invocation<'a, S>,
+        _: Option<bool>,
+        _: Option<String>,
+        _: F,
     ) -> Call<'a>
     where
         S: Sized,

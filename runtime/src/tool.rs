@@ -630,6 +630,29 @@ where
     Steps::start(invocation, approval, approver, body)
 }
 
+/// The call of a tool that names no resource and whose body is async,
+/// once its generated code has read its arguments: gate 6, the body
+/// within its time limit, gate 6 again. Not generic over the body, so
+/// that it is checked and compiled once for each state type; of each
+/// tool, only the body's own future is.
+pub(crate) async fn drive<'a, S: Sync>(
+    mut invocation: Invocation<'a, S>,
+    approval: Option<bool>,
+    approver: Option<String>,
+    mut body: BoxFuture<'a, Outcome>,
+) -> Outcome {
+    if let Admission::Later(gate) = invocation.admit(approval, approver)
+        && let Err(outcome) = gate.await
+    {
+        return outcome;
+    }
+    let ran = invocation.run(Pin::new(&mut body)).await;
+    match invocation.finish(ran) {
+        Finished::Now(outcome) => outcome,
+        Finished::Later(recording) => recording.await,
+    }
+}
+
 /// A body asked to run again: never, as each call makes its body and runs
 /// it once. Were it ever, the call fails, audited, rather than never
 /// ending: here, and where the toolbox finds a call [`start`] ended with

@@ -131,12 +131,13 @@ pub(crate) fn emit(tool: &ToolFn) -> TokenStream {
             Param::Invalid => {}
         }
     }
-    // A tool that names no resource and whose body is a plain function
-    // awaits nothing of its own: its arguments, bindings and check are read
-    // at once, into its body as a closure, and the runtime drives the call
-    // around it (`Boxing::call`), compiled once rather than as an async
-    // block for each tool.
-    let driven = tool.resources().next().is_none() && tool.func.sig.asyncness.is_none();
+    // A tool that names no resource awaits nothing before its body: its
+    // arguments, bindings and check are read at once, and the runtime
+    // drives the call around its body (a closure for a plain function,
+    // `Boxing::call`; the body's future for an async one,
+    // `Boxing::call_async`), the driving code checked and compiled once,
+    // not as an async block of each tool's own.
+    let driven = tool.resources().next().is_none();
     // How the code before the body gives up with the outcome `rejected`.
     let refused = match driven {
         true => {
@@ -263,12 +264,16 @@ pub(crate) fn emit(tool: &ToolFn) -> TokenStream {
         }
         #check
     };
-    let call = match driven {
-        true => quote! {
+    let call = match (driven, awaited) {
+        (true, None) => quote! {
             #before_body
             ::toolgate::__private::Boxing::<#runs_on>::new().call(#invocation, #approval, #approver, move || #outcome)
         },
-        false => quote! {
+        (true, Some(_)) => quote! {
+            #before_body
+            ::toolgate::__private::Boxing::<#runs_on>::new().call_async(#invocation, #approval, #approver, ::std::boxed::Box::pin(async move { #outcome }))
+        },
+        (false, _) => quote! {
             ::toolgate::__private::Call::Later(::std::boxed::Box::pin(::toolgate::__private::Boxing::<#runs_on>::new().wrap(async move {
                 #before_body
                 #finish

@@ -75,13 +75,12 @@ use std::time::{Duration, SystemTime};
 
 pub use deadpool_postgres;
 use deadpool_postgres::{Manager, ManagerConfig, Object, Pool, RecyclingMethod};
-use serde_json::Value;
 use tokio::time::Instant;
 use tokio_postgres::NoTls;
 use tokio_postgres::error::SqlState;
 use toolgate::store::rules::{self, Bucket, ClaimRule, Stage};
 use toolgate::store::{
-    Approval, Claim, Consumed, Decided, Decision, EffectStore, StoreError, Withdrawn,
+    Approval, Claim, Consumed, Decided, Decision, EffectStore, Recorded, StoreError, Withdrawn,
 };
 use toolgate::{BoxFuture, ToolContext};
 
@@ -966,10 +965,10 @@ impl EffectStore for PostgresStore {
                         ClaimRule::Conflict => return Ok(Claim::Conflict),
                         ClaimRule::InFlight => return Ok(Claim::InFlight),
                         ClaimRule::Finished => {
-                            let outcome: Option<&str> = row.get(5);
-                            let outcome = outcome.unwrap_or("null");
+                            let outcome: Option<String> = row.get(5);
+                            let outcome = outcome.unwrap_or_else(|| "null".to_owned());
                             return Ok(Claim::Finished(
-                                serde_json::from_str(outcome).map_err(json_error)?,
+                                Recorded::from_json(outcome).map_err(json_error)?,
                             ));
                         }
                         ClaimRule::Take(_) => {
@@ -995,11 +994,10 @@ impl EffectStore for PostgresStore {
     fn complete<'a>(
         &'a self,
         key: &'a str,
-        outcome: Value,
+        outcome: Recorded,
     ) -> BoxFuture<'a, Result<(), StoreError>> {
         Box::pin(async move {
-            let json = serde_json::to_string(&outcome)
-                .map_err(|e| StoreError::context("an outcome is not valid JSON", e))?;
+            let json = outcome.as_json();
             let session = self.session("complete").await?;
             let completed = tokio::time::timeout_at(session.deadline, async {
                 // `rules::complete`: only a record in flight takes an outcome.

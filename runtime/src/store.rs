@@ -39,5 +39,5 @@
 
 pub use crate::gate::effect::{
     Approval, ApprovalState, Bucket, Claim, Consumed, Decided, Decision, EffectStore, MemoryStore,
-    Seen, StoreError, Withdrawn, rules,
+    Recorded, Seen, StoreError, Withdrawn, rules,
 };

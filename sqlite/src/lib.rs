@@ -68,10 +68,9 @@ use std::sync::{Arc, Condvar, Mutex, PoisonError};
 use std::time::{Duration, Instant, SystemTime};
 
 use rusqlite::{Connection, ErrorCode, OptionalExtension, TransactionBehavior, params};
-use serde_json::Value;
 use toolgate::store::rules::{self, Bucket, ClaimRule, Stage};
 use toolgate::store::{
-    Approval, Claim, Consumed, Decided, Decision, EffectStore, StoreError, Withdrawn,
+    Approval, Claim, Consumed, Decided, Decision, EffectStore, Recorded, StoreError, Withdrawn,
 };
 use toolgate::{BoxFuture, ToolContext};
 
@@ -887,7 +886,7 @@ impl EffectStore for SqliteStore {
                     ClaimRule::Finished => {
                         let outcome = row.and_then(|(.., outcome)| outcome);
                         Claim::Finished(
-                            serde_json::from_str(outcome.as_deref().unwrap_or("null"))
+                            Recorded::from_json(outcome.unwrap_or_else(|| "null".to_owned()))
                                 .map_err(json_error)?,
                         )
                     }
@@ -904,12 +903,10 @@ impl EffectStore for SqliteStore {
     fn complete<'a>(
         &'a self,
         key: &'a str,
-        outcome: Value,
+        outcome: Recorded,
     ) -> BoxFuture<'a, Result<(), StoreError>> {
         let key = key.to_owned();
         Box::pin(async move {
-            let json = serde_json::to_string(&outcome)
-                .map_err(|e| StoreError::context("an outcome is not valid JSON", e))?;
             let work: group::Work = Box::new(move |connection| {
                 // `rules::complete` as one statement: only a record in
                 // flight takes an outcome.
@@ -918,7 +915,7 @@ impl EffectStore for SqliteStore {
                         "UPDATE toolgate_idempotency SET finished = 1, outcome = ?2
                          WHERE key = ?1 AND finished = 0",
                     )?
-                    .execute(params![key, json])?;
+                    .execute(params![key, outcome.as_json()])?;
                 Ok(group::Answer::Done)
             });
             self.grouped("complete", work).await.map(|_| ())

@@ -8,7 +8,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use toolgate::EffectStore as _;
-use toolgate::store::Claim;
+use toolgate::store::{Claim, Recorded};
 use toolgate_sqlite::{Durability, SqliteOptions, SqliteStore};
 use toolgate_store_suite::{self as suite, Store};
 
@@ -83,7 +83,10 @@ fn records_survive_a_reopen_and_migrations_run_once() {
             Claim::Claimed
         );
         store
-            .complete("k", serde_json::json!({"status": "done"}))
+            .complete(
+                "k",
+                Recorded::from_value(&serde_json::json!({"status": "done"})),
+            )
             .await
             .unwrap();
     });
@@ -91,7 +94,7 @@ fn records_survive_a_reopen_and_migrations_run_once() {
         let store = SqliteStore::open(&path).await.unwrap();
         assert_eq!(
             store.claim("k", "d", t0, hour, hour).await.unwrap(),
-            Claim::Finished(serde_json::json!({"status": "done"}))
+            Claim::Finished(Recorded::from_value(&serde_json::json!({"status": "done"})))
         );
     });
 }

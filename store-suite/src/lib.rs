@@ -16,7 +16,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, SystemTime};
 
-use toolgate::store::{Claim, Consumed, Decided, Withdrawn};
+use toolgate::store::{Claim, Consumed, Decided, Recorded, Withdrawn};
 use toolgate::testing::{ApprovalCase, ManualClock};
 use toolgate::{
     Approval, ApprovalState, Code, Decision, EffectStore, Outcome, ToolContext, Toolbox,
@@ -302,7 +302,7 @@ pub async fn assert_sweeps_spare_live_rows(store: &dyn EffectStore) {
     let claim = store.claim(&live, "d", now, s(60), s(3600)).await;
     assert_eq!(claim.expect("a claim"), Claim::Claimed);
     store
-        .complete(&live, serde_json::json!("kept"))
+        .complete(&live, Recorded::from_value(&"kept".into()))
         .await
         .expect("a completion");
     let ahead = now + s(10 * 24 * 3600);
@@ -329,7 +329,7 @@ pub async fn assert_sweeps_spare_live_rows(store: &dyn EffectStore) {
     let again = store.claim(&live, "d", now, s(60), s(3600)).await;
     assert_eq!(
         again.expect("a claim"),
-        Claim::Finished(serde_json::json!("kept")),
+        Claim::Finished(Recorded::from_value(&"kept".into())),
         "a sweep at a clock ten days ahead removed a record still kept on the system clock"
     );
 }

@@ -16,7 +16,7 @@ use std::time::{Duration, SystemTime};
 use serde_json::{Value, json};
 use toolgate::ToolContext;
 use toolgate::store::rules::{self, Bucket, ClaimRule, Stage};
-use toolgate::store::{Approval, ApprovalState, Claim, Decision, EffectStore, Withdrawn};
+use toolgate::store::{Approval, ApprovalState, Claim, Decision, EffectStore, Recorded, Withdrawn};
 
 /// Seeds run when `TOOLGATE_MODEL_SEEDS` does not name others.
 pub const SEEDS: [u64; 4] = [1, 2, 3, 0x5eed_7001];
@@ -201,7 +201,7 @@ fn op(random: &mut Random) -> Op {
 /// An idempotency record as the model keeps it.
 struct Key {
     digest: String,
-    outcome: Option<Value>,
+    outcome: Option<Recorded>,
     lease_until: SystemTime,
     kept_until: SystemTime,
 }
@@ -447,7 +447,10 @@ pub async fn assert_store_follows_the_rules(store: &dyn EffectStore, seed: u64, 
                     ClaimRule::InFlight => Claim::InFlight,
                     ClaimRule::Conflict => Claim::Conflict,
                     ClaimRule::Finished => {
-                        Claim::Finished(held.and_then(|k| k.outcome.clone()).unwrap_or_default())
+                        let outcome = held.and_then(|k| k.outcome.clone());
+                        Claim::Finished(
+                            outcome.unwrap_or_else(|| Recorded::from_value(&Value::Null)),
+                        )
                     }
                 };
                 let got = store.claim(&key, &digest, now, lease, retain).await;
@@ -458,7 +461,7 @@ pub async fn assert_store_follows_the_rules(store: &dyn EffectStore, seed: u64, 
             }
             Op::Complete { key, outcome } => {
                 let key = name("key", key);
-                let outcome = json!({ "outcome": outcome });
+                let outcome = Recorded::from_value(&json!({ "outcome": outcome }));
                 let held = model.keys.get_mut(&key);
                 if rules::complete(held.as_ref().map(|k| k.outcome.is_some()))
                     && let Some(held) = held

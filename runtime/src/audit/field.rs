@@ -21,12 +21,6 @@ pub(crate) fn text(raw: &str) -> String {
     escaped(raw, MAX_FIELD_CHARS)
 }
 
-/// [`text`] of a value's `Display`, formatting no more of it than the field
-/// can show: an error whose message is megabytes long costs a few hundred.
-pub(crate) fn text_of(value: &dyn fmt::Display) -> String {
-    text(&capped(value))
-}
-
 /// Enough bytes for more than [`MAX_FIELD_CHARS`] characters, so that a
 /// value that was cut is also cut (and marked) by [`text`].
 const CAP: usize = (MAX_FIELD_CHARS + 1) * 4;
@@ -135,7 +129,7 @@ mod tests {
     }
 
     #[test]
-    fn text_of_formats_no_more_than_it_shows() {
+    fn a_display_is_formatted_no_further_than_a_field_shows() {
         struct Huge;
         impl fmt::Display for Huge {
             fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -145,10 +139,12 @@ mod tests {
                 Ok(())
             }
         }
-        let shown = text_of(&Huge);
+        let formatted = capped(&Huge);
+        assert!(formatted.len() <= CAP);
+        let shown = text(&formatted);
         assert_eq!(shown.chars().count(), MAX_FIELD_CHARS);
         assert!(shown.starts_with("é\\né\\n"));
-        assert_eq!(text_of(&"short"), "short");
+        assert_eq!(capped(&"short"), "short");
     }
 
     /// An error as tokio-postgres builds them: its `Display` a summary,

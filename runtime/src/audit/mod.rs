@@ -14,7 +14,7 @@
 
 pub(crate) mod field;
 
-pub(crate) use field::{chain_of, text, text_of, tool_text};
+pub(crate) use field::{chain_of, text, tool_text};
 
 use crate::{Rejection, ToolContext, telemetry};
 
@@ -138,12 +138,12 @@ pub(crate) fn outcome_unrecorded(ctx: &ToolContext, tool: &str, key: &str) {
 /// the caller read, for an operator to reconcile. Once this process ends
 /// no server can replay it, and a repeat after the lease runs the body
 /// again.
-pub(crate) fn unrecorded_at_shutdown(key: &str, outcome: &serde_json::Value) {
+pub(crate) fn unrecorded_at_shutdown(key: &str, outcome: &str) {
     tracing::error!(
         target: "toolgate::audit",
         gate = Gate::Effect.as_str(),
         key = text(key),
-        outcome = text_of(outcome),
+        outcome = text(outcome),
         "outcome unrecorded at shutdown"
     );
 }

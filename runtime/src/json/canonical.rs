@@ -92,21 +92,28 @@ fn write_serde<T: serde::Serialize + ?Sized>(value: &T, out: &mut Vec<u8>) {
 }
 
 /// Lower-case hex of `bytes`, as a digest of canonical text is shown:
-/// each byte looked up, not formatted, and written a digest's length at
-/// a time into one `String`.
+/// each byte's two digits looked up at once, not formatted, a digest's
+/// length at a time.
 pub(crate) fn hex(bytes: &[u8]) -> String {
-    const DIGITS: &[u8; 16] = b"0123456789abcdef";
-    let digit = |nibble: u8| DIGITS.get(usize::from(nibble)).copied().unwrap_or(b'0');
+    // Indexes below 256 and 16, by construction.
+    #[allow(clippy::indexing_slicing)]
+    const PAIRS: [[u8; 2]; 256] = {
+        const DIGITS: &[u8; 16] = b"0123456789abcdef";
+        let mut pairs = [[0; 2]; 256];
+        let mut byte = 0;
+        while byte < 256 {
+            pairs[byte] = [DIGITS[byte >> 4], DIGITS[byte & 0x0f]];
+            byte += 1;
+        }
+        pairs
+    };
     let mut out = String::with_capacity(bytes.len() * 2);
     for chunk in bytes.chunks(32) {
-        let mut pairs = [0; 64];
-        for (pair, byte) in pairs.chunks_exact_mut(2).zip(chunk) {
-            if let [high, low] = pair {
-                *high = digit(byte >> 4);
-                *low = digit(byte & 0x0f);
-            }
+        let mut digits = [0; 64];
+        for (pair, byte) in digits.chunks_exact_mut(2).zip(chunk) {
+            pair.copy_from_slice(PAIRS.get(usize::from(*byte)).unwrap_or(&[b'0'; 2]));
         }
-        let written = pairs.get(..chunk.len() * 2).unwrap_or_default();
+        let written = digits.get(..chunk.len() * 2).unwrap_or_default();
         // Every byte written is an ASCII digit or letter.
         out.push_str(core::str::from_utf8(written).unwrap_or_default());
     }

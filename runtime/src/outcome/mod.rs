@@ -211,6 +211,16 @@ mod tests {
             // depends on serde_json's `preserve_order`, which another crate
             // in the build may turn on.
             assert_eq!(outcome.to_json(), serialized);
+            // What a store keeps is the text `Serialize` writes, byte for byte.
+            let text = serde_json::to_string(&outcome).unwrap_or_default();
+            assert_eq!(crate::store::Recorded::of(&outcome).as_json(), text);
+        }
+        for outcome in [
+            Outcome::Rejected(crate::Rejection::not_permitted()),
+            Outcome::Failed(super::Failure::new("req_1")),
+        ] {
+            let text = serde_json::to_string(&outcome).unwrap_or_default();
+            assert_eq!(crate::store::Recorded::of(&outcome).as_json(), text);
         }
     }
 }

@@ -19,6 +19,7 @@
 /// # });
 /// ```
 pub async fn assert_store_conforms(store: &dyn crate::EffectStore, racers: usize) {
+    use crate::store::Recorded;
     use crate::{Claim, Consumed, Decided, Decision};
     use std::time::Duration;
 
@@ -33,7 +34,7 @@ pub async fn assert_store_conforms(store: &dyn crate::EffectStore, racers: usize
     let t0 = std::time::SystemTime::UNIX_EPOCH + Duration::from_secs(2_000_000_000);
     let s = Duration::from_secs;
     let (lease, retain) = (s(60), s(3600));
-    let outcome = serde_json::json!({"status": "done", "result": 1});
+    let outcome = Recorded::from_value(&serde_json::json!({"status": "done", "result": 1}));
 
     // Idempotency keys.
     let k = key("claim");
@@ -82,7 +83,7 @@ pub async fn assert_store_conforms(store: &dyn crate::EffectStore, racers: usize
     let never = key("never");
     check(
         store
-            .complete(&never, serde_json::json!("an outcome"))
+            .complete(&never, Recorded::from_value(&"an outcome".into()))
             .await
             .is_ok()
             && matches!(claim(never.clone(), "d1", t0).await, Ok(Claim::Claimed)),
@@ -92,7 +93,7 @@ pub async fn assert_store_conforms(store: &dyn crate::EffectStore, racers: usize
     let _ = claim(first.clone(), "d1", t0).await;
     let _ = store.complete(&first, outcome.clone()).await;
     let _ = store
-        .complete(&first, serde_json::json!("a later outcome"))
+        .complete(&first, Recorded::from_value(&"a later outcome".into()))
         .await;
     check(
         matches!(claim(first.clone(), "d1", t0 + s(1)).await, Ok(Claim::Finished(ref o)) if *o == outcome),

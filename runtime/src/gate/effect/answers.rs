@@ -5,6 +5,8 @@ use std::borrow::Cow;
 
 use serde_json::Value;
 
+use crate::Outcome;
+
 /// Why a store operation did not complete: the database is unreachable,
 /// a statement failed, a lock was held past the store's deadline. The gate
 /// answers the model with a retryable `UNAVAILABLE` and logs the error
@@ -152,6 +154,80 @@ pub enum Withdrawn {
     Closed,
 }
 
+/// A finished call's outcome as a store keeps it: the JSON text the model
+/// read, made once when the call finished and handed to the store as it
+/// is. A store writes [`as_json`](Self::as_json) and gives back what it
+/// wrote through [`from_json`](Self::from_json), which checks that it is
+/// JSON.
+///
+/// ```
+/// use toolgate::store::Recorded;
+///
+/// let recorded = Recorded::from_json(r#"{"status":"done","result":7}"#).unwrap();
+/// assert_eq!(recorded.as_json(), r#"{"status":"done","result":7}"#);
+/// assert_eq!(recorded.to_value().unwrap()["result"], 7);
+/// assert!(Recorded::from_json("{not json").is_err());
+/// ```
+#[derive(Clone, PartialEq, Eq)]
+pub struct Recorded(String);
+
+impl Recorded {
+    /// The outcome a store wrote, read back: refused unless it is one
+    /// JSON value.
+    pub fn from_json(text: impl Into<String>) -> Result<Recorded, serde_json::Error> {
+        let text = text.into();
+        serde_json::from_str::<serde::de::IgnoredAny>(&text)?;
+        Ok(Recorded(text))
+    }
+
+    /// `value` as its JSON text.
+    pub fn from_value(value: &Value) -> Recorded {
+        Recorded(value.to_string())
+    }
+
+    /// The text to keep.
+    pub fn as_json(&self) -> &str {
+        &self.0
+    }
+
+    /// The outcome as a JSON value, as a repeat of the call is answered
+    /// with it. An error only for text nested deeper than `serde_json`
+    /// reads (128 levels).
+    pub fn to_value(&self) -> Result<Value, serde_json::Error> {
+        serde_json::from_str(&self.0)
+    }
+
+    /// `outcome` as a store keeps it for a repeat: its JSON text, written
+    /// straight from the outcome.
+    pub(crate) fn of(outcome: &Outcome) -> Recorded {
+        let mut text = Vec::with_capacity(64);
+        let written = match outcome {
+            // What every completed write records: `Serialize`'s object,
+            // its constant part not escaped again on each call.
+            Outcome::Done(value) => {
+                text.extend_from_slice(br#"{"status":"done","result":"#);
+                let written = serde_json::to_writer(&mut text, value);
+                text.push(b'}');
+                written
+            }
+            _ => serde_json::to_writer(&mut text, outcome),
+        };
+        // Serializing a JSON value or an outcome into memory cannot fail,
+        // and writes UTF-8.
+        let text = written
+            .ok()
+            .and_then(|()| String::from_utf8(text).ok())
+            .unwrap_or_else(|| "null".to_owned());
+        Recorded(text)
+    }
+}
+
+impl core::fmt::Debug for Recorded {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_tuple("Recorded").field(&self.0).finish()
+    }
+}
+
 /// What [`EffectStore::claim`](crate::EffectStore::claim) found for an idempotency key.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Claim {
@@ -160,8 +236,8 @@ pub enum Claim {
     Claimed,
     /// Another call holds the key and its lease has not run out.
     InFlight,
-    /// A call with this key finished: the outcome the model read, as JSON.
-    Finished(Value),
+    /// A call with this key finished: the outcome the model read.
+    Finished(Recorded),
     /// The key was claimed for a request with another digest: a key the
     /// host supplied, reused for different arguments.
     Conflict,

@@ -86,7 +86,8 @@ pub struct Approval {
     /// [`Resolved::arguments`](crate::Resolved::arguments)). What a person
     /// approves is exactly what runs.
     pub arguments: Value,
-    /// SHA-256 of the canonical arguments, hex.
+    /// BLAKE3 of the canonical arguments (length-prefixed, as every key
+    /// of gate 6 is), in lower-case hex.
     pub digest: String,
     /// Each resolved object: the field that named it, the reference, its
     /// version and its summary.

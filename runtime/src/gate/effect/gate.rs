@@ -18,9 +18,7 @@ use std::time::SystemTime;
 
 use serde_json::Value;
 
-use sha2::{Digest as _, Sha256};
-
-use super::answers::{Claim, Consumed, StoreError};
+use super::answers::{Claim, Consumed, Recorded, StoreError};
 use super::approval::{Approval, ApprovalState, Seen};
 use super::policy::Effects;
 use super::unrecorded::record;
@@ -146,9 +144,19 @@ fn conflict(ctx: &ToolContext, tool: &str) -> Outcome {
     ))
 }
 
-fn replayed(ctx: &ToolContext, tool: &str, stored: Value) -> Outcome {
-    audit::effect(ctx, tool, "replayed", "");
-    Outcome::Replayed(stored)
+fn replayed(ctx: &ToolContext, tool: &str, stored: &Recorded) -> Outcome {
+    match stored.to_value() {
+        Ok(stored) => {
+            audit::effect(ctx, tool, "replayed", "");
+            Outcome::Replayed(stored)
+        }
+        // Kept, but deeper than it can be read back: the call ran and is
+        // not run again; its caller is told it failed.
+        Err(error) => {
+            audit::failed(ctx, tool, &error);
+            Outcome::Failed(Failure::new(ctx.request_id()))
+        }
+    }
 }
 
 /// A call the gate lets run: the key it holds. Dropped without
@@ -186,7 +194,7 @@ impl Drop for Run<'_> {
         };
         self.effects
             .unrecorded
-            .keep(core::mem::take(&mut self.key), outcome.to_json());
+            .keep(core::mem::take(&mut self.key), Recorded::of(&outcome));
     }
 }
 
@@ -232,7 +240,7 @@ pub(crate) async fn before<'a, C: Call<'a>>(
         // Finished here while the store was down: replay it, as the store
         // would have.
         if let Some(stored) = effects.unrecorded.get(&home.key) {
-            return Err(replayed(ctx, def.name(), stored));
+            return Err(replayed(ctx, def.name(), &stored));
         }
     }
     if needs && invocation.resuming().is_none() {
@@ -244,7 +252,7 @@ pub(crate) async fn before<'a, C: Call<'a>>(
         .await
     {
         Ok(Claim::Claimed) => {}
-        Ok(Claim::Finished(stored)) => return Err(replayed(ctx, def.name(), stored)),
+        Ok(Claim::Finished(stored)) => return Err(replayed(ctx, def.name(), &stored)),
         Ok(Claim::InFlight) => return Err(in_progress(ctx, def.name())),
         Ok(Claim::Conflict) => return Err(conflict(ctx, def.name())),
         Err(error) => return Err(unavailable(ctx, def.name(), &error)),
@@ -327,7 +335,7 @@ pub(crate) async fn after<'a, C: Call<'a>>(
         // later call, or when the host flushes the toolbox as it stops.
         audit::store_failed(ctx, def.name(), &error);
         audit::outcome_unrecorded(ctx, def.name(), &key);
-        run.effects.unrecorded.keep(key, outcome.to_json());
+        run.effects.unrecorded.keep(key, Recorded::of(&outcome));
     }
     outcome
 }
@@ -360,7 +368,7 @@ fn changed(approval: &Approval, seen: &[Seen]) -> bool {
             .any(|(then, now)| then.field != now.field || then.version != now.version)
 }
 
-/// SHA-256 of the canonical accepted arguments: what an approval records.
+/// The digest of the canonical accepted arguments: what an approval records.
 fn action_digest(accepted: &Accepted) -> String {
     digest(&[accepted.text()])
 }
@@ -411,7 +419,7 @@ async fn ask<'a, C: Call<'a>>(
         Ok(Claim::Claimed) => {
             let _ = store.release(&home.key).await;
         }
-        Ok(Claim::Finished(stored)) => return replayed(ctx, def.name(), stored),
+        Ok(Claim::Finished(stored)) => return replayed(ctx, def.name(), &stored),
         Ok(Claim::InFlight) => return in_progress(ctx, def.name()),
         Ok(Claim::Conflict) => return conflict(ctx, def.name()),
         Err(error) => return unavailable(ctx, def.name(), &error),
@@ -445,7 +453,7 @@ async fn ask<'a, C: Call<'a>>(
                     let noted = match &outcome {
                         Outcome::ApprovalRequired(approval) => {
                             let note = serde_json::json!({ "approval": approval.id });
-                            store.complete(&marker, note).await
+                            store.complete(&marker, Recorded::from_value(&note)).await
                         }
                         _ => store.release(&marker).await,
                     };
@@ -461,6 +469,7 @@ async fn ask<'a, C: Call<'a>>(
                 Ok(Claim::Conflict) => return conflict(ctx, def.name()),
                 Err(error) => return unavailable(ctx, def.name(), &error),
             };
+            let noted = noted.to_value().unwrap_or_default();
             let id = noted.get("approval").and_then(Value::as_str).unwrap_or("");
             let approval = match store.approval(id).await {
                 Ok(Some(approval)) => approval,
@@ -601,26 +610,68 @@ pub(crate) fn used() -> Rejection {
     )
 }
 
-/// SHA-256 of `parts`, each length-prefixed so that no two lists of parts
-/// hash alike, as hex.
+/// BLAKE3 of `parts`, each after its length (LEB128: seven bits a byte,
+/// low first, the high bit set on all but the last), so that no two lists
+/// of parts hash alike; as hex. 256 bits, so that no caller can find two
+/// actions with one key. A key's parts are mostly short: one length byte
+/// each keeps an action's parts within one 64-byte block of BLAKE3.
 pub(crate) fn digest(parts: &[&str]) -> String {
-    let mut hasher = Sha256::new();
+    // Hashed in one piece where the parts fit on the stack, as a key's
+    // parts mostly do: BLAKE3 costs a little for each update.
+    let mut bytes = [0; 512];
+    let mut len = 0;
     for part in parts {
-        hasher.update((part.len() as u64).to_be_bytes());
+        let Some(at) = put_length(&mut bytes, len, part.len()) else {
+            return hex(streamed(parts).as_bytes());
+        };
+        let Some(room) = bytes.get_mut(at..at + part.len()) else {
+            return hex(streamed(parts).as_bytes());
+        };
+        room.copy_from_slice(part.as_bytes());
+        len = at + part.len();
+    }
+    hex(blake3::hash(bytes.get(..len).unwrap_or_default()).as_bytes())
+}
+
+/// [`digest`]'s hash of parts too long to gather first.
+#[cold]
+fn streamed(parts: &[&str]) -> blake3::Hash {
+    let mut hasher = blake3::Hasher::new();
+    for part in parts {
+        let mut length = [0; 10];
+        let end = put_length(&mut length, 0, part.len()).unwrap_or_default();
+        hasher.update(length.get(..end).unwrap_or_default());
         hasher.update(part.as_bytes());
     }
-    hex(&hasher.finalize())
+    hasher.finalize()
+}
+
+/// Writes `n` in LEB128 into `out` from `at`: where it ends, or `None`
+/// where `out` is too short.
+#[inline(always)]
+fn put_length(out: &mut [u8], mut at: usize, mut n: usize) -> Option<usize> {
+    loop {
+        let byte = out.get_mut(at)?;
+        // The low seven bits: the cast keeps exactly them.
+        *byte = (n & 0x7f) as u8;
+        at += 1;
+        n >>= 7;
+        if n == 0 {
+            return Some(at);
+        }
+        *byte |= 0x80;
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::{Home, Scope};
 
-    /// SHA-256 over each part's length (8 bytes, big-endian) then its
-    /// bytes, in hex: the key and digest bytes the SQLite and PostgreSQL
-    /// stores keep. A change here orphans every key they hold, so that
-    /// a repeat after an upgrade would run its body again. The figures
-    /// were computed apart from this code (Python's `hashlib`).
+    /// BLAKE3 over each part's length (LEB128) then its bytes, in hex:
+    /// the key and digest bytes the SQLite and PostgreSQL stores keep. A
+    /// change here orphans every key they hold, so that a repeat after an
+    /// upgrade would run its body again. The figures were computed apart
+    /// from this code (the `blake3` package for Python).
     #[test]
     fn an_action_is_keyed_by_the_bytes_the_stores_already_hold() {
         let def = crate::__private::definition_for_tests(serde_json::json!({"type": "object"}));
@@ -628,18 +679,28 @@ mod tests {
         let call = Home::new("acme", "alice", &def, Scope::Call("call_1"), text);
         assert_eq!(
             call.key,
-            "0f2882993657f3125a0a70f9fbff08b0c9a20c022af802b56e2386535dc78778"
+            "aadc37d2a6fda4aaa344edf51d34404448812c7f63527bb7178dd0fe7c3b0d6a"
         );
         assert_eq!(
             call.digest,
-            "e321b27736bc04c35cbe9449cca45e1c55b8ec2e08ce0882bc1504b554737d78"
+            "3900745a9b6445d29882e7086784c0046bac045294929cd557d2b92e877cde8a"
         );
         let talk = Home::new("acme", "alice", &def, Scope::Conversation("sess_1"), text);
-        let action = "4f7da2cd43cf091a8ef58fcf09fde6229e82ef8402d19c69342e0a773a5c6b6c";
+        let action = "9d52dc7fe70aa681ff23ad112d6119b271b194752cf440893b22dd0d50f57f08";
         assert_eq!((talk.key.as_str(), talk.digest.as_str()), (action, action));
         assert_eq!(
             super::digest(&[text]),
-            "2880e1e521bca06ff80ba87ac24e26416193a5984b8e576487b1bb950fce6b3f"
+            "ccd15f1ed97f000be33a234940fc3ef7ba7d4860d37bf907d54073ac646dd36c"
+        );
+        // A length of two LEB128 bytes (300 is `ac 02`), and an empty part.
+        assert_eq!(
+            super::digest(&["a", &"x".repeat(300), ""]),
+            "65338e2a7a2291c02b9dcca4086b3c2fd4b45e0b383281068b7cd5c4a6967a59"
+        );
+        // Too long to gather on the stack: hashed as it streams, alike.
+        assert_eq!(
+            super::digest(&[&"y".repeat(600), "z"]),
+            "2d65cf66820918cc92c23a273a428f800b199b39942d9e38ccfa6484e33e6dd6"
         );
     }
 }

@@ -50,7 +50,7 @@ pub use timer::Timed;
 
 pub use approval::{Approval, ApprovalState, Seen};
 
-pub use answers::{Claim, Consumed, Decided, Decision, StoreError, Withdrawn};
+pub use answers::{Claim, Consumed, Decided, Decision, Recorded, StoreError, Withdrawn};
 pub(crate) use policy::Effects;
 pub use policy::{ApprovalRule, Clock, EffectPolicy, SystemClock};
 pub use rules::Bucket;

@@ -5,13 +5,12 @@
 //! to read and then write.
 
 use std::collections::HashMap;
-use std::collections::hash_map::Entry;
+use std::collections::hash_map::{DefaultHasher, Entry, RandomState};
+use std::hash::{BuildHasher, Hasher};
 use std::sync::Mutex;
 use std::time::{Duration, SystemTime};
 
-use serde_json::Value;
-
-use super::answers::{Claim, Consumed, Decided, Decision, StoreError, Withdrawn};
+use super::answers::{Claim, Consumed, Decided, Decision, Recorded, StoreError, Withdrawn};
 use super::approval::{Approval, ApprovalState};
 use super::rules::{self, Bucket};
 use crate::{BoxFuture, ToolContext};
@@ -93,7 +92,7 @@ pub trait EffectStore: Send + Sync + 'static {
     fn complete<'a>(
         &'a self,
         key: &'a str,
-        outcome: Value,
+        outcome: Recorded,
     ) -> BoxFuture<'a, Result<(), StoreError>>;
 
     /// Gives up a claim without an outcome (the call never reached its
@@ -183,7 +182,7 @@ impl<T: EffectStore + ?Sized> EffectStore for std::sync::Arc<T> {
     fn complete<'a>(
         &'a self,
         key: &'a str,
-        outcome: Value,
+        outcome: Recorded,
     ) -> BoxFuture<'a, Result<(), StoreError>> {
         (**self).complete(key, outcome)
     }
@@ -230,16 +229,56 @@ pub struct MemoryStore {
 /// sweep: each sweep's cost is paid for by the inserts before it.
 #[derive(Debug)]
 struct Swept<T> {
-    map: HashMap<String, T>,
+    map: HashMap<String, T, Leading>,
     sweep_at: usize,
 }
 
 impl<T> Default for Swept<T> {
     fn default() -> Self {
         Swept {
-            map: HashMap::new(),
+            map: HashMap::default(),
             sweep_at: 1024,
         }
+    }
+}
+
+/// Hashes a key's first [`LEADING`] bytes with the process's random
+/// SipHash keys. Gate 6's keys are digests in hex (an approval's id, 12
+/// random digits after its prefix), so those bytes hold 48 to 64 random
+/// bits: as many buckets apart as the whole key, which no caller can
+/// aim, at a quarter of the hashing. Keys that share a longer prefix
+/// would only be slower to find, never confused: equality reads the
+/// whole key.
+#[derive(Debug, Default, Clone)]
+struct Leading(RandomState);
+
+const LEADING: usize = 16;
+
+impl BuildHasher for Leading {
+    type Hasher = LeadingHasher;
+
+    fn build_hasher(&self) -> LeadingHasher {
+        LeadingHasher {
+            inner: self.0.build_hasher(),
+            left: LEADING,
+        }
+    }
+}
+
+struct LeadingHasher {
+    inner: DefaultHasher,
+    left: usize,
+}
+
+impl Hasher for LeadingHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        let taken = bytes.get(..self.left).unwrap_or(bytes);
+        self.left -= taken.len();
+        self.inner.write(taken);
+    }
+
+    fn finish(&self) -> u64 {
+        self.inner.finish()
     }
 }
 
@@ -256,7 +295,7 @@ impl<T> Swept<T> {
 #[derive(Debug)]
 struct KeyRecord {
     digest: String,
-    outcome: Option<Value>,
+    outcome: Option<Recorded>,
     lease_until: SystemTime,
     kept_until: SystemTime,
 }
@@ -428,10 +467,14 @@ impl EffectStore for MemoryStore {
                 }
                 rules::ClaimRule::InFlight => Claim::InFlight,
                 rules::ClaimRule::Conflict => Claim::Conflict,
-                rules::ClaimRule::Finished => Claim::Finished(match entry {
-                    Entry::Occupied(held) => held.get().outcome.clone().unwrap_or_default(),
-                    Entry::Vacant(_) => Value::Null,
-                }),
+                // Finished only when held with an outcome.
+                rules::ClaimRule::Finished => match entry {
+                    Entry::Occupied(held) => match &held.get().outcome {
+                        Some(outcome) => Claim::Finished(outcome.clone()),
+                        None => Claim::InFlight,
+                    },
+                    Entry::Vacant(_) => Claim::InFlight,
+                },
             })
         })
     }
@@ -439,7 +482,7 @@ impl EffectStore for MemoryStore {
     fn complete<'a>(
         &'a self,
         key: &'a str,
-        outcome: Value,
+        outcome: Recorded,
     ) -> BoxFuture<'a, Result<(), StoreError>> {
         Box::pin(async move {
             let mut keys = self.keys.lock().map_err(poisoned)?;
@@ -513,5 +556,53 @@ mod tests {
         let error = StoreError::new("connection refused");
         assert!(!error.to_string().contains("connection refused"));
         assert!(!error.is_timeout());
+    }
+
+    /// The memory store hashes only a key's first bytes: keys alike in
+    /// those and apart after them are still two records, each with its
+    /// own digest and outcome.
+    #[test]
+    fn keys_alike_in_their_first_bytes_are_kept_apart() {
+        use std::hash::BuildHasher as _;
+        use std::time::{Duration, SystemTime};
+
+        use super::{Claim, EffectStore as _, Leading, MemoryStore, Recorded};
+
+        let leading = Leading::default();
+        let (a, b) = ("0123456789abcdef-alice", "0123456789abcdef-bob");
+        assert_eq!(leading.hash_one(a), leading.hash_one(b));
+        assert_ne!(leading.hash_one("0123"), leading.hash_one("0124"));
+
+        let store = MemoryStore::new();
+        let (now, lease) = (SystemTime::UNIX_EPOCH, Duration::from_secs(60));
+        let done = |text: &str| Recorded::from_json(text).unwrap();
+        let run = async {
+            assert_eq!(
+                store.claim(a, "d1", now, lease, lease).await.unwrap(),
+                Claim::Claimed
+            );
+            assert_eq!(
+                store.claim(b, "d2", now, lease, lease).await.unwrap(),
+                Claim::Claimed
+            );
+            store.complete(a, done("1")).await.unwrap();
+            store.complete(b, done("2")).await.unwrap();
+            assert_eq!(
+                store.claim(a, "d1", now, lease, lease).await.unwrap(),
+                Claim::Finished(done("1"))
+            );
+            assert_eq!(
+                store.claim(b, "d2", now, lease, lease).await.unwrap(),
+                Claim::Finished(done("2"))
+            );
+            assert_eq!(
+                store.claim(b, "d1", now, lease, lease).await.unwrap(),
+                Claim::Conflict
+            );
+        };
+        tokio::runtime::Builder::new_current_thread()
+            .build()
+            .unwrap()
+            .block_on(run);
     }
 }

@@ -2,9 +2,7 @@
 
 use std::time::{Duration, Instant};
 
-use serde_json::Value;
-
-use super::answers::StoreError;
+use super::answers::{Recorded, StoreError};
 use super::store::EffectStore;
 use super::timer;
 
@@ -16,7 +14,7 @@ use super::timer;
 /// holds at most the calls that were running when the store failed.
 #[derive(Default)]
 pub(crate) struct Unrecorded {
-    held: std::sync::Mutex<Vec<(String, Value)>>,
+    held: std::sync::Mutex<Vec<(String, Recorded)>>,
     /// Whether `held` has anything: read on every call without the lock.
     any: std::sync::atomic::AtomicBool,
     /// Whether a failed flush logged what `held` has.
@@ -43,7 +41,7 @@ pub(crate) async fn record(
     outcome: &crate::Outcome,
     within: Duration,
 ) -> Result<(), StoreError> {
-    let Err(mut error) = store.complete(key, outcome.to_json()).await else {
+    let Err(mut error) = store.complete(key, Recorded::of(outcome)).await else {
         return Ok(());
     };
     let until = Instant::now() + within;
@@ -55,7 +53,7 @@ pub(crate) async fn record(
         }
         timer::sleep_until((now + pause).min(until)).await;
         pause = (pause * 2).min(LONGEST_PAUSE);
-        match store.complete(key, outcome.to_json()).await {
+        match store.complete(key, Recorded::of(outcome)).await {
             Ok(()) => return Ok(()),
             Err(again) => error = again,
         }
@@ -106,7 +104,7 @@ impl std::error::Error for FlushError {
 }
 
 impl Unrecorded {
-    fn lock(&self) -> std::sync::MutexGuard<'_, Vec<(String, Value)>> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, Vec<(String, Recorded)>> {
         self.held
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
@@ -114,7 +112,7 @@ impl Unrecorded {
 
     /// Keeps an outcome the store failed to record (or that a body left
     /// when its call stopped, where nothing could wait for the store).
-    pub(crate) fn keep(&self, key: String, outcome: Value) {
+    pub(crate) fn keep(&self, key: String, outcome: Recorded) {
         let mut held = self.lock();
         held.retain(|(k, _)| *k != key);
         held.push((key, outcome));
@@ -124,7 +122,7 @@ impl Unrecorded {
     }
 
     /// The unrecorded outcome of `key`, if there is one.
-    pub(crate) fn get(&self, key: &str) -> Option<Value> {
+    pub(crate) fn get(&self, key: &str) -> Option<Recorded> {
         if self.is_empty() {
             return None;
         }
@@ -146,7 +144,7 @@ impl Unrecorded {
     /// Offers up to `most` of the oldest outcomes to the store, stopping at
     /// the first failure.
     async fn offer(&self, store: &dyn EffectStore, most: usize) -> Result<(), StoreError> {
-        let batch: Vec<(String, Value)> = self.lock().iter().take(most).cloned().collect();
+        let batch: Vec<(String, Recorded)> = self.lock().iter().take(most).cloned().collect();
         for (key, outcome) in batch {
             store.complete(&key, outcome).await?;
             let mut held = self.lock();
@@ -179,7 +177,7 @@ impl Unrecorded {
             if now >= until {
                 let held = self.lock();
                 for (key, outcome) in held.iter() {
-                    crate::audit::unrecorded_at_shutdown(key, outcome);
+                    crate::audit::unrecorded_at_shutdown(key, outcome.as_json());
                 }
                 self.logged
                     .store(true, std::sync::atomic::Ordering::Release);
@@ -204,7 +202,7 @@ impl Drop for Unrecorded {
             return;
         }
         for (key, outcome) in self.lock().iter() {
-            crate::audit::unrecorded_at_shutdown(key, outcome);
+            crate::audit::unrecorded_at_shutdown(key, outcome.as_json());
         }
     }
 }

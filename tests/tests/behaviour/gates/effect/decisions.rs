@@ -8,7 +8,8 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime};
 
-use serde_json::{Value, json};
+use serde_json::json;
+use toolgate::store::Recorded;
 use toolgate::testing::ManualClock;
 use toolgate::{
     Approval, ApprovalError, ApprovalRule, Claim, Code, Consumed, Decided, Decision, Effect,
@@ -406,7 +407,7 @@ impl EffectStore for Faulty {
     fn complete<'a>(
         &'a self,
         key: &'a str,
-        outcome: Value,
+        outcome: Recorded,
     ) -> toolgate::BoxFuture<'a, Result<(), StoreError>> {
         let failing =
             self.failing_completes

@@ -10,7 +10,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, SystemTime};
 
-use serde_json::Value;
+use toolgate::store::Recorded;
 use toolgate::{
     Approval, BoxFuture, Claim, Consumed, Decided, Decision, EffectStore, MemoryStore, Outcome,
     StoreError, ToolContext, ToolError, Toolbox, tool,
@@ -101,7 +101,7 @@ impl EffectStore for Slow {
     fn complete<'a>(
         &'a self,
         key: &'a str,
-        outcome: Value,
+        outcome: Recorded,
     ) -> BoxFuture<'a, Result<(), StoreError>> {
         self.late(self.inner.complete(key, outcome))
     }

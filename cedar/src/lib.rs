@@ -3,9 +3,11 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+mod direct;
 mod enums;
 mod load;
 mod policies;
+mod rules;
 mod schema;
 mod types;
 

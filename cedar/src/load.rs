@@ -9,6 +9,7 @@ use cedar_policy::{
 };
 
 use crate::enums;
+use crate::rules::Rules;
 use crate::schema::Schema;
 
 /// The annotation that names a policy (`@id("refunds")`): the id the audit
@@ -25,9 +26,9 @@ const NO_APPROVAL_NEEDED: &str = "toolgate::no-approval-needed";
 /// A policy file, parsed and validated.
 pub(crate) struct Loaded {
     /// Every policy but the approval rules: gate 5.
-    pub(crate) main: PolicySet,
+    pub(crate) main: Rules,
     /// The approval rules and one unconditional permit: gate 6.
-    pub(crate) approval: Option<PolicySet>,
+    pub(crate) approval: Option<Rules>,
     /// Each approval rule's reason, by id.
     pub(crate) reasons: HashMap<PolicyId, String>,
 }
@@ -159,12 +160,12 @@ pub(crate) fn load(
         .map_err(|e| failed(vec![Problem::whole(&e.to_string())]))?;
         let set = PolicySet::from_policies(rules.into_iter().chain([baseline]))
             .map_err(|e| failed(vec![Problem::whole(&e.to_string())]))?;
-        Some(set)
+        Some(Rules::new(set.as_ref()))
     };
     let main =
         PolicySet::from_policies(main).map_err(|e| failed(vec![Problem::whole(&e.to_string())]))?;
     Ok(Loaded {
-        main,
+        main: Rules::new(main.as_ref()),
         approval,
         reasons,
     })

@@ -11,13 +11,15 @@ use std::time::SystemTime;
 
 use cedar_policy::{EntityId, EntityUid, Validator};
 use cedar_policy_core::ast::{self, Context, Entity, EntityUIDEntry, PartialValue, Request};
-use cedar_policy_core::authorizer::{AuthorizationError, Authorizer, Decision, Response};
 use cedar_policy_core::entities::{Entities, NoEntitiesSchema, TCComputation};
+use cedar_policy_core::evaluator::Evaluator;
 use cedar_policy_core::extensions::Extensions;
+use cedar_policy_core::pst::SmolStr;
 use serde_json::Value;
 use toolgate::{CallInfo, CallPolicy, Denied, Resolved, ToolContext};
 
 use crate::CedarEntity;
+use crate::direct;
 use crate::load::{self, LoadError, Loaded};
 use crate::schema::{Schema, ToolEntry};
 use crate::types::{self, Ty};
@@ -37,7 +39,6 @@ pub struct Policies {
     validator: Validator,
     source: Source,
     loaded: RwLock<Arc<Loaded>>,
-    authorizer: Authorizer,
 }
 
 enum Source {
@@ -87,7 +88,6 @@ impl Policies {
             validator,
             source,
             loaded: RwLock::new(Arc::new(loaded)),
-            authorizer: Authorizer::new(),
         })
     }
 
@@ -215,13 +215,16 @@ impl Policies {
         );
         let tenant = entity(
             uid.into(),
-            [("tenant".to_owned(), ast::Value::from(ctx.tenant()))],
+            [(
+                SmolStr::new_static("tenant"),
+                ast::Value::from(ctx.tenant()),
+            )],
         );
         let (request, entities) = self
-            .request_about(ctx, entry, tenant, call.arguments())
+            .request_about(ctx, entry, tenant, &|wire| call.argument(wire))
             .map_err(asked)?;
         let loaded = self.for_call(&call.per_call(Pinned::default));
-        self.decide(ctx, tool, "", &loaded, &request, &entities)
+        self.decide(ctx, tool, "", &loaded, request, &entities)
     }
 
     /// Gates 5 and 6 for one resolved object, as Cedar decides them: call
@@ -249,7 +252,7 @@ impl Policies {
         })?;
         let (request, entities) = request;
         let loaded = self.for_call(&resolved.per_call(Pinned::default));
-        self.decide(ctx, tool, resolved.field(), &loaded, &request, &entities)
+        self.decide(ctx, tool, resolved.field(), &loaded, request, &entities)
     }
 
     /// Gates 5 and 6 for one request, by the set `loaded`: whatever its
@@ -260,20 +263,20 @@ impl Policies {
         tool: &str,
         field: &str,
         loaded: &Loaded,
-        request: &Request,
+        request: Request,
         entities: &Entities,
     ) -> Result<(), Denied> {
-        let response =
-            self.authorizer
-                .is_authorized(request.clone(), loaded.main.as_ref(), entities);
-        let decided = ids(&response);
-        if let Some(error) = response.diagnostics.errors.first() {
+        // One evaluator for both sets: the request is the same.
+        let evaluator = Evaluator::new(request, entities, Extensions::all_available());
+        let verdict = loaded.main.decide(&evaluator);
+        if let Some((id, error)) = &verdict.failed {
             return Err(Denied::because(format!(
                 "a Cedar policy failed to evaluate, which denies: {}",
-                failure(error)
+                failure(id, error)
             )));
         }
-        if response.decision == Decision::Deny {
+        let decided = ids(&verdict.determining);
+        if !verdict.allowed {
             return Err(Denied::because(if decided.is_empty() {
                 "Cedar: no policy permits this".to_owned()
             } else {
@@ -284,25 +287,18 @@ impl Policies {
         let Some(rules) = &loaded.approval else {
             return Ok(());
         };
-        let response = self
-            .authorizer
-            .is_authorized(request.clone(), rules.as_ref(), entities);
-        if let Some(error) = response.diagnostics.errors.first() {
+        let verdict = rules.decide(&evaluator);
+        if let Some((id, error)) = &verdict.failed {
             return Err(Denied::unless_approved(format!(
                 "a Cedar approval rule failed to evaluate, which asks for approval: {}",
-                failure(error)
+                failure(id, error)
             )));
         }
-        if response.decision == Decision::Allow {
+        if verdict.allowed {
             return Ok(());
         }
         let mut reason = String::from("Cedar asks for approval:");
-        let mut ids: Vec<&str> = response
-            .diagnostics
-            .reason
-            .iter()
-            .map(AsRef::as_ref)
-            .collect();
+        let mut ids: Vec<&str> = verdict.determining.iter().map(|id| id.as_ref()).collect();
         ids.sort_unstable();
         for id in ids {
             let id = cedar_policy::PolicyId::new(id);
@@ -328,38 +324,48 @@ impl Policies {
                 core::any::type_name::<R>()
             ));
         };
-        let fields = serde_json::to_value(&**resolved).map_err(|e| e.to_string())?;
-        let Value::Object(fields) = fields else {
-            return Err("the resource did not serialize as an object".to_owned());
+        let attrs = match direct::record(&resource.attrs, &**resolved) {
+            Some(attrs) => attrs,
+            // A shape the direct path leaves out, or a value that does
+            // not fit: the JSON path decides, and words the error.
+            None => {
+                let fields = serde_json::to_value(&**resolved).map_err(|e| e.to_string())?;
+                let Value::Object(fields) = fields else {
+                    return Err("the resource did not serialize as an object".to_owned());
+                };
+                let mut path = String::from("resource");
+                types::record_value(&resource.attrs, &|name| fields.get(name), &mut path)?
+            }
         };
-        let mut path = String::from("resource");
-        let attrs = types::record_value(&resource.attrs, &fields, &mut path)?;
         let uid = EntityUid::from_type_name_and_id(
             resource.type_name.clone(),
             EntityId::new(resolved.entity_id()),
         );
         let object = entity(uid.into(), attrs);
-        self.request_about(ctx, tool, object, resolved.arguments())
+        self.request_about(ctx, tool, object, &|wire| resolved.argument(wire))
     }
 
     /// The request about `object` in a call of `tool` with `arguments`:
     /// the principal from `ctx`, the context from the arguments. Whatever
     /// the resource (a resolved object, or the caller's tenant for a call
     /// that names none), it is asked about the same way.
-    fn request_about(
+    fn request_about<'v>(
         &self,
         ctx: &ToolContext,
         tool: &ToolEntry,
         object: Entity,
-        arguments: &str,
+        arguments: &dyn Fn(&str) -> Option<&'v Value>,
     ) -> Result<(Request, Entities), String> {
         let schema = &self.schema;
         let mut path = String::from("principal");
         let mut principal = Vec::with_capacity(3 + schema.principal.len());
-        principal.push(("id".to_owned(), ast::Value::from(ctx.actor())));
-        principal.push(("tenant".to_owned(), ast::Value::from(ctx.tenant())));
+        principal.push((SmolStr::new_static("id"), ast::Value::from(ctx.actor())));
         principal.push((
-            "scopes".to_owned(),
+            SmolStr::new_static("tenant"),
+            ast::Value::from(ctx.tenant()),
+        ));
+        principal.push((
+            SmolStr::new_static("scopes"),
             ast::Value::set(ctx.scopes().map(ast::Value::from), None),
         ));
         for attr in &schema.principal {
@@ -367,7 +373,7 @@ impl Policies {
                 let len = path.len();
                 path.push('/');
                 path.push_str(&attr.name);
-                principal.push((attr.name.clone(), ty.value(&value, &mut path)?));
+                principal.push((SmolStr::new(&attr.name), ty.value(&value, &mut path)?));
                 path.truncate(len);
             }
         }
@@ -394,18 +400,10 @@ impl Policies {
         )
         .map_err(|e| e.to_string())?;
 
-        let arguments: Value = serde_json::from_str(arguments).map_err(|e| e.to_string())?;
-        let Value::Object(arguments) = arguments else {
-            return Err("the arguments are not an object".to_owned());
-        };
+        // The values gates 1–3 accepted, not their text parsed again.
         let mut path = String::from("context");
-        let context = types::record_value(&tool.context, &arguments, &mut path)?;
-        let context = Context::Value(std::sync::Arc::new(
-            context
-                .into_iter()
-                .map(|(name, value)| (name.into(), value))
-                .collect(),
-        ));
+        let context = types::record_value(&tool.context, arguments, &mut path)?;
+        let context = Context::Value(std::sync::Arc::new(context.into_iter().collect()));
         let request = Request::new_unchecked(
             known(principal_uid),
             known(tool.action.clone().into()),
@@ -417,12 +415,12 @@ impl Policies {
 }
 
 /// An entity with these attributes and no parents.
-fn entity(uid: ast::EntityUID, attrs: impl IntoIterator<Item = (String, ast::Value)>) -> Entity {
+fn entity(uid: ast::EntityUID, attrs: impl IntoIterator<Item = (SmolStr, ast::Value)>) -> Entity {
     Entity::new_with_attr_partial_value(
         uid,
         attrs
             .into_iter()
-            .map(|(name, value)| (name.into(), PartialValue::Value(value))),
+            .map(|(name, value)| (name, PartialValue::Value(value))),
         HashSet::new(),
         HashSet::new(),
         [],
@@ -456,22 +454,13 @@ impl fmt::Debug for Policies {
 }
 
 /// A policy's failure as Cedar's public API words it.
-fn failure(error: &AuthorizationError) -> String {
-    match error {
-        AuthorizationError::PolicyEvaluationError { id, error } => {
-            format!("error while evaluating policy `{id}`: {error}")
-        }
-    }
+fn failure(id: &ast::PolicyID, error: &str) -> String {
+    format!("error while evaluating policy `{id}`: {error}")
 }
 
-/// The determining policies of a response, sorted: `` `a`, `b` ``.
-fn ids(response: &Response) -> String {
-    let mut ids: Vec<String> = response
-        .diagnostics
-        .reason
-        .iter()
-        .map(ToString::to_string)
-        .collect();
+/// The determining policies, sorted: `` `a`, `b` ``.
+fn ids(determining: &[&ast::PolicyID]) -> String {
+    let mut ids: Vec<&str> = determining.iter().map(|id| id.as_ref()).collect();
     ids.sort_unstable();
     let mut out = String::new();
     for (i, id) in ids.into_iter().enumerate() {

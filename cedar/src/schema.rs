@@ -5,6 +5,7 @@ use core::fmt;
 use std::borrow::Cow;
 use std::collections::HashMap;
 use std::str::FromStr;
+use std::sync::Arc;
 
 use cedar_policy::{EntityTypeName, EntityUid};
 use serde_json::{Map, Value, json};
@@ -95,8 +96,9 @@ pub struct Schema {
 pub(crate) struct ToolEntry {
     pub(crate) action: EntityUid,
     /// The action entity, with its group as parent: the one action a
-    /// request of this tool needs in its entities.
-    pub(crate) entity: cedar_policy::Entity,
+    /// request of this tool needs in its entities. Shared, not copied,
+    /// into each request's.
+    pub(crate) entity: Arc<cedar_policy_core::ast::Entity>,
     pub(crate) context: Vec<Attr>,
 }
 
@@ -394,7 +396,7 @@ impl SchemaBuilder {
         for (name, (action, context)) in tools {
             let entity = entities
                 .get(&action)
-                .cloned()
+                .map(|entity| Arc::new(entity.as_ref().clone()))
                 .ok_or_else(|| SchemaError::new(format!("Cedar lost the action `{name}`")))?;
             entries.insert(
                 name,

@@ -13,9 +13,12 @@
 //! kept beside the type so that a policy comparing it with a string it can
 //! never hold is refused at load (`crate::enums`).
 
+use core::fmt::Write as _;
+
 use cedar_policy_core::ast::Value as Cedar;
 use cedar_policy_core::evaluator::RestrictedEvaluator;
 use cedar_policy_core::extensions::Extensions;
+use cedar_policy_core::pst::SmolStr;
 use serde_json::{Map, Value, json};
 
 /// How deep a type may nest before it is left out: deeper than any record a
@@ -308,14 +311,14 @@ impl Ty {
                 let mut out = Vec::with_capacity(items.len());
                 for (i, each) in items.iter().enumerate() {
                     let len = path.len();
-                    path.push_str(&format!("/{i}"));
+                    let _ = write!(path, "/{i}");
                     out.push(item.value(each, path)?);
                     path.truncate(len);
                 }
                 Ok(Cedar::set(out, None))
             }
             (Ty::Record(attrs), Value::Object(fields)) => {
-                let pairs = record_value(attrs, fields, path)?;
+                let pairs = record_value(attrs, &|name| fields.get(name), path)?;
                 Ok(Cedar::record(pairs, None))
             }
             _ => unfit("not of the type the schema declares", path),
@@ -341,15 +344,17 @@ pub(crate) fn record_schema(attrs: &[Attr]) -> Value {
 }
 
 /// A record's attributes: each declared one that is present (or has a
-/// default); what the record type leaves out is left out.
-pub(crate) fn record_value(
+/// default); what the record type leaves out is left out. Each name is
+/// Cedar's own string type, made without an allocation for a name of up
+/// to 23 bytes.
+pub(crate) fn record_value<'v>(
     attrs: &[Attr],
-    fields: &Map<String, Value>,
+    fields: &dyn Fn(&str) -> Option<&'v Value>,
     path: &mut String,
-) -> Result<Vec<(String, Cedar)>, String> {
+) -> Result<Vec<(SmolStr, Cedar)>, String> {
     let mut out = Vec::with_capacity(attrs.len());
     for attr in attrs {
-        let value = match fields.get(&attr.name) {
+        let value = match fields(&attr.name) {
             Some(Value::Null) | None => match &attr.default {
                 Some(default) => default,
                 None if attr.required => return Err(format!("{path}/{}: missing", attr.name)),
@@ -360,7 +365,7 @@ pub(crate) fn record_value(
         let len = path.len();
         path.push('/');
         path.push_str(&attr.name);
-        out.push((attr.name.clone(), attr.ty.value(value, path)?));
+        out.push((SmolStr::new(&attr.name), attr.ty.value(value, path)?));
         path.truncate(len);
     }
     Ok(out)
@@ -563,15 +568,15 @@ mod tests {
             unreachable!()
         };
         assert_eq!(
-            record_value(&attrs, &fields, &mut path),
-            Ok(vec![("n".to_owned(), Cedar::from(5))])
+            record_value(&attrs, &|name| fields.get(name), &mut path),
+            Ok(vec![(SmolStr::new("n"), Cedar::from(5))])
         );
         let bad = json!({"n": "five"});
         let Value::Object(bad) = bad else {
             unreachable!()
         };
         assert_eq!(
-            record_value(&attrs, &bad, &mut path),
+            record_value(&attrs, &|name| bad.get(name), &mut path),
             Err("/n: not of the type the schema declares".to_owned())
         );
         let required = [Attr {
@@ -579,7 +584,7 @@ mod tests {
             ..attrs[0].clone()
         }];
         assert_eq!(
-            record_value(&required, &Map::new(), &mut String::new()),
+            record_value(&required, &|_| None, &mut String::new()),
             Err("/n: missing".to_owned())
         );
     }

@@ -24,9 +24,8 @@ use serde_json::{Map, Value};
 /// one more allocation for each name) is made only for an approval's
 /// preview ([`value`](Self::value)).
 pub(crate) struct Accepted {
-    /// In the tool's order. Each wire name is there once: the macro
-    /// refuses two parameters sent under one name.
-    fields: Vec<(&'static str, Value)>,
+    /// The values and their text, which every policy decision of the call
+    /// shares.
     pub(crate) scope: Arc<CallScope>,
 }
 
@@ -66,8 +65,7 @@ impl Accepted {
         }
         let text = canonical_fields(&kept, raw.len());
         Accepted {
-            fields: kept,
-            scope: Arc::new(CallScope::new(text)),
+            scope: Arc::new(CallScope::new(kept, text)),
         }
     }
 
@@ -78,17 +76,14 @@ impl Accepted {
 
     /// The value of the parameter sent as `wire`.
     pub(crate) fn get(&self, wire: &str) -> Option<&Value> {
-        self.fields
-            .iter()
-            .rev()
-            .find_map(|(name, value)| (*name == wire).then_some(value))
+        self.scope.get(wire)
     }
 
     /// The accepted arguments as one JSON object, in the tool's order:
     /// what an approval shows a person.
     pub(crate) fn value(&self) -> Value {
         let mut map = Map::new();
-        for (wire, value) in &self.fields {
+        for (wire, value) in &self.scope.fields {
             map.insert((*wire).to_owned(), value.clone());
         }
         Value::Object(map)
@@ -111,16 +106,29 @@ pub(crate) struct Objects {
 /// so that a call naming several objects is decided by one snapshot of a
 /// policy set that may be replaced meanwhile.
 pub(crate) struct CallScope {
+    /// In the tool's order. Each wire name is there once: the macro
+    /// refuses two parameters sent under one name.
+    fields: Vec<(&'static str, Value)>,
     pub(crate) arguments: String,
     kept: Mutex<Vec<Arc<dyn Any + Send + Sync>>>,
 }
 
 impl CallScope {
-    fn new(arguments: String) -> CallScope {
+    fn new(fields: Vec<(&'static str, Value)>, arguments: String) -> CallScope {
         CallScope {
+            fields,
             arguments,
             kept: Mutex::new(Vec::new()),
         }
+    }
+
+    /// The value of the parameter sent as `wire`: a policy reads the
+    /// values themselves rather than parse their text again.
+    pub(crate) fn get(&self, wire: &str) -> Option<&Value> {
+        self.fields
+            .iter()
+            .rev()
+            .find_map(|(name, value)| (*name == wire).then_some(value))
     }
 
     /// The call's `T`: made by `make` the first time the call asks for a
@@ -289,6 +297,24 @@ mod tests {
     }
 
     #[test]
+    fn a_policy_reads_each_value_the_text_holds_by_wire_name() {
+        let raw = r#"{"b":{"n":2.0},"a":"x"}"#;
+        let def = definition(json!({"type": "object"}));
+        let accepted = Accepted::new(&mut [("a", None), ("b", None), ("c", None)], raw, &def);
+        let scope = &accepted.scope;
+        // As the text has them: `2.0` read as `2`, an absent one null.
+        assert_eq!(scope.get("b"), Some(&json!({"n": 2})));
+        assert_eq!(scope.get("c"), Some(&Value::Null));
+        assert_eq!(scope.get("d"), None);
+        let Value::Object(text) = serde_json::from_str(&scope.arguments).unwrap() else {
+            panic!("not an object")
+        };
+        for (wire, value) in &text {
+            assert_eq!(scope.get(wire), Some(value), "{wire}");
+        }
+    }
+
+    #[test]
     fn a_serialized_value_stands_as_it_is() {
         let def = definition(json!({"type": "object"}));
         let accepted = Accepted::new(&mut [("speed", Some(json!("instant")))], "{}", &def);
@@ -375,7 +401,7 @@ mod tests {
 
     #[test]
     fn a_call_keeps_one_value_of_each_type() {
-        let scope = CallScope::new("{}".to_owned());
+        let scope = CallScope::new(Vec::new(), "{}".to_owned());
         let first = scope.per_call(|| 1_u8);
         let second = scope.per_call(|| 2_u8);
         assert_eq!((*first, *second), (1, 1));

@@ -204,6 +204,21 @@ impl<R> Resolved<R> {
         &self.scope.arguments
     }
 
+    /// One argument as gates 1–3 accepted it, by its wire name: the value
+    /// [`arguments`](Self::arguments) holds under that name, for a policy
+    /// that reads the values rather than parse their text again. `None`
+    /// for a name the tool does not have.
+    ///
+    /// ```
+    /// # use toolgate::Resolved;
+    /// fn amount<R>(resolved: &Resolved<R>) -> Option<u64> {
+    ///     resolved.argument("amount_cents")?.as_u64()
+    /// }
+    /// ```
+    pub fn argument(&self, wire: &str) -> Option<&serde_json::Value> {
+        self.scope.get(wire)
+    }
+
     /// A value every policy decision of this call shares: made by `make`
     /// the first time the call asks for a `T`, and the same `Arc` for
     /// every object of the call after. A policy whose rules can be
@@ -441,6 +456,12 @@ impl CallInfo<'_> {
     /// [`Resolved::arguments`].
     pub fn arguments(&self) -> &str {
         &self.scope.arguments
+    }
+
+    /// One argument as gates 1–3 accepted it, by its wire name: as
+    /// [`Resolved::argument`].
+    pub fn argument(&self, wire: &str) -> Option<&serde_json::Value> {
+        self.scope.get(wire)
     }
 
     /// A value the call's policy decisions share: as

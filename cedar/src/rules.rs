@@ -1,0 +1,291 @@
+//! A policy set as requests are decided by it: each policy's condition
+//! made once, when the set loads, and evaluated by Cedar's evaluator.
+//!
+//! Cedar's authorizer (`cedar_policy_core::authorizer::Authorizer`) is
+//! made for requests with unknowns too: it evaluates each policy
+//! partially, builds the policy's condition (its scope, its `when` and
+//! its `unless` as one expression) again for every request, and, to name
+//! the policies that decided, builds a policy for each of them. The
+//! requests here are wholly known, so each condition is built once, at
+//! load, and evaluated with Cedar's own evaluator, and the decision is
+//! Cedar's rule, which is all the authorizer adds to it: allowed when a
+//! `permit` is satisfied and no `forbid` is; the forbids that are
+//! satisfied decide a denial, or else the permits that are decide an
+//! allowance. A policy that fails to evaluate is reported, as Cedar
+//! reports it (Cedar would then skip it; [`Policies`](crate::Policies)
+//! denies).
+//!
+//! The differential test `rules_decide_as_cedar_s_authorizer` holds the two
+//! to one decision, one set of determining policies and one failure.
+
+use cedar_policy_core::ast::{Effect, Expr, Literal, PolicyID, PolicySet, SlotEnv, ValueKind};
+use cedar_policy_core::evaluator::Evaluator;
+
+/// The policies of one set, each with its condition built.
+pub(crate) struct Rules {
+    /// In the order of Cedar's own set, so that a failure is the one
+    /// Cedar's authorizer would report first.
+    rules: Vec<Rule>,
+}
+
+struct Rule {
+    id: PolicyID,
+    effect: Effect,
+    condition: Expr,
+    /// A template's slots as linked: empty, since templates are refused
+    /// at load, but Cedar's evaluator takes them.
+    slots: SlotEnv,
+}
+
+/// What a set decided about one request.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) struct Verdict<'r> {
+    /// A `permit` is satisfied and no `forbid` is.
+    pub(crate) allowed: bool,
+    /// The policies that decided: the satisfied forbids, or when there
+    /// are none, the satisfied permits. In the set's order.
+    pub(crate) determining: Vec<&'r PolicyID>,
+    /// The first policy that failed to evaluate, and why.
+    pub(crate) failed: Option<(&'r PolicyID, String)>,
+}
+
+impl Rules {
+    /// The rules of `set`, each condition built once.
+    pub(crate) fn new(set: &PolicySet) -> Rules {
+        let rules = set
+            .policies()
+            .map(|policy| Rule {
+                id: policy.id().clone(),
+                effect: policy.effect(),
+                condition: policy.condition(),
+                slots: policy.env().clone(),
+            })
+            .collect();
+        Rules { rules }
+    }
+
+    /// What the set decides about the request `evaluator` holds.
+    pub(crate) fn decide<'r>(&'r self, evaluator: &Evaluator<'_>) -> Verdict<'r> {
+        let mut permits = Vec::new();
+        let mut forbids = Vec::new();
+        let mut failed = None;
+        for rule in &self.rules {
+            let satisfied = match evaluator.interpret(&rule.condition, &rule.slots) {
+                Ok(value) => match value.value_kind() {
+                    ValueKind::Lit(Literal::Bool(b)) => *b,
+                    _ => {
+                        failed.get_or_insert_with(|| {
+                            (&rule.id, format!("its condition is not a boolean: {value}"))
+                        });
+                        false
+                    }
+                },
+                Err(error) => {
+                    failed.get_or_insert_with(|| (&rule.id, error.to_string()));
+                    false
+                }
+            };
+            if satisfied {
+                match rule.effect {
+                    Effect::Permit => permits.push(&rule.id),
+                    Effect::Forbid => forbids.push(&rule.id),
+                }
+            }
+        }
+        let allowed = !permits.is_empty() && forbids.is_empty();
+        Verdict {
+            allowed,
+            determining: if forbids.is_empty() { permits } else { forbids },
+            failed,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::HashSet;
+    use std::str::FromStr;
+
+    use cedar_policy_core::ast::{Context, Entity, EntityUID, EntityUIDEntry, Request, Value};
+    use cedar_policy_core::authorizer::{AuthorizationError, Authorizer, Decision};
+    use cedar_policy_core::entities::{Entities, NoEntitiesSchema, TCComputation};
+    use cedar_policy_core::extensions::Extensions;
+    use cedar_policy_core::parser::parse_policyset;
+    use proptest::prelude::*;
+
+    use super::*;
+
+    /// Permits and forbids over every part of a request, an action group,
+    /// and policies that fail to evaluate for some requests (an overflow,
+    /// an attribute that is absent).
+    const POLICIES: &str = r#"
+        permit (principal, action == Action::"read", resource) when { resource.owner == principal.id };
+        forbid (principal, action, resource) unless { resource.tenant == principal.tenant };
+        permit (principal, action in Action::"write", resource is Item) when { principal.scopes.contains("admin") };
+        forbid (principal, action, resource) when { context.n * resource.price > 1000 };
+        permit (principal, action, resource) when { context has note && context.note like "ok*" };
+        forbid (principal, action == Action::"delete", resource is Item) when { resource.locked };
+        permit (principal == User::"u1", action, resource);
+        forbid (principal, action in Action::"write", resource) when { resource.flag };
+        permit (principal, action, resource) when { principal.scopes.contains("all") };
+    "#;
+
+    fn uid(text: &str) -> EntityUID {
+        cedar_policy::EntityUid::from_str(text).unwrap().into()
+    }
+
+    fn entity(of: &str, attrs: Vec<(&str, Value)>, parents: &[&str]) -> Entity {
+        Entity::new_with_attr_partial_value(
+            uid(of),
+            attrs
+                .into_iter()
+                .map(|(name, value)| (name.into(), value.into())),
+            HashSet::new(),
+            parents.iter().map(|p| uid(p)).collect(),
+            [],
+        )
+    }
+
+    #[derive(Clone, Debug)]
+    struct Case {
+        actor: &'static str,
+        tenants: (&'static str, &'static str),
+        owner: &'static str,
+        scopes: Vec<&'static str>,
+        action: &'static str,
+        price: i64,
+        locked: bool,
+        flag: Option<bool>,
+        n: i64,
+        note: Option<&'static str>,
+    }
+
+    fn cases() -> impl Strategy<Value = Case> {
+        let who = || prop::sample::select(vec!["u1", "u2", "u3"]);
+        let tenant = || prop::sample::select(vec!["t1", "t2"]);
+        let big = prop_oneof![0i64..=40, Just(i64::MAX / 2), Just(i64::MIN / 3)];
+        (
+            (who(), (tenant(), tenant()), who()),
+            prop::sample::subsequence(vec!["admin", "all"], 0..=2),
+            prop::sample::select(vec!["read", "update", "delete"]),
+            (big.clone(), any::<bool>(), prop::option::of(any::<bool>())),
+            (
+                big,
+                prop::option::of(prop::sample::select(vec!["ok", "okay", "no"])),
+            ),
+        )
+            .prop_map(
+                |((actor, tenants, owner), scopes, action, item, call)| Case {
+                    actor,
+                    tenants,
+                    owner,
+                    scopes,
+                    action,
+                    price: item.0,
+                    locked: item.1,
+                    flag: item.2,
+                    n: call.0,
+                    note: call.1,
+                },
+            )
+    }
+
+    fn request(case: &Case) -> (Request, Entities) {
+        let principal = entity(
+            &format!(r#"User::"{}""#, case.actor),
+            vec![
+                ("id", Value::from(case.actor)),
+                ("tenant", Value::from(case.tenants.0)),
+                (
+                    "scopes",
+                    Value::set(case.scopes.iter().map(|s| Value::from(*s)), None),
+                ),
+            ],
+            &[],
+        );
+        let mut attrs = vec![
+            ("owner", Value::from(case.owner)),
+            ("tenant", Value::from(case.tenants.1)),
+            ("price", Value::from(case.price)),
+            ("locked", Value::from(case.locked)),
+        ];
+        if let Some(flag) = case.flag {
+            attrs.push(("flag", Value::from(flag)));
+        }
+        let item = entity(r#"Item::"i1""#, attrs, &[]);
+        let action = format!(r#"Action::"{}""#, case.action);
+        let groups: &[&str] = if case.action == "read" {
+            &[]
+        } else {
+            &[r#"Action::"write""#]
+        };
+        let entities = Entities::from_entities(
+            [
+                principal,
+                item,
+                entity(&action, vec![], groups),
+                entity(r#"Action::"write""#, vec![], &[]),
+            ],
+            None::<&NoEntitiesSchema>,
+            TCComputation::ComputeNow,
+            Extensions::all_available(),
+        )
+        .unwrap();
+        let mut context = vec![("n", Value::from(case.n))];
+        if let Some(note) = case.note {
+            context.push(("note", Value::from(note)));
+        }
+        let context = Context::Value(std::sync::Arc::new(
+            context
+                .into_iter()
+                .map(|(name, value)| (name.into(), value))
+                .collect(),
+        ));
+        let known = |text: &str| EntityUIDEntry::known(uid(text), None);
+        let request = Request::new_unchecked(
+            known(&format!(r#"User::"{}""#, case.actor)),
+            known(&action),
+            known(r#"Item::"i1""#),
+            Some(context),
+        );
+        (request, entities)
+    }
+
+    #[test]
+    fn rules_decide_as_cedar_s_authorizer() {
+        let set = parse_policyset(POLICIES).unwrap();
+        let rules = Rules::new(&set);
+        let seen = std::cell::RefCell::new([0usize; 3]);
+        proptest!(ProptestConfig {
+            cases: 3_000,
+            failure_persistence: None,
+            ..ProptestConfig::default()
+        }, |(case in cases())| {
+            let (request, entities) = request(&case);
+            let cedar = Authorizer::new().is_authorized(request.clone(), &set, &entities);
+            let evaluator = Evaluator::new(request, &entities, Extensions::all_available());
+            let ours = rules.decide(&evaluator);
+
+            prop_assert_eq!(ours.allowed, cedar.decision == Decision::Allow, "{:?}", case);
+            let mut determining: Vec<&str> = ours.determining.iter().map(|id| id.as_ref()).collect();
+            let mut reason: Vec<&str> = cedar.diagnostics.reason.iter().map(AsRef::as_ref).collect();
+            determining.sort_unstable();
+            reason.sort_unstable();
+            prop_assert_eq!(determining, reason, "{:?}", case);
+            let first = cedar.diagnostics.errors.first().map(|error| match error {
+                AuthorizationError::PolicyEvaluationError { id, error } => (id.clone(), error.to_string()),
+            });
+            let failed = ours.failed.map(|(id, why)| (id.clone(), why));
+            prop_assert_eq!(&failed, &first, "{:?}", case);
+            let mut seen = seen.borrow_mut();
+            seen[usize::from(ours.allowed)] += 1;
+            seen[2] += usize::from(failed.is_some());
+        });
+        // Allowed, denied and failed requests were all compared.
+        let seen = seen.into_inner();
+        assert!(
+            seen.iter().all(|n| *n >= 100),
+            "denied, allowed, failed: {seen:?}"
+        );
+    }
+}

@@ -57,6 +57,15 @@ macro_rules! elsewhere {
             Err(Elsewhere)
         }
 
+        fn serialize_seq(self, _: Option<usize>) -> Result<Self::SerializeSeq, Elsewhere> {
+            Err(Elsewhere)
+        }
+
+        elsewhere!(@compound);
+    };
+    // Tuples, maps and enum variants with data: for a serializer that
+    // writes the other shapes itself.
+    (@compound) => {
         fn serialize_newtype_variant<T: Serialize + ?Sized>(
             self,
             _: &'static str,
@@ -64,10 +73,6 @@ macro_rules! elsewhere {
             _: &'static str,
             _: &T,
         ) -> Result<Self::Ok, Elsewhere> {
-            Err(Elsewhere)
-        }
-
-        fn serialize_seq(self, _: Option<usize>) -> Result<Self::SerializeSeq, Elsewhere> {
             Err(Elsewhere)
         }
 
@@ -366,51 +371,7 @@ impl<'a> ser::Serializer for Of<'a> {
         Err(Elsewhere)
     }
 
-    fn serialize_newtype_variant<T: Serialize + ?Sized>(
-        self,
-        _: &'static str,
-        _: u32,
-        _: &'static str,
-        _: &T,
-    ) -> Result<Self::Ok, Elsewhere> {
-        Err(Elsewhere)
-    }
-
-    fn serialize_tuple(self, _: usize) -> Result<Self::SerializeTuple, Elsewhere> {
-        Err(Elsewhere)
-    }
-
-    fn serialize_tuple_struct(
-        self,
-        _: &'static str,
-        _: usize,
-    ) -> Result<Self::SerializeTupleStruct, Elsewhere> {
-        Err(Elsewhere)
-    }
-
-    fn serialize_tuple_variant(
-        self,
-        _: &'static str,
-        _: u32,
-        _: &'static str,
-        _: usize,
-    ) -> Result<Self::SerializeTupleVariant, Elsewhere> {
-        Err(Elsewhere)
-    }
-
-    fn serialize_map(self, _: Option<usize>) -> Result<Self::SerializeMap, Elsewhere> {
-        Err(Elsewhere)
-    }
-
-    fn serialize_struct_variant(
-        self,
-        _: &'static str,
-        _: u32,
-        _: &'static str,
-        _: usize,
-    ) -> Result<Self::SerializeStructVariant, Elsewhere> {
-        Err(Elsewhere)
-    }
+    elsewhere!(@compound);
 }
 
 /// A sequence written as a set of `item`s.

@@ -96,7 +96,7 @@ pub struct Schema {
 pub(crate) struct ToolEntry {
     pub(crate) action: EntityUid,
     /// The action entity, with its group as parent: the one action a
-    /// request of this tool needs in its entities. Shared, not copied,
+    /// request of this tool needs in its entities. Made once, and cloned
     /// into each request's.
     pub(crate) entity: Arc<cedar_policy_core::ast::Entity>,
     pub(crate) context: Vec<Attr>,

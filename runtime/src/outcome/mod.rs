@@ -90,8 +90,8 @@ impl Outcome {
     /// The outcome as the JSON the model reads.
     pub fn to_json(&self) -> Value {
         match self {
-            // What every completed write records for replay: the object
-            // `Serialize` makes, built without the serializer between.
+            // The object `Serialize` makes, built without the serializer
+            // between.
             Outcome::Done(value) => {
                 let mut map = serde_json::Map::with_capacity(2);
                 map.insert("status".to_owned(), Value::from("done"));

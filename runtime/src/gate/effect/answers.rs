@@ -155,10 +155,10 @@ pub enum Withdrawn {
 }
 
 /// A finished call's outcome as a store keeps it: the JSON text the model
-/// read, made once when the call finished and handed to the store as it
-/// is. A store writes [`as_json`](Self::as_json) and gives back what it
-/// wrote through [`from_json`](Self::from_json), which checks that it is
-/// JSON.
+/// read, made when the call finished and handed to the store as it is. A
+/// store writes [`as_json`](Self::as_json) and gives back what it wrote
+/// through [`from_json`](Self::from_json), which checks that it reads as
+/// a JSON value.
 ///
 /// ```
 /// use toolgate::store::Recorded;
@@ -168,15 +168,17 @@ pub enum Withdrawn {
 /// assert_eq!(recorded.to_value().unwrap()["result"], 7);
 /// assert!(Recorded::from_json("{not json").is_err());
 /// ```
-#[derive(Clone, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Recorded(String);
 
 impl Recorded {
-    /// The outcome a store wrote, read back: refused unless it is one
-    /// JSON value.
+    /// The outcome a store wrote, read back: refused unless it reads as
+    /// one JSON value, as [`to_value`](Self::to_value) reads it (a number
+    /// out of range, a lone surrogate or text nested deeper than 128
+    /// levels is refused here, not when a repeat is answered).
     pub fn from_json(text: impl Into<String>) -> Result<Recorded, serde_json::Error> {
         let text = text.into();
-        serde_json::from_str::<serde::de::IgnoredAny>(&text)?;
+        serde_json::from_str::<Value>(&text)?;
         Ok(Recorded(text))
     }
 
@@ -191,8 +193,9 @@ impl Recorded {
     }
 
     /// The outcome as a JSON value, as a repeat of the call is answered
-    /// with it. An error only for text nested deeper than `serde_json`
-    /// reads (128 levels).
+    /// with it. An error only for an outcome the tool returned nested
+    /// deeper than `serde_json` reads (128 levels): its repeat is answered
+    /// as a failure, and the body is not run again.
     pub fn to_value(&self) -> Result<Value, serde_json::Error> {
         serde_json::from_str(&self.0)
     }
@@ -219,12 +222,6 @@ impl Recorded {
             .and_then(|()| String::from_utf8(text).ok())
             .unwrap_or_else(|| "null".to_owned());
         Recorded(text)
-    }
-}
-
-impl core::fmt::Debug for Recorded {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        f.debug_tuple("Recorded").field(&self.0).finish()
     }
 }
 

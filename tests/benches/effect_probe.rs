@@ -5,8 +5,9 @@
 //! outcome). Each call carries its own call id, so every `write` is a new
 //! action; `replay` repeats one id, so every call after the first returns
 //! the stored outcome; `gates` checks the same arguments with gates 1–3
-//! only, and `floor` reads them with serde_json and garde alone. Arguments:
-//! the number of calls, then `read`, `write`, `replay`, `gates` or `floor`,
+//! only, and `floor` reads them with serde_json and garde alone; `async`
+//! is `read` with an async body. Arguments: the number of calls, then
+//! `read`, `async`, `write`, `replay`, `gates` or `floor`,
 //! then optionally `subscribed`: the calls run under a tracing subscriber
 //! (tracing-subscriber's registry, which every layer builds on, with no
 //! layer), so that each call's span is made, entered and closed; without
@@ -26,6 +27,12 @@ use toolgate::{ToolContext, ToolError, Toolbox, tool};
 /// Note a number.
 #[tool(effect = read)]
 fn note_read(#[garde(range(min = 1, max = 100))] n: u8) -> Result<u8, ToolError> {
+    Ok(n)
+}
+
+/// Note a number, with an async body.
+#[tool(effect = read)]
+async fn note_read_async(#[garde(range(min = 1, max = 100))] n: u8) -> Result<u8, ToolError> {
     Ok(n)
 }
 
@@ -57,11 +64,13 @@ fn main() {
         .register(NoteRead)
         .unwrap()
         .register(NoteWrite)
+        .unwrap()
+        .register(NoteReadAsync)
         .unwrap();
-    let tool = if mode == "read" {
-        "note_read"
-    } else {
-        "note_write"
+    let tool = match mode.as_str() {
+        "read" => "note_read",
+        "async" => "note_read_async",
+        _ => "note_write",
     };
     let mut done = 0;
     // The same arguments without the toolbox's call around them: gates 1–3
@@ -95,7 +104,7 @@ fn main() {
     let mut ctx = ToolContext::new("u", "t", "r").allow_tools([tool]);
     let arguments = String::from(r#"{"n":7}"#);
     for i in 0..calls {
-        if mode != "read" {
+        if mode != "read" && mode != "async" {
             let id = if mode == "replay" { 0 } else { i };
             ctx = ctx.with_call_id(format!("call_{id}"));
         }

@@ -392,13 +392,19 @@ impl Policies {
         // ancestors are its group, as the schema's action entities hold
         // them already closed: the hierarchy is its own transitive closure,
         // which Cedar need not compute again for each request.
-        let entities = Entities::from_entities(
-            [tool.entity.as_ref().clone(), principal, object],
-            None::<&NoEntitiesSchema>,
-            TCComputation::AssumeAlreadyComputed,
-            Extensions::all_available(),
-        )
-        .map_err(|e| e.to_string())?;
+        // The tool's action entity is shared, not copied.
+        let entities = Entities::new()
+            .add_entities(
+                [
+                    Arc::clone(&tool.entity),
+                    Arc::new(principal),
+                    Arc::new(object),
+                ],
+                None::<&NoEntitiesSchema>,
+                TCComputation::AssumeAlreadyComputed,
+                Extensions::all_available(),
+            )
+            .map_err(|e| e.to_string())?;
 
         // The values gates 1–3 accepted, not their text parsed again.
         let mut path = String::from("context");

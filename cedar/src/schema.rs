@@ -96,8 +96,8 @@ pub struct Schema {
 pub(crate) struct ToolEntry {
     pub(crate) action: EntityUid,
     /// The action entity, with its group as parent: the one action a
-    /// request of this tool needs in its entities. Made once, and cloned
-    /// into each request's.
+    /// request of this tool needs in its entities. Made once, and shared
+    /// with each request's.
     pub(crate) entity: Arc<cedar_policy_core::ast::Entity>,
     pub(crate) context: Vec<Attr>,
 }

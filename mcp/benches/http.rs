@@ -8,6 +8,12 @@
 //! p50/p99 latency for each, and their ratios. Each call is one POST on
 //! the 2026-07-28 protocol (no session), as the Python SDK makes it, with
 //! one bearer token checked by the same authenticator in front of both.
+//!
+//! `cargo bench -p toolgate-mcp --bench http -- probe <rmcp|toolgate> <n>`
+//! instead makes `n` calls one after another through each server's axum
+//! router itself, with no sockets and no client, on one thread: under
+//! callgrind, the difference between two `n` is one call's instructions
+//! on the server side alone.
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -21,8 +27,9 @@ use serde::{Deserialize, Serialize};
 use toolgate::{BoxFuture, ToolError, Toolbox};
 use toolgate_mcp::{Authenticator, HttpConfig, Identity, Unauthorized};
 
-/// Clients calling at once.
-const CLIENTS: usize = 16;
+/// Clients calling at once: the load, then one client alone (each call's
+/// latency with nothing queued before it).
+const LOADS: [usize; 2] = [16, 1];
 /// Calls per client per round.
 const CALLS: usize = 250;
 /// Rounds per server, alternating.
@@ -123,6 +130,14 @@ impl Plain {
         &self,
         Parameters(args): Parameters<QuoteArgs>,
     ) -> Result<Json<Quote>, ErrorData> {
+        static HOTEL_ID: std::sync::LazyLock<regex::Regex> =
+            std::sync::LazyLock::new(|| regex::Regex::new(r"^h_[a-z0-9]{8}$").expect("a pattern"));
+        if !HOTEL_ID.is_match(&args.hotel_id) {
+            return Err(ErrorData::invalid_params(
+                "hotel_id must match ^h_[a-z0-9]{8}$",
+                None,
+            ));
+        }
         if !(1..=30).contains(&args.nights) {
             return Err(ErrorData::invalid_params(
                 "nights must be between 1 and 30",
@@ -226,11 +241,11 @@ async fn call(client: &reqwest::Client, url: &str) {
     assert!(body.contains(r#""total_cents":36000"#), "{body}");
 }
 
-/// One round: CLIENTS clients making CALLS calls each. The latencies, and
-/// the round's wall time.
-async fn round(url: &str) -> (Vec<Duration>, Duration) {
+/// One round: `clients` clients making CALLS calls each. The latencies,
+/// and the round's wall time.
+async fn round(url: &str, clients: usize) -> (Vec<Duration>, Duration) {
     let start = Instant::now();
-    let tasks: Vec<_> = (0..CLIENTS)
+    let tasks: Vec<_> = (0..clients)
         .map(|_| {
             let url = url.to_owned();
             tokio::spawn(async move {
@@ -245,7 +260,7 @@ async fn round(url: &str) -> (Vec<Duration>, Duration) {
             })
         })
         .collect();
-    let mut latencies = Vec::with_capacity(CLIENTS * CALLS);
+    let mut latencies = Vec::with_capacity(clients * CALLS);
     for task in tasks {
         latencies.extend(task.await.expect("a client finishes"));
     }
@@ -274,7 +289,121 @@ impl Totals {
     }
 }
 
+/// `n` calls through `app` as a tower service, one after another.
+fn probe(app: axum::Router, n: usize) {
+    use tower::ServiceExt as _;
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("a runtime");
+    runtime.block_on(async move {
+        for _ in 0..n {
+            let request = axum::http::Request::post("/mcp")
+                .header("host", "127.0.0.1")
+                .header("authorization", "Bearer bench")
+                .header("accept", "application/json, text/event-stream")
+                .header("content-type", "application/json")
+                .header("mcp-protocol-version", "2026-07-28")
+                .header("mcp-method", "tools/call")
+                .header("mcp-name", "quote_stay")
+                .body(axum::body::Body::from(CALL))
+                .expect("a request");
+            let response = app.clone().oneshot(request).await.expect("an answer");
+            assert!(response.status().is_success(), "{}", response.status());
+            let body = http_body_util::BodyExt::collect(response.into_body())
+                .await
+                .expect("a body")
+                .to_bytes();
+            let body = String::from_utf8_lossy(&body);
+            assert!(body.contains(r#""total_cents":36000"#), "{body}");
+        }
+    });
+}
+
+/// Both servers under `clients` clients, rounds alternating; prints the
+/// table.
+async fn measure(plain_url: &str, gated_url: &str, clients: usize) {
+    // Warm both up (connections, allocator, caches).
+    round(plain_url, clients).await;
+    round(gated_url, clients).await;
+    let mut plain = Totals {
+        latencies: Vec::new(),
+        wall: Duration::ZERO,
+    };
+    let mut gated = Totals {
+        latencies: Vec::new(),
+        wall: Duration::ZERO,
+    };
+    for _ in 0..ROUNDS {
+        plain.add(round(plain_url, clients).await);
+        gated.add(round(gated_url, clients).await);
+    }
+    println!(
+        "{clients} client(s), {} calls per server in {ROUNDS} alternating rounds",
+        clients * CALLS * ROUNDS
+    );
+    println!(
+        "{:<10} {:>10} {:>10} {:>10}",
+        "server", "calls/s", "p50", "p99"
+    );
+    let mut rows = Vec::new();
+    for (name, totals) in [("rmcp", &mut plain), ("toolgate", &mut gated)] {
+        let row = (
+            totals.rate(),
+            totals.percentile(0.50),
+            totals.percentile(0.99),
+        );
+        println!(
+            "{name:<10} {:>10.0} {:>10.3?} {:>10.3?}",
+            row.0, row.1, row.2
+        );
+        rows.push(row);
+    }
+    let micros = |a: Duration, b: Duration| (a.as_secs_f64() - b.as_secs_f64()) * 1e6;
+    println!(
+        "toolgate/rmcp: calls/s {:.2}x; p50 {:+.0} us, p99 {:+.0} us\n",
+        rows[1].0 / rows[0].0,
+        micros(rows[1].1, rows[0].1),
+        micros(rows[1].2, rows[0].2),
+    );
+}
+
 fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    if let Some(at) = args.iter().position(|a| a == "probe") {
+        let n = args
+            .get(at + 2)
+            .and_then(|n| n.parse().ok())
+            .expect("probe <rmcp|toolgate> <n>");
+        match args.get(at + 1).map(String::as_str) {
+            Some("rmcp") => probe(plain(), n),
+            Some("toolgate") => probe(gated(), n),
+            _ => panic!("probe <rmcp|toolgate> <n>"),
+        }
+        return;
+    }
+    if let Some(at) = args.iter().position(|a| a == "load") {
+        let app = match args.get(at + 1).map(String::as_str) {
+            Some("rmcp") => plain(),
+            Some("toolgate") => gated(),
+            _ => panic!("load <rmcp|toolgate> [clients]"),
+        };
+        let clients = args
+            .get(at + 2)
+            .and_then(|n| n.parse().ok())
+            .unwrap_or(LOADS[0]);
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .enable_all()
+            .build()
+            .expect("a runtime");
+        runtime.block_on(async {
+            let url = serve(app).await;
+            for _ in 0..ROUNDS {
+                round(&url, clients).await;
+            }
+        });
+        return;
+    }
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -282,47 +411,8 @@ fn main() {
     runtime.block_on(async {
         let plain_url = serve(plain()).await;
         let gated_url = serve(gated()).await;
-        // Warm both up (connections, allocator, caches).
-        round(&plain_url).await;
-        round(&gated_url).await;
-        let mut plain = Totals {
-            latencies: Vec::new(),
-            wall: Duration::ZERO,
-        };
-        let mut gated = Totals {
-            latencies: Vec::new(),
-            wall: Duration::ZERO,
-        };
-        for _ in 0..ROUNDS {
-            plain.add(round(&plain_url).await);
-            gated.add(round(&gated_url).await);
+        for clients in LOADS {
+            measure(&plain_url, &gated_url, clients).await;
         }
-        println!(
-            "{CLIENTS} clients, {} calls per server in {ROUNDS} alternating rounds",
-            CLIENTS * CALLS * ROUNDS
-        );
-        println!(
-            "{:<10} {:>10} {:>10} {:>10}",
-            "server", "calls/s", "p50", "p99"
-        );
-        let mut rows = Vec::new();
-        for (name, totals) in [("rmcp", &mut plain), ("toolgate", &mut gated)] {
-            let row = (
-                totals.rate(),
-                totals.percentile(0.50),
-                totals.percentile(0.99),
-            );
-            println!(
-                "{name:<10} {:>10.0} {:>10.3?} {:>10.3?}",
-                row.0, row.1, row.2
-            );
-            rows.push(row);
-        }
-        println!(
-            "toolgate/rmcp: calls/s {:.2}x, p50 {:.2}x, p99 {:.2}x",
-            rows[1].0 / rows[0].0,
-            rows[1].1.as_secs_f64() / rows[0].1.as_secs_f64(),
-            rows[1].2.as_secs_f64() / rows[0].2.as_secs_f64()
-        );
     });
 }

@@ -17,6 +17,7 @@ use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
 use toolgate::{BoxFuture, Limits};
 
 use crate::frame::{Checked, RawArguments, Refused, Unreadable, check};
+use crate::rebinding::Allowed;
 use crate::session::{Bindings, BoundSessions};
 use crate::{Identity, McpServer, ServerInfo, Tools, message_limits};
 
@@ -248,7 +249,9 @@ impl<S> HttpConfig<S> {
 
     /// The `Host` headers accepted (default: loopback names only, against
     /// DNS rebinding): `tools.example.com`, or with a port,
-    /// `tools.example.com:8443`. Others are answered `403`.
+    /// `tools.example.com:8443`. Others are answered `403`, before
+    /// authentication. An empty list accepts any host: for a server behind
+    /// a proxy that checks it.
     #[must_use]
     pub fn allowed_hosts<I>(mut self, hosts: I) -> Self
     where
@@ -317,11 +320,10 @@ impl<S> HttpConfig<S> {
     }
 
     /// The origins served: those configured, or the resource's own and the
-    /// loopback ones. Each with an explicit port or `:*`, since rmcp reads
-    /// an origin without a port as any port.
+    /// loopback ones.
     fn origins(&self) -> Vec<String> {
         if let Some(origins) = &self.allowed_origins {
-            return origins.iter().map(|origin| with_port(origin)).collect();
+            return origins.clone();
         }
         let mut origins: Vec<String> = ["localhost", "127.0.0.1", "[::1]"]
             .into_iter()
@@ -345,18 +347,6 @@ fn origin_of(url: &str) -> Option<String> {
     Some(format!("{scheme}://{}:{port}", authority.host()))
 }
 
-/// An allowed origin with its default port spelled out when it names
-/// none: `https://app.example.com` is port 443 only. `null`, `:*` and
-/// what does not parse are left as written (rmcp ignores an entry it
-/// cannot read: it allows nothing).
-fn with_port(origin: &str) -> String {
-    let origin = origin.trim();
-    if origin.ends_with(":*") || origin.eq_ignore_ascii_case("null") {
-        return origin.to_owned();
-    }
-    origin_of(origin).unwrap_or_else(|| origin.to_owned())
-}
-
 /// Whether `url` is an absolute `http` or `https` URL with a host.
 fn is_absolute_url(url: &str) -> bool {
     axum::http::Uri::try_from(url).is_ok_and(|uri| {
@@ -367,6 +357,7 @@ fn is_absolute_url(url: &str) -> bool {
 
 struct Shared {
     source: sealed::Source,
+    allowed: Allowed,
     config: HttpConfig,
     limits: Limits,
     sessions: Bindings,
@@ -381,12 +372,14 @@ pub(crate) const SESSION_HEADER: &str = "mcp-session-id";
 /// [`Authenticator`] of bearer tokens, or [`HostAuthenticated`]), with the
 /// protected-resource metadata beside it.
 ///
+/// - A `Host` or `Origin` the config does not allow, at the endpoint or
+///   the approvals API: `403`, before anything else is read, and logged to
+///   the audit log.
 /// - No `Authorization: Bearer` header, or a token the authenticator
 ///   refuses: `401` with a `WWW-Authenticate` challenge naming the
 ///   metadata. The reason goes to the audit log. With
 ///   [`HostAuthenticated`], no [`Identity`] in the request's extensions:
 ///   the same.
-/// - A `Host` or `Origin` the config does not allow: `403`.
 /// - A 2025-11-25 session presented with a token of another principal
 ///   than the one that opened it: `404`, as for a session that does not
 ///   exist; the refusal goes to the audit log. Outcomes are replayed only
@@ -440,39 +433,33 @@ pub fn router<S, A: Authentication<S>>(
     let limits = message_limits(tools.limits());
     let approvals = crate::approvals::routes(&config.path(), tools.clone());
     let server = McpServer::for_http(tools, config.info.clone());
-    let mut http = StreamableHttpServerConfig::default()
+    let http = StreamableHttpServerConfig::default()
         // Read only within our own limit; ours refuses first.
         .with_max_request_body_bytes(limits.bytes().saturating_add(1))
-        .with_allowed_origins(config.origins())
-        // An empty list refuses every Origin, not none.
-        .enforce_origin_validation();
-    if let Some(hosts) = &config.allowed_hosts {
-        http = http.with_allowed_hosts(hosts.clone());
-    }
+        // Checked in front, by `addressed`, from lists read once.
+        .disable_allowed_hosts()
+        .disable_allowed_origins();
+    let allowed = Allowed::new(config.allowed_hosts.as_deref(), &config.origins());
     let (sessions, bindings) = BoundSessions::new();
     let service = StreamableHttpService::new(move || Ok(server.clone()), Arc::new(sessions), http);
     let path = config.path();
     let metadata_path = config.metadata_path();
     let shared = Arc::new(Shared {
         source,
+        allowed,
         config,
         limits,
         sessions: bindings,
     });
-    let endpoint = axum::Router::new()
-        .route_service(&path, service)
-        .layer(axum::middleware::from_fn_with_state(
-            Arc::clone(&shared),
-            checked,
-        ))
-        .layer(axum::middleware::from_fn_with_state(
-            Arc::clone(&shared),
-            authenticated,
-        ));
-    // The approvals API, behind the same authentication.
+    let endpoint = axum::Router::new().route_service(&path, service).layer(
+        axum::middleware::from_fn_with_state(Arc::clone(&shared), endpoint_admitted),
+    );
+    // The approvals API, behind the same checks of host, origin and
+    // caller: a person's decision is the last thing a foreign page may
+    // post.
     let approvals = approvals.layer(axum::middleware::from_fn_with_state(
         Arc::clone(&shared),
-        authenticated,
+        approvals_admitted,
     ));
     let published = !shared.config.authorization_servers.is_empty();
     let metadata_routes = if published {
@@ -530,11 +517,44 @@ fn challenge(shared: &Shared, invalid: bool) -> Response {
     response
 }
 
-async fn authenticated(
+/// The endpoint's one layer: [`admitted`], then every POST body through
+/// gate 1 ([`checked`]).
+async fn endpoint_admitted(
     State(shared): State<Arc<Shared>>,
-    mut request: Request,
+    request: Request,
     next: Next,
 ) -> Response {
+    let request = match admitted(&shared, request).await {
+        Ok(request) => request,
+        Err(refused) => return refused,
+    };
+    match checked(&shared, request).await {
+        Ok(request) => next.run(request).await,
+        Err(refused) => refused,
+    }
+}
+
+/// The approvals API's one layer: [`admitted`].
+async fn approvals_admitted(
+    State(shared): State<Arc<Shared>>,
+    request: Request,
+    next: Next,
+) -> Response {
+    match admitted(&shared, request).await {
+        Ok(request) => next.run(request).await,
+        Err(refused) => refused,
+    }
+}
+
+/// A request for an allowed host, from no browser page or an allowed
+/// one's, by a caller identified: with the caller's [`Identity`] in its
+/// extensions. Anything else goes no further: a host or origin not allowed
+/// is refused before authentication, and a session of another principal
+/// as one that does not exist.
+async fn admitted(shared: &Shared, mut request: Request) -> Result<Request, Response> {
+    if let Some(refused) = shared.allowed.refuse(request.uri(), request.headers()) {
+        return Err(refused);
+    }
     let identity = match &shared.source {
         // Whatever the host's layer inserted, and nothing else.
         sealed::Source::Host => match request.extensions().get::<Identity>() {
@@ -543,7 +563,7 @@ async fn authenticated(
                 crate::audit_unauthorized(&Unauthorized(
                     "no identity from the host's authentication layer".to_owned(),
                 ));
-                return challenge(&shared, false);
+                return Err(challenge(shared, false));
             }
         },
         sealed::Source::Bearer(authenticator) => {
@@ -553,15 +573,15 @@ async fn authenticated(
                 .and_then(|v| v.to_str().ok())
                 .and_then(|v| v.split_once(' '))
                 .filter(|(scheme, _)| scheme.eq_ignore_ascii_case("bearer"))
-                .map(|(_, token)| token.trim().to_owned());
+                .map(|(_, token)| token.trim());
             let Some(token) = token else {
-                return challenge(&shared, false);
+                return Err(challenge(shared, false));
             };
-            match authenticator.authenticate(&token).await {
+            match authenticator.authenticate(token).await {
                 Ok(identity) => identity,
                 Err(reason) => {
                     crate::audit_unauthorized(&reason);
-                    return challenge(&shared, true);
+                    return Err(challenge(shared, true));
                 }
             }
         }
@@ -571,22 +591,24 @@ async fn authenticated(
         .get(SESSION_HEADER)
         .and_then(|v| v.to_str().ok());
     if let Some(refused) = session.and_then(|s| shared.sessions.refuse(s, &identity)) {
-        return refused;
+        return Err(refused);
     }
     // The token's identity replaces any a layer of the host's inserted.
     request.extensions_mut().insert(identity);
-    next.run(request).await
+    Ok(request)
 }
 
-async fn checked(State(shared): State<Arc<Shared>>, request: Request, next: Next) -> Response {
+/// A POST's body read within the limit and through gate 1: passed on as
+/// sent, or replaced by what rmcp answers as a refusal, or answered here.
+async fn checked(shared: &Shared, request: Request) -> Result<Request, Response> {
     let (mut parts, body) = request.into_parts();
     if parts.method != axum::http::Method::POST {
-        return next.run(Request::from_parts(parts, body)).await;
+        return Ok(Request::from_parts(parts, body));
     }
     let limited = http_body_util::Limited::new(body, shared.limits.bytes());
     let bytes = match limited.collect().await {
         Ok(collected) => collected.to_bytes(),
-        Err(_) => return StatusCode::PAYLOAD_TOO_LARGE.into_response(),
+        Err(_) => return Err(StatusCode::PAYLOAD_TOO_LARGE.into_response()),
     };
     let body = match check(&bytes, true, &shared.limits, &mut None) {
         Checked::Pass { arguments } => {
@@ -610,13 +632,15 @@ async fn checked(State(shared): State<Arc<Shared>>, request: Request, next: Next
             rejection,
         } => {
             let error = ErrorData::invalid_request(rejection.safe_message().to_owned(), None);
-            return unaccepted(&ServerJsonRpcMessage::Error(JsonRpcError::new(None, error)));
+            return Err(unaccepted(&ServerJsonRpcMessage::Error(JsonRpcError::new(
+                None, error,
+            ))));
         }
-        Checked::Unreadable(error) => return unaccepted(&error.answer()),
-        Checked::Drop => return unaccepted(&Unreadable::EMPTY.answer()),
+        Checked::Unreadable(error) => return Err(unaccepted(&error.answer())),
+        Checked::Drop => return Err(unaccepted(&Unreadable::EMPTY.answer())),
     };
     parts.headers.remove(header::CONTENT_LENGTH);
-    next.run(Request::from_parts(parts, body)).await
+    Ok(Request::from_parts(parts, body))
 }
 
 /// `400` with `answer`, a JSON-RPC error: what the streamable HTTP

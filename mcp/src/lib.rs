@@ -77,6 +77,7 @@ mod jwt;
 mod keys;
 mod mount;
 mod progress;
+mod rebinding;
 mod session;
 mod tools;
 
@@ -93,9 +94,9 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, OnceLock};
 
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, ErrorData, Implementation,
-    InputRequest, InputRequiredResult, ListToolsResult, PaginatedRequestParams, ServerCapabilities,
-    ServerConfig, Tool,
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, ErrorData,
+    Implementation, InputRequest, InputRequiredResult, ListToolsResult, PaginatedRequestParams,
+    ServerCapabilities, ServerConfig, Tool,
 };
 use rmcp::service::RequestContext;
 use rmcp::{RoleServer, ServerHandler, ServiceExt as _};
@@ -787,8 +788,10 @@ impl McpServer {
             (Some(Refused(rejection)), _) => Outcome::Rejected(rejection),
             (None, None) => Outcome::Rejected(toolgate::Rejection::not_permitted()),
             // 2026-07-28: the retry carrying the person's answer.
+            // The rare paths are boxed: every task that serves a call
+            // holds this future, and is moved whole as rmcp spawns it.
             (None, Some(ctx)) if request.request_state.is_some() => {
-                self.answered(&ctx, &request).await
+                Box::pin(self.answered(&ctx, &request)).await
             }
             (None, Some(ctx)) => {
                 // The bytes the client sent; a transport that did not keep
@@ -812,10 +815,10 @@ impl McpServer {
                     Outcome::ApprovalRequired(approval)
                         if matches!(approval.state, toolgate::ApprovalState::Approved { .. }) =>
                     {
-                        self.tools.resume(&request.name, &ctx, &approval.id).await
+                        Box::pin(self.tools.resume(&request.name, &ctx, &approval.id)).await
                     }
                     Outcome::ApprovalRequired(approval) => {
-                        match self.ask(&context, &ctx, &request.name, *approval).await {
+                        match Box::pin(self.ask(&context, &ctx, &request.name, *approval)).await {
                             Asked::Answered(outcome) => outcome,
                             Asked::Later(input) => return Ok(input.into()),
                         }
@@ -824,10 +827,12 @@ impl McpServer {
                 }
             }
         };
-        let mut result: CallToolResult =
-            typed(toolgate::providers::mcp::call_tool_result(&outcome))?;
-        // 2026-07-28 requires it; rmcp clears it for older peers.
-        result.result_type = Some(rmcp::model::ResultType::COMPLETE);
+        let parts = toolgate::providers::mcp::call_tool_parts(&outcome);
+        // `success` marks it complete, as 2026-07-28 requires; rmcp
+        // clears that for older peers.
+        let mut result = CallToolResult::success(vec![ContentBlock::text(parts.text)]);
+        result.is_error = Some(parts.is_error);
+        result.structured_content = parts.structured.cloned();
         Ok(result.into())
     }
 }

@@ -247,3 +247,51 @@ async fn the_asker_or_a_decider_withdraws_and_the_call_never_runs() {
     let (status, body) = post(&format!("{}/{first}/approve", server.approvals), &manager_a).await;
     assert_eq!(status, 409, "{body}");
 }
+
+/// A page of another site, in the browser of a person who may decide,
+/// posts an approval: refused before the caller is read, as at the MCP
+/// endpoint (DNS rebinding, a forged cross-site request). So is a request
+/// naming a host the server does not answer to. Nothing is decided.
+#[tokio::test]
+async fn a_foreign_origin_or_host_decides_nothing() {
+    let server = start().await;
+    let held = server
+        .toolbox
+        .call(&agent("c1"), "issue_refund", REFUND)
+        .await;
+    let id = held.approval().unwrap().id.clone();
+    let manager_a = bearer("manager_1", "tenant_a", "refunds:approve");
+    let approve = format!("{}/{id}/approve", server.approvals);
+    for (name, value) in [
+        ("origin", "https://evil.example.com"),
+        ("host", "rebind.example.invalid"),
+    ] {
+        let response = reqwest::Client::new()
+            .post(&approve)
+            .bearer_auth(&manager_a)
+            .header(name, value)
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(response.status(), 403, "{name}: {value}");
+        let (status, listing) = get(&server.approvals, Some(&manager_a)).await;
+        assert_eq!(
+            (status, ids(&listing)),
+            (200, vec![id.as_str()]),
+            "{listing}"
+        );
+    }
+    // The loopback page a local tool serves may decide.
+    let response = reqwest::Client::new()
+        .post(&approve)
+        .bearer_auth(&manager_a)
+        .header("origin", "http://localhost:5173")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 200);
+    assert!(matches!(
+        server.store.approval(&id).await.unwrap().unwrap().state,
+        ApprovalState::Approved { .. }
+    ));
+}

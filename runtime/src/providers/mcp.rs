@@ -120,24 +120,61 @@ pub fn call_params(params: &str) -> Result<ToolCall<'_>, ImportError> {
 /// assert_eq!(result["content"][0]["text"], r#"["b_1","b_2"]"#);
 /// ```
 pub fn call_tool_result(outcome: &Outcome) -> Value {
+    let parts = call_tool_parts(outcome);
+    let mut result = json!({
+        "content": [{"type": "text", "text": parts.text}],
+        "isError": parts.is_error,
+    });
+    if let (Some(value), Value::Object(map)) = (parts.structured, &mut result) {
+        map.insert("structuredContent".to_owned(), value.clone());
+    }
+    result
+}
+
+/// What [`call_tool_result`] is made of, for a server that builds its
+/// MCP SDK's own result type from it instead of reading JSON back.
+#[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
+pub struct CallToolParts<'a> {
+    /// The one text content block: the result as JSON text, or, where
+    /// there is no result, the outcome as JSON text.
+    pub text: String,
+    /// `structuredContent`: the result, unless there is none or it is
+    /// `null`.
+    pub structured: Option<&'a Value>,
+    /// `isError`.
+    pub is_error: bool,
+}
+
+/// The parts of an outcome's `CallToolResult` ([`call_tool_result`] is
+/// them as JSON).
+///
+/// ```
+/// use serde_json::json;
+/// use toolgate::Outcome;
+/// use toolgate::providers::mcp;
+///
+/// let outcome = Outcome::Done(json!({"booking": "b_1"}));
+/// let parts = mcp::call_tool_parts(&outcome);
+/// assert_eq!(parts.text, r#"{"booking":"b_1"}"#);
+/// assert_eq!(parts.structured, Some(&json!({"booking": "b_1"})));
+/// assert!(!parts.is_error);
+/// ```
+pub fn call_tool_parts(outcome: &Outcome) -> CallToolParts<'_> {
     // A result, now or replayed, is the structured content and the text.
     let result = outcome.value();
     let text = match result {
         Some(value) => serde_json::to_string(value).unwrap_or_default(),
         None => outcome_text(outcome),
     };
-    let structured = result.filter(|value| !value.is_null());
-    let mut result = json!({
-        "content": [{"type": "text", "text": text}],
+    CallToolParts {
+        text,
+        structured: result.filter(|value| !value.is_null()),
         // A call held for approval has no result, and MCP requires a
         // tool with an output schema to return structured content with
         // every result that is not an error: clients that check (the
         // Python SDK does) would refuse it. So it is an error here; the
         // model reads the same `approval_required` text.
-        "isError": is_error(outcome) || matches!(outcome, Outcome::ApprovalRequired(_)),
-    });
-    if let (Some(value), Value::Object(map)) = (structured, &mut result) {
-        map.insert("structuredContent".to_owned(), value.clone());
+        is_error: is_error(outcome) || matches!(outcome, Outcome::ApprovalRequired(_)),
     }
-    result
 }

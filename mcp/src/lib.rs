@@ -747,10 +747,14 @@ impl ServerHandler for McpServer {
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
         let span = self.call_span(&request, &context);
-        let answer = self
-            .called(request, context, &span)
-            .instrument(span.clone())
-            .await;
+        // No subscriber takes the span: nothing to enter at each poll.
+        let answer = if span.is_disabled() {
+            self.called(request, context, &span).await
+        } else {
+            self.called(request, context, &span)
+                .instrument(span.clone())
+                .await
+        };
         // A result the model reads as an error is `tool_error`; a protocol
         // error is its JSON-RPC code.
         let error = match &answer {

@@ -69,26 +69,32 @@ impl Allowed {
     /// (`400` for a `Host` that is not one); `None` to serve it.
     pub(crate) fn refuse(&self, uri: &Uri, headers: &HeaderMap) -> Option<Response> {
         if let Some(hosts) = &self.hosts {
-            let host = match headers.get(header::HOST) {
-                Some(value) => value
-                    .to_str()
-                    .ok()
-                    .and_then(|v| Authority::try_from(v).ok()),
+            let allowed = |host: &str, port: Option<u16>| {
+                hosts.iter().any(|named| {
+                    same_host(&named.host, host) && named.port.is_none_or(|p| port == Some(p))
+                })
+            };
+            let sent = headers.get(header::HOST).map(|value| value.to_str());
+            let served = match sent {
+                // The usual `name` or `name:port`, read in place.
+                Some(Ok(value)) if plain(value).is_some() => {
+                    plain(value).is_some_and(|(host, port)| allowed(host, port))
+                }
+                // Anything else as the `http` crate reads an authority.
+                Some(Ok(value)) => match Authority::try_from(value) {
+                    Ok(authority) => allowed(authority.host(), authority.port_u16()),
+                    Err(_) => return Some(not_a_host()),
+                },
+                Some(Err(_)) => return Some(not_a_host()),
                 // HTTP/2 carries it in `:authority`.
-                None => uri.authority().cloned(),
+                None => match uri.authority() {
+                    Some(authority) => allowed(authority.host(), authority.port_u16()),
+                    None => return Some(not_a_host()),
+                },
             };
-            let Some(host) = host else {
-                return Some(refused(
-                    StatusCode::BAD_REQUEST,
-                    "the Host header is not a host",
-                ));
-            };
-            let allowed = hosts.iter().any(|named| {
-                same_host(&named.host, host.host())
-                    && named.port.is_none_or(|port| host.port_u16() == Some(port))
-            });
-            if !allowed {
-                tracing::warn!(target: "toolgate::audit", event = "host_refused", host = %host.as_str().escape_debug());
+            if !served {
+                let host = sent.and_then(Result::ok).unwrap_or_default();
+                tracing::warn!(target: "toolgate::audit", event = "host_refused", host = %host.escape_debug());
                 return Some(refused(
                     StatusCode::FORBIDDEN,
                     "the Host header is not allowed",
@@ -141,6 +147,31 @@ impl Allowed {
             }
         })
     }
+}
+
+/// A `Host` of a plain name and an optional port, as almost every request
+/// sends it: the name and the port. `None` for any other spelling (IPv6,
+/// user info, a port out of range), which the `http` crate reads instead.
+fn plain(value: &str) -> Option<(&str, Option<u16>)> {
+    let (host, port) = match value.split_once(':') {
+        Some((host, port)) => (host, Some(port)),
+        None => (value, None),
+    };
+    let name = |b: u8| b.is_ascii_alphanumeric() || b == b'.' || b == b'-';
+    if host.is_empty() || !host.bytes().all(name) {
+        return None;
+    }
+    match port {
+        None => Some((host, None)),
+        Some(port) if !port.is_empty() && port.bytes().all(|b| b.is_ascii_digit()) => {
+            Some((host, Some(port.parse().ok()?)))
+        }
+        Some(_) => None,
+    }
+}
+
+fn not_a_host() -> Response {
+    refused(StatusCode::BAD_REQUEST, "the Host header is not a host")
 }
 
 /// Whether `host` (as sent: any case, IPv6 in brackets) is `allowed`
@@ -259,6 +290,50 @@ mod tests {
         }
         assert_eq!(status(&allowed, Some("bad host"), None), 400);
         assert_eq!(status(&allowed, None, None), 400);
+    }
+
+    /// The in-place reading of a plain `Host` agrees with the `http`
+    /// crate's on everything it reads, and leaves the rest to it.
+    #[test]
+    fn a_plain_host_is_read_as_the_http_crate_reads_it() {
+        for value in [
+            "a",
+            "a:1",
+            "a:0",
+            "a:080",
+            "a:65535",
+            "A.B-c:8443",
+            "1.2.3.4:5",
+            "a..b",
+            "-",
+            "x-:7",
+            "a:65536",
+            "a:",
+            ":1",
+            "a:1:2",
+            "a@b:1",
+            "[::1]:80",
+            "a b",
+            "",
+            "é:1",
+            "a:+1",
+        ] {
+            let by_http = Authority::try_from(value)
+                .ok()
+                .map(|a| (a.host().to_owned(), a.port_u16()));
+            match plain(value) {
+                Some((host, port)) => {
+                    assert_eq!(Some((host.to_owned(), port)), by_http, "{value:?}");
+                }
+                None => assert!(
+                    !value
+                        .bytes()
+                        .all(|b| b.is_ascii_alphanumeric() || b == b'.' || b == b'-')
+                        || value.is_empty(),
+                    "{value:?} is plain but not read"
+                ),
+            }
+        }
     }
 
     #[test]

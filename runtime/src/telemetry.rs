@@ -359,11 +359,14 @@ impl Ended {
         describe();
         // A name no tool has is the model's: one series for all of them.
         let tool = tool.unwrap_or("_OTHER");
-        let mut labels = vec![
-            Label::from_static_parts("gen_ai.tool.name", tool),
-            Label::from_static_parts("toolgate.outcome", self.outcome),
-        ];
-        let mut counted = labels.clone();
+        // Each list allocated once, at its size: a refusal's cost is
+        // bounded, and counted (`tests/tests/allocation`).
+        let mut counted = Vec::with_capacity(4);
+        let mut labels = Vec::with_capacity(4);
+        for list in [&mut counted, &mut labels] {
+            list.push(Label::from_static_parts("gen_ai.tool.name", tool));
+            list.push(Label::from_static_parts("toolgate.outcome", self.outcome));
+        }
         counted.push(Label::from_static_parts(
             "toolgate.gate",
             self.gate.as_str(),

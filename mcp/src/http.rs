@@ -250,8 +250,8 @@ impl<S> HttpConfig<S> {
     /// The `Host` headers accepted (default: loopback names only, against
     /// DNS rebinding): `tools.example.com`, or with a port,
     /// `tools.example.com:8443`. Others are answered `403`, before
-    /// authentication. An empty list accepts any host: for a server behind
-    /// a proxy that checks it.
+    /// authentication. An empty list accepts any host (a request must
+    /// still name one): for a server behind a proxy that checks it.
     #[must_use]
     pub fn allowed_hosts<I>(mut self, hosts: I) -> Self
     where
@@ -373,7 +373,8 @@ pub(crate) const SESSION_HEADER: &str = "mcp-session-id";
 /// protected-resource metadata beside it.
 ///
 /// - A `Host` or `Origin` the config does not allow, at the endpoint or
-///   the approvals API: `403`, before anything else is read, and logged to
+///   the approvals API: `403` (a request that names no host, or one that
+///   is not a host: `400`), before anything else is read, and logged to
 ///   the audit log.
 /// - No `Authorization: Bearer` header, or a token the authenticator
 ///   refuses: `401` with a `WWW-Authenticate` challenge naming the
@@ -436,7 +437,7 @@ pub fn router<S, A: Authentication<S>>(
     let http = StreamableHttpServerConfig::default()
         // Read only within our own limit; ours refuses first.
         .with_max_request_body_bytes(limits.bytes().saturating_add(1))
-        // Checked in front, by `addressed`, from lists read once.
+        // Checked in front, by `admitted`, from lists read once.
         .disable_allowed_hosts()
         .disable_allowed_origins();
     let allowed = Allowed::new(config.allowed_hosts.as_deref(), &config.origins());

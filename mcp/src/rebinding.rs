@@ -8,7 +8,7 @@
 //! port when the allowed entry names one; an origin by scheme, host and
 //! port, an origin without a port standing for its scheme's default.
 
-use axum::http::{HeaderMap, StatusCode, Uri, header, uri::Authority};
+use axum::http::{HeaderMap, HeaderValue, StatusCode, Uri, header, uri::Authority};
 use axum::response::{IntoResponse, Response};
 
 /// The hosts and origins a router answers.
@@ -51,8 +51,9 @@ const LOOPBACK: [&str; 3] = ["localhost", "127.0.0.1", "::1"];
 
 impl Allowed {
     /// `hosts`: the config's allowed hosts (`None`: loopback names only;
-    /// empty: any host). `origins`: each with its port spelled out or
-    /// `:*`; an entry that does not parse allows nothing.
+    /// empty: any host). `origins`: `null`, or `scheme://host` with
+    /// `:port`, `:*` or neither (the scheme's default port); an entry that
+    /// does not parse allows nothing.
     pub(crate) fn new(hosts: Option<&[String]>, origins: &[String]) -> Allowed {
         let hosts = match hosts {
             None => Some(LOOPBACK.iter().filter_map(|h| allowed_host(h)).collect()),
@@ -65,41 +66,42 @@ impl Allowed {
         }
     }
 
-    /// The answer to a request from a host or origin not allowed: `403`
-    /// (`400` for a `Host` that is not one); `None` to serve it.
+    /// The answer to a request from a host or origin not allowed: `403`,
+    /// or `400` for a request that names no host or one that is not a
+    /// host (whatever the allowed hosts); `None` to serve it.
     pub(crate) fn refuse(&self, uri: &Uri, headers: &HeaderMap) -> Option<Response> {
-        if let Some(hosts) = &self.hosts {
-            let allowed = |host: &str, port: Option<u16>| {
-                hosts.iter().any(|named| {
-                    same_host(&named.host, host) && named.port.is_none_or(|p| port == Some(p))
-                })
-            };
-            let sent = headers.get(header::HOST).map(|value| value.to_str());
-            let served = match sent {
-                // The usual `name` or `name:port`, read in place.
-                Some(Ok(value)) if plain(value).is_some() => {
-                    plain(value).is_some_and(|(host, port)| allowed(host, port))
-                }
-                // Anything else as the `http` crate reads an authority.
-                Some(Ok(value)) => match Authority::try_from(value) {
-                    Ok(authority) => allowed(authority.host(), authority.port_u16()),
-                    Err(_) => return Some(not_a_host()),
-                },
-                Some(Err(_)) => return Some(not_a_host()),
-                // HTTP/2 carries it in `:authority`.
-                None => match uri.authority() {
-                    Some(authority) => allowed(authority.host(), authority.port_u16()),
-                    None => return Some(not_a_host()),
-                },
-            };
-            if !served {
-                let host = sent.and_then(Result::ok).unwrap_or_default();
-                tracing::warn!(target: "toolgate::audit", event = "host_refused", host = %host.escape_debug());
-                return Some(refused(
-                    StatusCode::FORBIDDEN,
-                    "the Host header is not allowed",
-                ));
+        let sent = headers.get(header::HOST);
+        let served = match sent.map(|value| value.to_str()) {
+            // The usual `name` or `name:port`, read in place.
+            Some(Ok(value)) if plain(value).is_some() => {
+                plain(value).is_some_and(|(host, port)| self.allows_host(host, port))
             }
+            // Anything else as the `http` crate reads an authority.
+            Some(Ok(value)) => match Authority::try_from(value) {
+                Ok(authority) => self.allows_host(authority.host(), authority.port_u16()),
+                Err(_) => return Some(not_a_host(sent)),
+            },
+            Some(Err(_)) => return Some(not_a_host(sent)),
+            // HTTP/2 carries it in `:authority`.
+            None => match uri.authority() {
+                Some(authority) => self.allows_host(authority.host(), authority.port_u16()),
+                None => return Some(not_a_host(sent)),
+            },
+        };
+        if !served {
+            let host = sent.map_or_else(
+                || {
+                    uri.authority()
+                        .map(|a| a.as_str().as_bytes())
+                        .unwrap_or_default()
+                },
+                HeaderValue::as_bytes,
+            );
+            tracing::warn!(target: "toolgate::audit", event = "host_refused", host = %host.escape_ascii());
+            return Some(refused(
+                StatusCode::FORBIDDEN,
+                "the Host header is not allowed",
+            ));
         }
         let origin = headers.get(header::ORIGIN)?;
         let served = origin
@@ -170,7 +172,20 @@ fn plain(value: &str) -> Option<(&str, Option<u16>)> {
     }
 }
 
-fn not_a_host() -> Response {
+impl Allowed {
+    fn allows_host(&self, host: &str, port: Option<u16>) -> bool {
+        self.hosts.as_ref().is_none_or(|hosts| {
+            hosts.iter().any(|named| {
+                same_host(&named.host, host) && named.port.is_none_or(|p| port == Some(p))
+            })
+        })
+    }
+}
+
+/// `400` for a request whose `Host` (`sent`) is missing or no host.
+fn not_a_host(sent: Option<&HeaderValue>) -> Response {
+    let host = sent.map(HeaderValue::as_bytes).unwrap_or_default();
+    tracing::warn!(target: "toolgate::audit", event = "host_refused", host = %host.escape_ascii());
     refused(StatusCode::BAD_REQUEST, "the Host header is not a host")
 }
 
@@ -182,8 +197,8 @@ fn same_host(allowed: &str, host: &str) -> bool {
 }
 
 fn normalized(host: &str) -> String {
-    host.trim_start_matches('[')
-        .trim_end_matches(']')
+    host.trim_matches('[')
+        .trim_matches(']')
         .to_ascii_lowercase()
 }
 
@@ -226,7 +241,7 @@ fn allowed_origin(allowed: &str) -> Option<AllowedOrigin> {
         Some(base) => (base, true),
         None => (allowed, false),
     };
-    let uri = Uri::try_from(text).ok()?;
+    let uri = Uri::try_from(text.trim()).ok()?;
     let scheme = uri.scheme_str()?.to_ascii_lowercase();
     let authority = uri.authority()?;
     let port = match (any_port, authority.port_u16()) {
@@ -347,9 +362,11 @@ mod tests {
         assert_eq!(status(&allowed, Some("api.example.com"), None), 403);
         assert_eq!(status(&allowed, Some("api.example.com:443"), None), 403);
         assert_eq!(status(&allowed, Some("localhost"), None), 403);
-        // An empty list accepts any host.
+        // An empty list accepts any host, but not a request without one.
         let any = Allowed::new(Some(&[]), &[]);
         assert_eq!(status(&any, Some("anything.example"), None), 200);
+        assert_eq!(status(&any, Some("bad host"), None), 400);
+        assert_eq!(status(&any, None, None), 400);
     }
 
     #[test]
@@ -372,7 +389,11 @@ mod tests {
             "http://[::1]:9",
             "null",
         ] {
-            assert_eq!(status(&allowed, None, Some(origin)), 200, "{origin}");
+            assert_eq!(
+                status(&allowed, Some("localhost"), Some(origin)),
+                200,
+                "{origin}"
+            );
         }
         for origin in [
             "https://app.example.com:8443",
@@ -382,17 +403,24 @@ mod tests {
             "not an origin",
             "",
         ] {
-            assert_eq!(status(&allowed, None, Some(origin)), 403, "{origin}");
+            assert_eq!(
+                status(&allowed, Some("localhost"), Some(origin)),
+                403,
+                "{origin}"
+            );
         }
         // No Origin: not a browser, served.
-        assert_eq!(status(&allowed, None, None), 200);
+        assert_eq!(status(&allowed, Some("localhost"), None), 200);
     }
 
     #[test]
     fn an_empty_origin_list_refuses_every_origin() {
         let allowed = Allowed::new(Some(&[]), &[]);
-        assert_eq!(status(&allowed, None, Some("http://localhost:1")), 403);
-        assert_eq!(status(&allowed, None, Some("null")), 403);
-        assert_eq!(status(&allowed, None, None), 200);
+        assert_eq!(
+            status(&allowed, Some("localhost"), Some("http://localhost:1")),
+            403
+        );
+        assert_eq!(status(&allowed, Some("localhost"), Some("null")), 403);
+        assert_eq!(status(&allowed, Some("localhost"), None), 200);
     }
 }

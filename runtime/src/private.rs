@@ -15,6 +15,11 @@ pub use crate::wire::{Fields, fill, filled, missing};
 
 use crate::{Effect, Outcome, ToolDef, schema};
 
+/// Whether every call is watched whether or not a subscriber listens
+/// (feature `metrics`): its future boxed with the watch. The allocation
+/// tests allow for it.
+pub const EVERY_CALL_WATCHED: bool = cfg!(feature = "metrics");
+
 /// The parts of a definition the macro knows at compile time.
 pub struct Meta {
     pub name: &'static str,

@@ -74,7 +74,7 @@ const MIB: usize = 1024 * 1024;
 /// the runtime's metrics on, every call is watched (counted and timed):
 /// its future is boxed with the watch and its labels are listed, a fixed
 /// cost a call whatever it carries.
-const REFUSAL_BYTES: usize = if cfg!(feature = "metrics") {
+const REFUSAL_BYTES: usize = if toolgate::__private::EVERY_CALL_WATCHED {
     3 * 1024
 } else {
     1024

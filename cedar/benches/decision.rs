@@ -18,7 +18,7 @@ use std::hint::black_box;
 use std::sync::Arc;
 use std::task::{Context, Poll, Waker};
 
-use criterion::{Criterion, criterion_group, criterion_main};
+use criterion::{Criterion, criterion_group};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use toolgate::{
@@ -112,7 +112,9 @@ fn now<F: Future>(future: F) -> F::Output {
     }
 }
 
-fn decision(c: &mut Criterion) {
+/// The toolbox with both tools, the owner's context and a stranger's (in
+/// the item's tenant, not its owner).
+fn lab() -> (Toolbox<Lab>, ToolContext, ToolContext) {
     let schema = Schema::builder()
         .tool(GetItemCedar::definition())
         .resource::<Item>()
@@ -129,18 +131,26 @@ fn decision(c: &mut Criterion) {
     toolbox.register(GetItemRust).expect("registers");
     toolbox.register(GetItemCedar).expect("registers");
     let ctx = ToolContext::new("u1", "t1", "req").allow_tools(["get_item_rust", "get_item_cedar"]);
-    let args = br#"{"item":"it_1","fields":["price","name"]}"#;
+    let stranger =
+        ToolContext::new("u2", "t1", "req").allow_tools(["get_item_rust", "get_item_cedar"]);
+    (toolbox, ctx, stranger)
+}
+
+const ARGS: &[u8] = br#"{"item":"it_1","fields":["price","name"]}"#;
+const MISSING: &[u8] = br#"{"item":"it_9","fields":["price","name"]}"#;
+
+fn decision(c: &mut Criterion) {
+    let (toolbox, ctx, stranger) = lab();
+    let args = ARGS;
     for tool in ["get_item_rust", "get_item_cedar"] {
-        let outcome = now(toolbox.call(&ctx, tool, &args[..]));
+        let outcome = now(toolbox.call(&ctx, tool, args));
         assert_eq!(outcome.value(), Some(&serde_json::json!(1_250)), "{tool}");
     }
     // Not the owner: the tenant's `forbid` does not apply and no `permit`
     // does, so Cedar denies.
-    let stranger =
-        ToolContext::new("u2", "t1", "req").allow_tools(["get_item_rust", "get_item_cedar"]);
-    let missing = br#"{"item":"it_9","fields":["price","name"]}"#;
-    let denied = now(toolbox.call(&stranger, "get_item_cedar", &args[..]));
-    let not_found = now(toolbox.call(&ctx, "get_item_cedar", &missing[..]));
+    let missing = MISSING;
+    let denied = now(toolbox.call(&stranger, "get_item_cedar", args));
+    let not_found = now(toolbox.call(&ctx, "get_item_cedar", missing));
     assert!(denied.value().is_none() && not_found.value().is_none());
     assert_eq!(
         serde_json::to_value(&denied).expect("serializes")["code"],
@@ -150,17 +160,45 @@ fn decision(c: &mut Criterion) {
     let mut group = c.benchmark_group("decision");
     for tool in ["get_item_rust", "get_item_cedar"] {
         group.bench_function(tool, |b| {
-            b.iter(|| now(toolbox.call(black_box(&ctx), tool, black_box(&args[..]))));
+            b.iter(|| now(toolbox.call(black_box(&ctx), tool, black_box(args))));
         });
     }
     group.bench_function("get_item_cedar_denied", |b| {
-        b.iter(|| now(toolbox.call(black_box(&stranger), "get_item_cedar", black_box(&args[..]))));
+        b.iter(|| now(toolbox.call(black_box(&stranger), "get_item_cedar", black_box(args))));
     });
     group.bench_function("get_item_cedar_not_found", |b| {
-        b.iter(|| now(toolbox.call(black_box(&ctx), "get_item_cedar", black_box(&missing[..]))));
+        b.iter(|| now(toolbox.call(black_box(&ctx), "get_item_cedar", black_box(missing))));
     });
     group.finish();
 }
 
+/// `n` calls of one kind, for callgrind: `probe <rust|cedar|denied|missing> <n>`.
+fn probe(kind: &str, n: usize) {
+    let (toolbox, ctx, stranger) = lab();
+    let (caller, tool, args) = match kind {
+        "rust" => (&ctx, "get_item_rust", ARGS),
+        "cedar" => (&ctx, "get_item_cedar", ARGS),
+        "denied" => (&stranger, "get_item_cedar", ARGS),
+        "missing" => (&ctx, "get_item_cedar", MISSING),
+        _ => panic!("probe <rust|cedar|denied|missing> <n>"),
+    };
+    for _ in 0..n {
+        black_box(now(toolbox.call(black_box(caller), tool, black_box(args))));
+    }
+}
+
 criterion_group!(benches, decision);
-criterion_main!(benches);
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    if let Some(at) = args.iter().position(|a| a == "probe") {
+        let n = args
+            .get(at + 2)
+            .and_then(|n| n.parse().ok())
+            .expect("probe <rust|cedar|denied|missing> <n>");
+        probe(args.get(at + 1).map_or("", String::as_str), n);
+        return;
+    }
+    benches();
+    Criterion::default().configure_from_args().final_summary();
+}

@@ -1,5 +1,5 @@
-//! End to end over streamable HTTP on loopback: 16 concurrent clients
-//! calling one read tool, written once as a plain rmcp `#[tool]` and once
+//! End to end over streamable HTTP on loopback: 16 concurrent clients,
+//! then one client alone, calling one read tool, written once as a plain rmcp `#[tool]` and once
 //! as a toolgate `#[tool]` served by `toolgate_mcp::router`, in the same
 //! process and build. Rounds alternate between the two servers so that
 //! the machine's drift falls on both.
@@ -13,7 +13,9 @@
 //! instead makes `n` calls one after another through each server's axum
 //! router itself, with no sockets and no client, on one thread: under
 //! callgrind, the difference between two `n` is one call's instructions
-//! on the server side alone.
+//! on the server side alone. `-- load <rmcp|toolgate> [clients]` runs
+//! one server's rounds alone (16 clients unless given), for `perf stat`
+//! or `perf record` of one server at a time.
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};

@@ -27,6 +27,16 @@ use serde::ser::{self, Impossible};
 
 use crate::types::{Attr, Ty};
 
+/// Integer methods that widen to `serialize_i64`: Cedar has one integer
+/// type.
+macro_rules! widened {
+    ($($method:ident $ty:ty),*) => {
+        $(fn $method(self, v: $ty) -> Result<Self::Ok, Elsewhere> {
+            self.serialize_i64(v.into())
+        })*
+    };
+}
+
 /// The methods of a serializer for everything it leaves to the JSON path.
 macro_rules! elsewhere {
     () => {
@@ -265,32 +275,11 @@ impl<'a> ser::Serializer for Of<'a> {
         }
     }
 
-    fn serialize_i8(self, v: i8) -> Result<Self::Ok, Elsewhere> {
-        self.serialize_i64(v.into())
-    }
-
-    fn serialize_i16(self, v: i16) -> Result<Self::Ok, Elsewhere> {
-        self.serialize_i64(v.into())
-    }
-
-    fn serialize_i32(self, v: i32) -> Result<Self::Ok, Elsewhere> {
-        self.serialize_i64(v.into())
-    }
+    widened!(serialize_i8 i8, serialize_i16 i16, serialize_i32 i32, serialize_u8 u8,
+        serialize_u16 u16, serialize_u32 u32);
 
     fn serialize_u64(self, v: u64) -> Result<Self::Ok, Elsewhere> {
         self.serialize_i64(i64::try_from(v).map_err(|_| Elsewhere)?)
-    }
-
-    fn serialize_u8(self, v: u8) -> Result<Self::Ok, Elsewhere> {
-        self.serialize_i64(v.into())
-    }
-
-    fn serialize_u16(self, v: u16) -> Result<Self::Ok, Elsewhere> {
-        self.serialize_i64(v.into())
-    }
-
-    fn serialize_u32(self, v: u32) -> Result<Self::Ok, Elsewhere> {
-        self.serialize_i64(v.into())
     }
 
     fn serialize_str(self, v: &str) -> Result<Self::Ok, Elsewhere> {

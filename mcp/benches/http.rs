@@ -224,20 +224,23 @@ fn gated() -> axum::Router {
 
 const CALL: &str = r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"quote_stay","arguments":{"hotel_id":"h_seaview1","nights":3},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"#;
 
+/// The headers of every call, as the Python SDK sends them.
+const HEADERS: [(&str, &str); 6] = [
+    ("authorization", "Bearer bench"),
+    ("accept", "application/json, text/event-stream"),
+    ("content-type", "application/json"),
+    ("mcp-protocol-version", "2026-07-28"),
+    ("mcp-method", "tools/call"),
+    ("mcp-name", "quote_stay"),
+];
+
 /// One call; panics unless it is the quote.
 async fn call(client: &reqwest::Client, url: &str) {
-    let response = client
-        .post(url)
-        .header("authorization", "Bearer bench")
-        .header("accept", "application/json, text/event-stream")
-        .header("content-type", "application/json")
-        .header("mcp-protocol-version", "2026-07-28")
-        .header("mcp-method", "tools/call")
-        .header("mcp-name", "quote_stay")
-        .body(CALL)
-        .send()
-        .await
-        .expect("an answer");
+    let mut request = client.post(url);
+    for (name, value) in HEADERS {
+        request = request.header(name, value);
+    }
+    let response = request.body(CALL).send().await.expect("an answer");
     assert!(response.status().is_success(), "{}", response.status());
     let body = response.text().await.expect("a body");
     assert!(body.contains(r#""total_cents":36000"#), "{body}");
@@ -300,14 +303,11 @@ fn probe(app: axum::Router, n: usize) {
         .expect("a runtime");
     runtime.block_on(async move {
         for _ in 0..n {
-            let request = axum::http::Request::post("/mcp")
-                .header("host", "127.0.0.1")
-                .header("authorization", "Bearer bench")
-                .header("accept", "application/json, text/event-stream")
-                .header("content-type", "application/json")
-                .header("mcp-protocol-version", "2026-07-28")
-                .header("mcp-method", "tools/call")
-                .header("mcp-name", "quote_stay")
+            let mut request = axum::http::Request::post("/mcp").header("host", "127.0.0.1");
+            for (name, value) in HEADERS {
+                request = request.header(name, value);
+            }
+            let request = request
                 .body(axum::body::Body::from(CALL))
                 .expect("a request");
             let response = app.clone().oneshot(request).await.expect("an answer");

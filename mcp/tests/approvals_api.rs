@@ -56,6 +56,20 @@ async fn start() -> Server {
     }
 }
 
+impl Server {
+    /// The approval the agent's refund waits for, asked in `conversation`.
+    async fn held(&self, conversation: &str) -> Approval {
+        let outcome = self
+            .toolbox
+            .call(&agent(conversation), "issue_refund", REFUND)
+            .await;
+        outcome
+            .approval()
+            .expect("the refund waits for approval")
+            .clone()
+    }
+}
+
 async fn get(url: &str, bearer: Option<&str>) -> (u16, Value) {
     let mut request = reqwest::Client::new().get(url);
     if let Some(bearer) = bearer {
@@ -102,11 +116,7 @@ fn elsewhere(like: &Approval) -> Approval {
 #[tokio::test]
 async fn each_caller_is_listed_what_they_may_decide_and_nothing_else() {
     let server = start().await;
-    let held = server
-        .toolbox
-        .call(&agent("c1"), "issue_refund", REFUND)
-        .await;
-    let asked = held.approval().unwrap().clone();
+    let asked = server.held("c1").await;
     let other = elsewhere(&asked);
     server.store.create_approval(other.clone()).await.unwrap();
 
@@ -145,11 +155,7 @@ async fn each_caller_is_listed_what_they_may_decide_and_nothing_else() {
 async fn a_refused_decision_is_the_flat_answer_and_decides_nothing() {
     common::record_audit();
     let server = start().await;
-    let held = server
-        .toolbox
-        .call(&agent("c1"), "issue_refund", REFUND)
-        .await;
-    let id = held.approval().unwrap().id.clone();
+    let id = server.held("c1").await.id;
     let manager_b = bearer("manager_1", "tenant_b", "refunds:approve");
     let clerk_a = bearer("clerk_1", "tenant_a", "refunds:write");
     let unknown = format!(
@@ -186,11 +192,7 @@ async fn a_refused_decision_is_the_flat_answer_and_decides_nothing() {
 #[tokio::test]
 async fn approving_over_the_api_lets_the_call_run_once() {
     let server = start().await;
-    let held = server
-        .toolbox
-        .call(&agent("c1"), "issue_refund", REFUND)
-        .await;
-    let id = held.approval().unwrap().id.clone();
+    let id = server.held("c1").await.id;
     let manager_a = bearer("manager_1", "tenant_a", "refunds:approve");
     let approve = format!("{}/{id}/approve", server.approvals);
     let (status, body) = post(&approve, &manager_a).await;
@@ -217,19 +219,11 @@ async fn the_asker_or_a_decider_withdraws_and_the_call_never_runs() {
     let manager_a = bearer("manager_1", "tenant_a", "refunds:approve");
     let asker = bearer("agent_1", "tenant_a", "refunds:write");
     // Conversation 1: the asker takes back a pending approval.
-    let first = server
-        .toolbox
-        .call(&agent("c1"), "issue_refund", REFUND)
-        .await;
-    let first = first.approval().unwrap().id.clone();
+    let first = server.held("c1").await.id;
     let (status, body) = post(&format!("{}/{first}/withdraw", server.approvals), &asker).await;
     assert_eq!(status, 200, "{body}");
     // Conversation 2: approved, then the manager takes it back.
-    let second = server
-        .toolbox
-        .call(&agent("c2"), "issue_refund", REFUND)
-        .await;
-    let second = second.approval().unwrap().id.clone();
+    let second = server.held("c2").await.id;
     let approve = format!("{}/{second}/approve", server.approvals);
     assert_eq!(post(&approve, &manager_a).await.0, 200);
     let withdraw = format!("{}/{second}/withdraw", server.approvals);
@@ -255,11 +249,7 @@ async fn the_asker_or_a_decider_withdraws_and_the_call_never_runs() {
 #[tokio::test]
 async fn a_foreign_origin_or_host_decides_nothing() {
     let server = start().await;
-    let held = server
-        .toolbox
-        .call(&agent("c1"), "issue_refund", REFUND)
-        .await;
-    let id = held.approval().unwrap().id.clone();
+    let id = server.held("c1").await.id;
     let manager_a = bearer("manager_1", "tenant_a", "refunds:approve");
     let approve = format!("{}/{id}/approve", server.approvals);
     for (name, value) in [

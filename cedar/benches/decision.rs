@@ -7,9 +7,9 @@
 //!
 //! Two more calls of the Cedar tool: one that Cedar denies (the caller is
 //! in the item's tenant but does not own it) and one whose item is not
-//! found (the resolver finds nothing, so no decision is made). A caller
-//! must not learn from the time of a refusal whether the object exists:
-//! the two should take about as long.
+//! found (the resolver finds nothing, and the policies decide a stand-in,
+//! `Authorize::not_found`). A caller must not learn from the time of a
+//! refusal whether the object exists: the two should take about as long.
 //!
 //! `cargo bench -p toolgate-cedar --bench decision`
 
@@ -22,8 +22,8 @@ use criterion::{Criterion, criterion_group};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use toolgate::{
-    Authorize, Authorized, Denied, Fault, Resolved, Resource, ToolContext, ToolError, ToolInfo,
-    Toolbox, tool,
+    Authorize, Authorized, Denied, Fault, NotFound, Resolved, Resource, ToolContext, ToolError,
+    ToolInfo, Toolbox, tool,
 };
 use toolgate_cedar::{CedarEntity, Policies, Schema};
 
@@ -76,6 +76,12 @@ impl<T: ToolInfo> Authorize<T, Lab> for Item {
             Ok(())
         } else {
             Err(Denied::because("not the owner"))
+        }
+    }
+
+    async fn not_found(ctx: &ToolContext, lab: &Lab, missing: &NotFound<'_>) {
+        if T::NAME == "get_item_cedar" {
+            lab.policies.decide_not_found::<Item>(ctx, missing);
         }
     }
 }

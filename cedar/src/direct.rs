@@ -187,7 +187,7 @@ impl<'a> Record<'a> {
                 None if attr.required => return Err(Elsewhere),
                 None => continue,
             };
-            out.push((SmolStr::new(&attr.name), value));
+            out.push((attr.name.clone(), value));
         }
         Ok(out)
     }

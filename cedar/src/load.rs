@@ -33,6 +33,18 @@ pub(crate) struct Loaded {
     pub(crate) reasons: HashMap<PolicyId, String>,
 }
 
+impl Loaded {
+    /// Whether deciding a request of the tool at `action` may look up an
+    /// action's entity, by the main set or the approval rules.
+    pub(crate) fn names_action(&self, action: usize) -> bool {
+        self.main.names_action(action)
+            || self
+                .approval
+                .as_ref()
+                .is_some_and(|rules| rules.names_action(action))
+    }
+}
+
 /// Parses `text` (from `name`), names each policy by its `@id`, and
 /// validates every policy strictly against `schema` (through `validator`,
 /// made from it): a policy that does not type, that can never apply, or
@@ -150,6 +162,7 @@ pub(crate) fn load(
             )
         })
         .collect();
+    let actions = schema.actions();
     let approval = if rules.is_empty() {
         None
     } else {
@@ -160,12 +173,12 @@ pub(crate) fn load(
         .map_err(|e| failed(vec![Problem::whole(&e.to_string())]))?;
         let set = PolicySet::from_policies(rules.into_iter().chain([baseline]))
             .map_err(|e| failed(vec![Problem::whole(&e.to_string())]))?;
-        Some(Rules::new(set.as_ref()))
+        Some(Rules::new(set.as_ref(), &actions))
     };
     let main =
         PolicySet::from_policies(main).map_err(|e| failed(vec![Problem::whole(&e.to_string())]))?;
     Ok(Loaded {
-        main: Rules::new(main.as_ref()),
+        main: Rules::new(main.as_ref(), &actions),
         approval,
         reasons,
     })

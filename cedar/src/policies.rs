@@ -16,7 +16,7 @@ use cedar_policy_core::evaluator::Evaluator;
 use cedar_policy_core::extensions::Extensions;
 use cedar_policy_core::pst::SmolStr;
 use serde_json::Value;
-use toolgate::{CallInfo, CallPolicy, Denied, Resolved, ToolContext};
+use toolgate::{CallInfo, CallPolicy, Denied, NotFound, Resolved, ToolContext};
 
 use crate::CedarEntity;
 use crate::direct;
@@ -220,11 +220,18 @@ impl Policies {
                 ast::Value::from(ctx.tenant()),
             )],
         );
-        let (request, entities) = self
-            .request_about(ctx, entry, tenant, &|wire| call.argument(wire))
-            .map_err(asked)?;
         let loaded = self.for_call(&call.per_call(Pinned::default));
-        self.decide(ctx, tool, "", &loaded, request, &entities)
+        let (request, entities) = self
+            .request_about(ctx, entry, &loaded, tenant, &|wire| call.argument(wire))
+            .map_err(asked)?;
+        self.decide(
+            ctx,
+            (tool, entry.index),
+            Some(""),
+            &loaded,
+            request,
+            &entities,
+        )
     }
 
     /// Gates 5 and 6 for one resolved object, as Cedar decides them: call
@@ -247,28 +254,98 @@ impl Policies {
         resolved: &Resolved<R>,
     ) -> Result<(), Denied> {
         let tool = resolved.tool().name();
-        let request = self.request(ctx, resolved).map_err(|why| {
+        let asked = |why: String| {
             Denied::because(format!("Cedar could not be asked about `{tool}`: {why}"))
-        })?;
-        let (request, entities) = request;
+        };
+        let Some(entry) = self.schema.tools.get(tool) else {
+            return Err(asked("the tool is not in the Cedar schema".to_owned()));
+        };
         let loaded = self.for_call(&resolved.per_call(Pinned::default));
-        self.decide(ctx, tool, resolved.field(), &loaded, request, &entities)
+        let (request, entities) = self.request(ctx, entry, &loaded, resolved).map_err(asked)?;
+        let field = resolved.field();
+        self.decide(
+            ctx,
+            (tool, entry.index),
+            Some(field),
+            &loaded,
+            request,
+            &entities,
+        )
+    }
+
+    /// Decides a stand-in for an object gate 4 did not find, and forgets
+    /// the answer: call it from the resource's
+    /// [`Authorize::not_found`](toolgate::Authorize::not_found), so that a
+    /// refusal takes about as long whether the object exists or not.
+    ///
+    /// The stand-in is an entity of `R`'s type with the id the model sent
+    /// and each attribute the least value of its type; the principal and
+    /// the context are the call's own, and every policy the object's
+    /// decision would evaluate is evaluated. The call is refused as not
+    /// found whatever this decides; the audit log (target
+    /// `toolgate::audit`, level debug) records what the stand-in was
+    /// decided, never as an allowed object.
+    ///
+    /// The crate's README shows both methods of a resource's
+    /// `Authorize` impl calling these policies.
+    pub fn decide_not_found<R: CedarEntity + 'static>(
+        &self,
+        ctx: &ToolContext,
+        missing: &NotFound<'_>,
+    ) {
+        let tool = missing.tool().name();
+        let (Some(entry), Some(resource)) = (
+            self.schema.tools.get(tool),
+            self.schema.resources.get(&TypeId::of::<R>()),
+        ) else {
+            return;
+        };
+        let loaded = self.for_call(&missing.per_call(Pinned::default));
+        let id = match missing.argument(missing.field()) {
+            Some(Value::String(id)) => id.clone(),
+            Some(other) => other.to_string(),
+            None => String::new(),
+        };
+        let uid = EntityUid::from_type_name_and_id(resource.type_name.clone(), EntityId::new(id));
+        let object = entity(uid.into(), resource.stand_in.iter().cloned());
+        let arguments = |wire: &str| missing.argument(wire);
+        if let Ok((request, entities)) = self.request_about(ctx, entry, &loaded, object, &arguments)
+        {
+            let decided = self.decide(ctx, (tool, entry.index), None, &loaded, request, &entities);
+            tracing::debug!(
+                target: "toolgate::audit",
+                request_id = text(ctx.request_id()),
+                actor = text(ctx.actor()),
+                tenant = text(ctx.tenant()),
+                tool = text(tool),
+                gate = "resolve",
+                field = text(missing.field()),
+                stand_in = match &decided {
+                    Ok(()) => "allowed",
+                    Err(denied) if denied.is_unless_approved() => "approval",
+                    Err(_) => "denied",
+                },
+                "a stand-in decided for an object not found"
+            );
+        }
     }
 
     /// Gates 5 and 6 for one request, by the set `loaded`: whatever its
-    /// resource, a request is decided here.
+    /// resource, a request is decided here. `field` is the argument that
+    /// named the object (empty for a call that names none), or `None` for
+    /// a stand-in, whose allowance is not logged.
     fn decide(
         &self,
         ctx: &ToolContext,
-        tool: &str,
-        field: &str,
+        (tool, action): (&str, usize),
+        field: Option<&str>,
         loaded: &Loaded,
         request: Request,
         entities: &Entities,
     ) -> Result<(), Denied> {
         // One evaluator for both sets: the request is the same.
         let evaluator = Evaluator::new(request, entities, Extensions::all_available());
-        let verdict = loaded.main.decide(&evaluator);
+        let verdict = loaded.main.decide(action, &evaluator);
         if let Some((id, error)) = &verdict.failed {
             return Err(Denied::because(format!(
                 "a Cedar policy failed to evaluate, which denies: {}",
@@ -283,11 +360,13 @@ impl Policies {
                 format!("Cedar: forbidden by {decided}")
             }));
         }
-        audit_allowed(ctx, tool, field, &decided);
+        if let Some(field) = field {
+            audit_allowed(ctx, tool, field, &decided);
+        }
         let Some(rules) = &loaded.approval else {
             return Ok(());
         };
-        let verdict = rules.decide(&evaluator);
+        let verdict = rules.decide(action, &evaluator);
         if let Some((id, error)) = &verdict.failed {
             return Err(Denied::unless_approved(format!(
                 "a Cedar approval rule failed to evaluate, which asks for approval: {}",
@@ -313,11 +392,10 @@ impl Policies {
     fn request<R: CedarEntity + 'static>(
         &self,
         ctx: &ToolContext,
+        tool: &ToolEntry,
+        loaded: &Loaded,
         resolved: &Resolved<R>,
     ) -> Result<(Request, Entities), String> {
-        let Some(tool) = self.schema.tools.get(resolved.tool().name()) else {
-            return Err("the tool is not in the Cedar schema".to_owned());
-        };
         let Some(resource) = self.schema.resources.get(&TypeId::of::<R>()) else {
             return Err(format!(
                 "`{}` is not a Cedar entity in the schema",
@@ -342,7 +420,7 @@ impl Policies {
             EntityId::new(resolved.entity_id()),
         );
         let object = entity(uid.into(), attrs);
-        self.request_about(ctx, tool, object, &|wire| resolved.argument(wire))
+        self.request_about(ctx, tool, loaded, object, &|wire| resolved.argument(wire))
     }
 
     /// The request about `object` in a call of `tool` with `arguments`:
@@ -353,6 +431,7 @@ impl Policies {
         &self,
         ctx: &ToolContext,
         tool: &ToolEntry,
+        loaded: &Loaded,
         object: Entity,
         arguments: &dyn Fn(&str) -> Option<&'v Value>,
     ) -> Result<(Request, Entities), String> {
@@ -391,20 +470,20 @@ impl Policies {
         // The principal and the object have no parents, and the action's
         // ancestors are its group, as the schema's action entities hold
         // them already closed: the hierarchy is its own transitive closure,
-        // which Cedar need not compute again for each request.
-        // The tool's action entity is shared, not copied.
-        let entities = Entities::new()
-            .add_entities(
-                [
-                    Arc::clone(&tool.entity),
-                    Arc::new(principal),
-                    Arc::new(object),
-                ],
-                None::<&NoEntitiesSchema>,
-                TCComputation::AssumeAlreadyComputed,
-                Extensions::all_available(),
-            )
-            .map_err(|e| e.to_string())?;
+        // which Cedar need not compute again for each request. The action
+        // is there only when a condition the set leaves to the evaluator
+        // names an action: the rest of the action's scope is decided when
+        // the set loads.
+        let action = loaded
+            .names_action(tool.index)
+            .then(|| Entity::clone(&tool.entity));
+        let entities = Entities::from_entities(
+            [principal, object].into_iter().chain(action),
+            None::<&NoEntitiesSchema>,
+            TCComputation::AssumeAlreadyComputed,
+            Extensions::all_available(),
+        )
+        .map_err(|e| e.to_string())?;
 
         // The values gates 1–3 accepted, not their text parsed again.
         let mut path = String::from("context");

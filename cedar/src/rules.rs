@@ -18,19 +18,33 @@
 //! The differential test `rules_decide_as_cedar_s_authorizer` holds the two
 //! to one decision, one set of determining policies and one failure.
 
-use cedar_policy_core::ast::{Effect, Expr, Literal, PolicyID, PolicySet, SlotEnv, ValueKind};
+use cedar_policy_core::ast::{
+    ActionConstraint, Effect, Entity, EntityUID, Expr, ExprKind, Literal, Policy, PolicyID,
+    PolicySet, PrincipalOrResourceConstraint, SlotEnv, UnaryOp, ValueKind, Var,
+};
+use cedar_policy_core::est;
 use cedar_policy_core::evaluator::Evaluator;
 
-/// The policies of one set, each with its condition built.
+/// The policies of one set, each with its condition built, for each
+/// action a request can have.
 pub(crate) struct Rules {
-    /// In the order of Cedar's own set, so that a failure is the one
-    /// Cedar's authorizer would report first.
-    rules: Vec<Rule>,
+    /// By the action's index in the actions the set was made for: the
+    /// policies whose scope admits that action, in the order of Cedar's
+    /// own set, so that a failure is the one Cedar's authorizer would
+    /// report first.
+    by_action: Vec<Vec<Rule>>,
+    /// By the same index: whether a condition left to the evaluator names
+    /// an action (the `action` variable or an action's uid), so that
+    /// deciding it may look up the action's entity.
+    names_action: Vec<bool>,
 }
 
 struct Rule {
     id: PolicyID,
     effect: Effect,
+    /// The policy's condition for one action: its scope's action
+    /// constraint decided, and the constraints that admit everything left
+    /// out.
     condition: Expr,
     /// A template's slots as linked: empty, since templates are refused
     /// at load, but Cedar's evaluator takes them.
@@ -50,26 +64,85 @@ pub(crate) struct Verdict<'r> {
 }
 
 impl Rules {
-    /// The rules of `set`, each condition built once.
-    pub(crate) fn new(set: &PolicySet) -> Rules {
-        let rules = set
+    /// The rules of `set` for requests of each of `actions` (an action
+    /// entity with its ancestors, as the schema holds them closed).
+    ///
+    /// Cedar's condition for a policy is `principal && (action &&
+    /// (resource && body))`, each scope constraint `true` when the scope
+    /// leaves it open. The action of a request is known here, and which
+    /// groups it is in: a policy whose action constraint it fails is
+    /// false for every request of that action (nothing before the
+    /// constraint can fail to evaluate: a principal constraint is an
+    /// equality, an `in` or an `is`), and one it meets needs no check. A
+    /// constraint that is `true` changes nothing it is joined to by `&&`.
+    pub(crate) fn new(set: &PolicySet, actions: &[&Entity]) -> Rules {
+        // Each policy as its JSON form reads back: the same policy,
+        // without the places in the text each part came from, which
+        // Cedar's evaluator would otherwise copy onto every value it makes.
+        let policies: Vec<Policy> = set
             .policies()
-            .map(|policy| Rule {
-                id: policy.id().clone(),
-                effect: policy.effect(),
-                condition: policy.condition(),
-                slots: policy.env().clone(),
+            .map(|policy| {
+                est::Policy::from(policy.clone())
+                    .try_into_ast_policy(Some(policy.id().clone()))
+                    .unwrap_or_else(|_| policy.clone())
             })
             .collect();
-        Rules { rules }
+        let by_action = actions
+            .iter()
+            .map(|action| {
+                policies
+                    .iter()
+                    .filter_map(|policy| {
+                        let condition = condition(
+                            admits(policy.action_constraint(), action)?,
+                            policy.principal_constraint().as_inner(),
+                            policy.resource_constraint().as_inner(),
+                            policy.non_scope_constraints(),
+                        );
+                        Some(Rule {
+                            id: policy.id().clone(),
+                            effect: policy.effect(),
+                            condition,
+                            slots: policy.env().clone(),
+                        })
+                    })
+                    .collect()
+            })
+            .collect::<Vec<Vec<Rule>>>();
+        let names_action = by_action
+            .iter()
+            .map(|rules| {
+                rules.iter().any(|rule| {
+                    rule.condition
+                        .subexpressions()
+                        .any(|e| match e.expr_kind() {
+                            ExprKind::Var(Var::Action) => true,
+                            ExprKind::Lit(Literal::EntityUID(uid)) => uid.entity_type().is_action(),
+                            _ => false,
+                        })
+                })
+            })
+            .collect();
+        Rules {
+            by_action,
+            names_action,
+        }
     }
 
-    /// What the set decides about the request `evaluator` holds.
-    pub(crate) fn decide<'r>(&'r self, evaluator: &Evaluator<'_>) -> Verdict<'r> {
+    /// Whether deciding a request of the action at `action` may look up
+    /// an action's entity; when not, the request's entities can leave it
+    /// out.
+    pub(crate) fn names_action(&self, action: usize) -> bool {
+        self.names_action.get(action).copied().unwrap_or(true)
+    }
+
+    /// What the set decides about the request `evaluator` holds, whose
+    /// action is the one at `action` in those the set was made for.
+    pub(crate) fn decide<'r>(&'r self, action: usize, evaluator: &Evaluator<'_>) -> Verdict<'r> {
         let mut permits = Vec::new();
         let mut forbids = Vec::new();
         let mut failed = None;
-        for rule in &self.rules {
+        for rule in self.by_action.get(action).map_or(&[][..], Vec::as_slice) {
             let satisfied = match evaluator.interpret(&rule.condition, &rule.slots) {
                 Ok(value) => match value.value_kind() {
                     ValueKind::Lit(Literal::Bool(b)) => *b,
@@ -101,6 +174,71 @@ impl Rules {
     }
 }
 
+/// Whether a request of `action` can meet `constraint`: `None` when it
+/// cannot; `Some(None)` when it always does; `Some(Some(check))` when
+/// the constraint is left to the evaluator.
+fn admits(constraint: &ActionConstraint, action: &Entity) -> Option<Option<Expr>> {
+    let is = |uid: &EntityUID| action.uid() == uid || action.is_descendant_of(uid);
+    let met = match constraint {
+        ActionConstraint::Any => true,
+        ActionConstraint::Eq(uid) => is(uid),
+        ActionConstraint::In(uids) => uids.iter().any(|uid| is(uid)),
+        #[allow(unreachable_patterns)]
+        _ => return Some(Some(constraint.as_expr())),
+    };
+    met.then_some(None)
+}
+
+/// `principal && (action && (resource && body))` without the parts that
+/// are `true`, as Cedar's evaluator decides it: `&&` takes each side as a
+/// boolean, so a body alone that might not be one keeps a `true &&`.
+fn condition(
+    action: Option<Expr>,
+    principal: &PrincipalOrResourceConstraint,
+    resource: &PrincipalOrResourceConstraint,
+    body: Option<&Expr>,
+) -> Expr {
+    use cedar_policy_core::ast::PrincipalOrResource;
+    let scope = |constraint: &PrincipalOrResourceConstraint, var| match constraint {
+        PrincipalOrResourceConstraint::Any => None,
+        constraint => Some(constraint.as_expr(var)),
+    };
+    let parts: Vec<Expr> = [
+        scope(principal, PrincipalOrResource::Principal),
+        action,
+        scope(resource, PrincipalOrResource::Resource),
+    ]
+    .into_iter()
+    .flatten()
+    .collect();
+    let body = body.cloned();
+    // Every scope constraint is an equality, an `in` or an `is`: a
+    // boolean. So is a body made by `&&`, `||`, `!` or a literal.
+    let boolean = !parts.is_empty()
+        || body.as_ref().is_none_or(|body| {
+            matches!(
+                body.expr_kind(),
+                ExprKind::And { .. }
+                    | ExprKind::Or { .. }
+                    | ExprKind::UnaryApp {
+                        op: UnaryOp::Not,
+                        ..
+                    }
+                    | ExprKind::Lit(Literal::Bool(_))
+            )
+        });
+    let mut all = parts.into_iter().chain(body).rev();
+    let Some(last) = all.next() else {
+        return Expr::val(true);
+    };
+    let condition = all.fold(last, |right, left| Expr::and(left, right));
+    if boolean {
+        condition
+    } else {
+        Expr::and(Expr::val(true), condition)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use std::collections::HashSet;
@@ -117,7 +255,7 @@ mod tests {
 
     /// Permits and forbids over every part of a request, an action group,
     /// and policies that fail to evaluate for some requests (an overflow,
-    /// an attribute that is absent).
+    /// an attribute that is absent, a condition that is not a boolean).
     const POLICIES: &str = r#"
         permit (principal, action == Action::"read", resource) when { resource.owner == principal.id };
         forbid (principal, action, resource) unless { resource.tenant == principal.tenant };
@@ -128,7 +266,11 @@ mod tests {
         permit (principal == User::"u1", action, resource);
         forbid (principal, action in Action::"write", resource) when { resource.flag };
         permit (principal, action, resource) when { principal.scopes.contains("all") };
+        permit (principal, action, resource) when { if context.n > 30 then context.n else false };
     "#;
+
+    /// The actions of the requests compared.
+    const ACTIONS: &[&str] = &["read", "update", "delete"];
 
     fn uid(text: &str) -> EntityUID {
         cedar_policy::EntityUid::from_str(text).unwrap().into()
@@ -167,7 +309,7 @@ mod tests {
         (
             (who(), (tenant(), tenant()), who()),
             prop::sample::subsequence(vec!["admin", "all"], 0..=2),
-            prop::sample::select(vec!["read", "update", "delete"]),
+            prop::sample::select(ACTIONS.to_vec()),
             (big.clone(), any::<bool>(), prop::option::of(any::<bool>())),
             (
                 big,
@@ -254,7 +396,20 @@ mod tests {
     #[test]
     fn rules_decide_as_cedar_s_authorizer() {
         let set = parse_policyset(POLICIES).unwrap();
-        let rules = Rules::new(&set);
+        // Each action as the schema holds it: `update` and `delete` in the
+        // group `write`.
+        let actions: Vec<Entity> = ACTIONS
+            .iter()
+            .map(|action| {
+                let groups: &[&str] = if *action == "read" {
+                    &[]
+                } else {
+                    &[r#"Action::"write""#]
+                };
+                entity(&format!(r#"Action::"{action}""#), vec![], groups)
+            })
+            .collect();
+        let rules = Rules::new(&set, &actions.iter().collect::<Vec<_>>());
         let seen = std::cell::RefCell::new([0usize; 3]);
         proptest!(ProptestConfig {
             cases: 3_000,
@@ -264,7 +419,8 @@ mod tests {
             let (request, entities) = request(&case);
             let cedar = Authorizer::new().is_authorized(request.clone(), &set, &entities);
             let evaluator = Evaluator::new(request, &entities, Extensions::all_available());
-            let ours = rules.decide(&evaluator);
+            let action = ACTIONS.iter().position(|a| *a == case.action).unwrap();
+            let ours = rules.decide(action, &evaluator);
 
             prop_assert_eq!(ours.allowed, cedar.decision == Decision::Allow, "{:?}", case);
             let mut determining: Vec<&str> = ours.determining.iter().map(|id| id.as_ref()).collect();

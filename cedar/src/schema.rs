@@ -94,6 +94,8 @@ pub struct Schema {
 }
 
 pub(crate) struct ToolEntry {
+    /// Where the tool's action is in [`Schema::actions`].
+    pub(crate) index: usize,
     pub(crate) action: EntityUid,
     /// The action entity, with its group as parent: the one action a
     /// request of this tool needs in its entities. Made once, and shared
@@ -105,6 +107,12 @@ pub(crate) struct ToolEntry {
 pub(crate) struct ResourceEntry {
     pub(crate) type_name: EntityTypeName,
     pub(crate) attrs: Vec<Attr>,
+    /// The attributes of a stand-in for an object that was not found, each
+    /// the least value of its type (`Ty::stand_in`): made once.
+    pub(crate) stand_in: Vec<(
+        cedar_policy_core::pst::SmolStr,
+        cedar_policy_core::ast::Value,
+    )>,
 }
 
 /// A principal attribute read from a context extension.
@@ -132,6 +140,13 @@ impl Schema {
     /// The schema in Cedar's JSON schema format.
     pub fn to_json(&self) -> &Value {
         &self.json
+    }
+
+    /// Each tool's action entity, at its tool's [`ToolEntry::index`].
+    pub(crate) fn actions(&self) -> Vec<&cedar_policy_core::ast::Entity> {
+        let mut actions: Vec<_> = self.tools.values().collect();
+        actions.sort_unstable_by_key(|entry| entry.index);
+        actions.iter().map(|entry| &*entry.entity).collect()
     }
 }
 
@@ -239,19 +254,19 @@ impl SchemaBuilder {
         let mut entity_types = Map::new();
         let mut principal_attrs = vec![
             Attr {
-                name: "id".to_owned(),
+                name: "id".into(),
                 ty: Ty::String,
                 required: true,
                 default: None,
             },
             Attr {
-                name: "tenant".to_owned(),
+                name: "tenant".into(),
                 ty: Ty::String,
                 required: true,
                 default: None,
             },
             Attr {
-                name: "scopes".to_owned(),
+                name: "scopes".into(),
                 ty: Ty::Set(Box::new(Ty::String)),
                 required: true,
                 default: None,
@@ -271,7 +286,7 @@ impl SchemaBuilder {
                 )));
             }
             principal_attrs.push(Attr {
-                name: attr.name.clone(),
+                name: attr.name.as_str().into(),
                 ty: ty.clone(),
                 required: false,
                 default: None,
@@ -282,7 +297,7 @@ impl SchemaBuilder {
             json!({"shape": types::record_schema(&principal_attrs)}),
         );
         let tenant_attrs = vec![Attr {
-            name: "tenant".to_owned(),
+            name: "tenant".into(),
             ty: Ty::String,
             required: true,
             default: None,
@@ -320,7 +335,18 @@ impl SchemaBuilder {
             shapes.insert(name.to_string(), attrs.clone());
             let type_name = EntityTypeName::from_str(name)
                 .map_err(|e| SchemaError::new(format!("`{name}`: {e}")))?;
-            resources.insert(*id, ResourceEntry { type_name, attrs });
+            let fields = types::stand_in(&attrs);
+            let stand_in =
+                types::record_value(&attrs, &|name| fields.get(name), &mut String::new())
+                    .map_err(|e| SchemaError::new(format!("`{name}`: {e}")))?;
+            resources.insert(
+                *id,
+                ResourceEntry {
+                    type_name,
+                    attrs,
+                    stand_in,
+                },
+            );
         }
 
         let mut actions = Map::new();
@@ -393,7 +419,7 @@ impl SchemaBuilder {
             .action_entities()
             .map_err(|e| SchemaError::new(format!("Cedar refused the actions: {e}")))?;
         let mut entries = HashMap::with_capacity(tools.len());
-        for (name, (action, context)) in tools {
+        for (index, (name, (action, context))) in tools.into_iter().enumerate() {
             let entity = entities
                 .get(&action)
                 .map(|entity| Arc::new(entity.as_ref().clone()))
@@ -401,6 +427,7 @@ impl SchemaBuilder {
             entries.insert(
                 name,
                 ToolEntry {
+                    index,
                     action,
                     entity,
                     context,

@@ -41,7 +41,8 @@ pub(crate) enum Ty {
 /// An attribute of a record.
 #[derive(Clone, Debug, PartialEq)]
 pub(crate) struct Attr {
-    pub(crate) name: String,
+    /// As Cedar keys its records: made once, not for each value.
+    pub(crate) name: SmolStr,
     pub(crate) ty: Ty,
     /// Always present: required by the schema (and never null), or with a
     /// default that stands in when absent.
@@ -140,7 +141,7 @@ fn attributes(object: &Map<String, Value>, root: &Value, depth: usize) -> Option
             let (ty, nullable) = of(schema, root, depth + 1)?;
             let default = schema.get("default").filter(|d| !d.is_null()).cloned();
             Some(Attr {
-                name: name.clone(),
+                name: name.as_str().into(),
                 ty,
                 required: (required.contains(&name.as_str()) && !nullable) || default.is_some(),
                 default,
@@ -283,6 +284,22 @@ impl Ty {
     /// expression for Cedar to evaluate: made from the schema's own types,
     /// it needs no evaluation (a decimal's text alone is evaluated, by
     /// Cedar's `decimal` extension, which checks it).
+    /// A value of this type, as JSON: the least one (zero, empty, false,
+    /// an enumeration's first value, a record with every attribute). What
+    /// a stand-in for an object that was not found holds.
+    pub(crate) fn stand_in(&self) -> Value {
+        match self {
+            Ty::Long | Ty::Decimal => Value::from(0),
+            Ty::String => Value::from(""),
+            Ty::Enum(values) => values
+                .first()
+                .map_or_else(|| Value::from(""), |v| Value::from(v.as_str())),
+            Ty::Bool => Value::Bool(false),
+            Ty::Set(_) => Value::Array(Vec::new()),
+            Ty::Record(attrs) => Value::Object(stand_in(attrs)),
+        }
+    }
+
     pub(crate) fn value(&self, value: &Value, path: &mut String) -> Result<Cedar, String> {
         let unfit = |what: &str, path: &str| Err(format!("{path}: {what}"));
         match (self, value) {
@@ -326,6 +343,14 @@ impl Ty {
     }
 }
 
+/// A record of type `attrs` with each attribute's [`Ty::stand_in`].
+pub(crate) fn stand_in(attrs: &[Attr]) -> Map<String, Value> {
+    attrs
+        .iter()
+        .map(|attr| (attr.name.to_string(), attr.ty.stand_in()))
+        .collect()
+}
+
 /// A record type in Cedar's JSON schema format.
 pub(crate) fn record_schema(attrs: &[Attr]) -> Value {
     let attributes: Map<String, Value> = attrs
@@ -337,7 +362,7 @@ pub(crate) fn record_schema(attrs: &[Attr]) -> Value {
             {
                 ty.insert("required".to_owned(), Value::Bool(false));
             }
-            (attr.name.clone(), ty)
+            (attr.name.to_string(), ty)
         })
         .collect();
     json!({"type": "Record", "attributes": attributes})
@@ -365,7 +390,7 @@ pub(crate) fn record_value<'v>(
         let len = path.len();
         path.push('/');
         path.push_str(&attr.name);
-        out.push((SmolStr::new(&attr.name), attr.ty.value(value, path)?));
+        out.push((attr.name.clone(), attr.ty.value(value, path)?));
         path.truncate(len);
     }
     Ok(out)
@@ -485,7 +510,7 @@ mod tests {
     #[test]
     fn over_several_requests_a_record_has_every_attribute_of_each() {
         let attr = |name: &str, ty: Ty| Attr {
-            name: name.to_owned(),
+            name: name.into(),
             ty,
             required: true,
             default: None,

@@ -164,6 +164,57 @@ fn the_audit_log_names_the_policies_that_decided() {
 }
 
 #[test]
+fn an_order_not_found_is_decided_as_a_stand_in_and_refused() {
+    // The stand-in is the entity the model named (`Order::"ord_4242"`),
+    // with each attribute the least of its type: `refunded_cents` 0,
+    // `disputed` false, `id` and `tenant` "".
+    let toolbox = shop(
+        refund_policies(
+            r#"
+            @id("unrefunded")
+            permit (principal, action, resource) when { resource.refunded_cents == 0 && !resource.disputed };
+            @id("not-that-one")
+            forbid (principal, action, resource == Order::"ord_4242");
+            "#,
+        )
+        .unwrap(),
+    );
+    let stand_in = |log: &[common::Record]| {
+        let decided: Vec<_> = log
+            .iter()
+            .filter(|e| {
+                e.get("message").map(String::as_str)
+                    == Some("a stand-in decided for an object not found")
+            })
+            .collect();
+        assert!(
+            log.iter()
+                .all(|e| e.get("message").map(String::as_str) != Some("authorized by policy")),
+            "a stand-in is never logged as allowed: {log:?}"
+        );
+        assert_eq!(decided.len(), 1, "{log:?}");
+        assert_eq!(decided[0]["field"], "order");
+        assert_eq!(decided[0]["actor"], "agent_1");
+        decided[0]["stand_in"].clone()
+    };
+    // Not in any tenant, and another tenant's order: each refused flat,
+    // after a stand-in decided as the policies decide it.
+    for (order, decided) in [
+        ("ord_9999", "allowed"),
+        ("ord_2001", "allowed"),
+        ("ord_4242", "denied"),
+    ] {
+        let (outcome, log) = audit(|| refund(&toolbox, order, 100));
+        assert_not_permitted(&outcome);
+        assert_eq!(stand_in(&log), decided, "{order}");
+    }
+    // A found order is decided as itself, with no stand-in.
+    let (outcome, log) = audit(|| refund(&toolbox, "ord_1001", 100));
+    assert!(outcome.value().is_some(), "{outcome:?}");
+    assert!(log.iter().all(|e| !e.contains_key("stand_in")), "{log:?}");
+}
+
+#[test]
 fn a_policy_naming_what_does_not_exist_is_refused_at_start_up() {
     for (what, policy, says) in [
         (
@@ -400,6 +451,31 @@ fn one_policy_covers_an_effect_class() {
     );
     // `schedule_export` is a write; a refund is not.
     assert_not_permitted(&refund(&shop(group("write")), "ord_1001", 100));
+}
+
+#[test]
+fn an_effect_class_named_in_a_condition_is_decided_as_in_the_scope() {
+    // The scope's action constraint is decided when the set loads; one in
+    // a condition is left to Cedar, which looks up the tool's action and
+    // its group, by the variable or by the action's own uid.
+    let group = |condition: &str| {
+        let text = format!("permit (principal, action, resource) when {{ {condition} }};");
+        Policies::from_text(policies::schema().unwrap(), "groups.cedar", &text).unwrap()
+    };
+    for allowed in [
+        r#"action in Action::"irreversible""#,
+        r#"Action::"issue_refund" in Action::"irreversible""#,
+        r#"action in [Action::"write", Action::"irreversible"]"#,
+    ] {
+        let outcome = refund(&shop(group(allowed)), "ord_1001", 100);
+        assert!(outcome.value().is_some(), "{allowed}: {outcome:?}");
+    }
+    for refused in [
+        r#"action in Action::"write""#,
+        r#"!(action in Action::"irreversible")"#,
+    ] {
+        assert_not_permitted(&refund(&shop(group(refused)), "ord_1001", 100));
+    }
 }
 
 #[test]

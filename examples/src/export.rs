@@ -11,8 +11,8 @@ use crate::policies::Backend;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use toolgate::{
-    Authorize, Authorized, Denied, DomainCode, Fault, Resolved, Resource, ToolContext, ToolError,
-    ToolInfo, tool,
+    Authorize, Authorized, Denied, DomainCode, Fault, NotFound, Resolved, Resource, ToolContext,
+    ToolError, ToolInfo, tool,
 };
 
 /// The account has exports turned off.
@@ -209,6 +209,10 @@ impl<T: ToolInfo> Authorize<T, Accounts> for Account {
                 )))
             }
         })
+    }
+
+    async fn not_found(ctx: &ToolContext, accounts: &Accounts, missing: &NotFound<'_>) {
+        accounts.backend.not_found::<Account>(ctx, missing);
     }
 }
 

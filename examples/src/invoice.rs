@@ -9,8 +9,8 @@ use crate::policies::Backend;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use toolgate::{
-    Authorize, Authorized, Denied, Fault, Resolved, Resource, ToolContext, ToolError, ToolInfo,
-    tool,
+    Authorize, Authorized, Denied, Fault, NotFound, Resolved, Resource, ToolContext, ToolError,
+    ToolInfo, tool,
 };
 
 /// An invoice, as the server stores it; its fields are what a Cedar
@@ -150,6 +150,10 @@ impl<T: ToolInfo> Authorize<T, Billing> for Invoice {
                 Ok(())
             }
         })
+    }
+
+    async fn not_found(ctx: &ToolContext, billing: &Billing, missing: &NotFound<'_>) {
+        billing.backend.not_found::<Invoice>(ctx, missing);
     }
 }
 

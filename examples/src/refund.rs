@@ -12,8 +12,8 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use tokio::sync::Barrier;
 use toolgate::{
-    Authorize, Authorized, Denied, DomainCode, Fault, Resolved, Resource, ToolContext, ToolError,
-    tool,
+    Authorize, Authorized, Denied, DomainCode, Fault, NotFound, Resolved, Resource, ToolContext,
+    ToolError, tool,
 };
 
 /// The amount is more than the order has left to refund.
@@ -268,6 +268,10 @@ impl Authorize<IssueRefund, Shop> for Order {
                 Ok(())
             }
         })
+    }
+
+    async fn not_found(ctx: &ToolContext, shop: &Shop, missing: &NotFound<'_>) {
+        shop.backend.not_found::<Order>(ctx, missing);
     }
 }
 

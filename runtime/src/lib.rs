@@ -100,7 +100,8 @@ pub use gate::effect::{
 #[doc(hidden)]
 pub use gate::effect::{Bucket, Claim, Consumed, Decided, Withdrawn};
 pub use gate::resource::{
-    Authorize, Authorized, CallInfo, CallPolicy, Denied, Fault, Resolved, Resource, ToolInfo,
+    Authorize, Authorized, CallInfo, CallPolicy, Denied, Fault, NotFound, Resolved, Resource,
+    ToolInfo,
 };
 pub use gate::semantic::Valid;
 pub use gate::structural::Parsed;

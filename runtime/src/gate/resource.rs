@@ -148,6 +148,76 @@ pub trait Authorize<T, S>: Resource<S> {
         state: &S,
         resource: &Resolved<Self>,
     ) -> impl Future<Output = Result<(), Denied>> + Send;
+
+    /// Called in place of [`authorize`](Self::authorize) when
+    /// [`resolve`](Resource::resolve) found nothing in the caller's
+    /// tenant. The call is refused either way, with the same flat
+    /// rejection as a denial; nothing this returns changes that.
+    ///
+    /// A policy that takes measurable time to decide (a policy engine,
+    /// a lookup of its own) decides a stand-in here, so that a caller who
+    /// times many calls cannot tell an object that exists and is denied
+    /// from one that does not exist. The `toolgate-cedar` crate's
+    /// `Policies` has one: `policies.decide_not_found::<Self>(ctx,
+    /// missing)`. The default does nothing: a not-found then returns
+    /// sooner than a decision.
+    fn not_found(
+        ctx: &ToolContext,
+        state: &S,
+        missing: &NotFound<'_>,
+    ) -> impl Future<Output = ()> + Send {
+        let _ = (ctx, state, missing);
+        async {}
+    }
+}
+
+/// A reference that [`Resource::resolve`] found nothing for, with the call
+/// it was named in: what [`Authorize::not_found`] sees. It reads the call
+/// as a [`Resolved`] does.
+pub struct NotFound<'a> {
+    def: &'static ToolDef,
+    field: &'static str,
+    scope: &'a CallScope,
+}
+
+impl NotFound<'_> {
+    /// The tool being called.
+    pub fn tool(&self) -> &'static ToolDef {
+        self.def
+    }
+
+    /// The argument that named the missing object, by its wire name.
+    pub fn field(&self) -> &'static str {
+        self.field
+    }
+
+    /// The call's arguments as gates 1–3 accepted them: as
+    /// [`Resolved::arguments`].
+    pub fn arguments(&self) -> &str {
+        &self.scope.arguments
+    }
+
+    /// One argument as gates 1–3 accepted it, by its wire name: as
+    /// [`Resolved::argument`]. The reference itself is
+    /// `argument(field())`.
+    pub fn argument(&self, wire: &str) -> Option<&serde_json::Value> {
+        self.scope.get(wire)
+    }
+
+    /// A value the call's policy decisions share: as
+    /// [`Resolved::per_call`].
+    pub fn per_call<T: core::any::Any + Send + Sync>(&self, make: impl FnOnce() -> T) -> Arc<T> {
+        self.scope.per_call(make)
+    }
+}
+
+impl fmt::Debug for NotFound<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("NotFound")
+            .field("tool", &self.def.name())
+            .field("field", &self.field)
+            .finish_non_exhaustive()
+    }
 }
 
 /// Facts about a tool, at the type level, for policies shared by many tools.
@@ -526,7 +596,15 @@ where
             field,
             scope: named.scope,
         },
-        Ok(None) => return Err(refuse(Gate::Resolve, "not found in the caller's tenant")),
+        Ok(None) => {
+            let missing = NotFound {
+                def: named.def,
+                field,
+                scope: &named.scope,
+            };
+            R::not_found(ctx, state, &missing).await;
+            return Err(refuse(Gate::Resolve, "not found in the caller's tenant"));
+        }
         Err(fault) => return Err(refuse(Gate::Resolve, &format!("resolver failed: {fault}"))),
     };
     let asks_approval = match R::authorize(ctx, state, &resolved).await {

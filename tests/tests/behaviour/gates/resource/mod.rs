@@ -7,5 +7,6 @@ pub mod authorization_binding;
 pub mod call_policy;
 pub mod checked_at_commit;
 pub mod flat_denial;
+pub mod not_found;
 pub mod policy_approval;
 pub mod several_resources;

@@ -11,7 +11,10 @@
 //! `Authorize::not_found`). A caller must not learn from the time of a
 //! refusal whether the object exists: the two should take about as long.
 //!
-//! `cargo bench -p toolgate-cedar --bench decision`
+//! `cargo bench -p toolgate-cedar --bench decision` (criterion), or
+//! `cargo bench -p toolgate-cedar --bench decision -- rounds [n]`: the four
+//! calls in turns, `n` rounds (200) of 1,000 calls each, with the ratios
+//! taken round by round.
 
 use std::future::Future;
 use std::hint::black_box;
@@ -193,6 +196,50 @@ fn probe(kind: &str, n: usize) {
     }
 }
 
+/// The four calls in turns, `rounds` times `BATCH` calls of each, the kind
+/// that goes first moving on each round: each call's time, as the median
+/// of its rounds, and the ratios that matter as the median of each round's
+/// own (a round's calls are made within milliseconds of each other, so the
+/// machine's drift, which moves criterion's separate runs apart, falls on
+/// both sides of a ratio).
+fn rounds(rounds: usize) {
+    const BATCH: u32 = 1_000;
+    let (toolbox, ctx, stranger) = lab();
+    let kinds = [
+        ("rust", &ctx, "get_item_rust", ARGS),
+        ("cedar", &ctx, "get_item_cedar", ARGS),
+        ("denied", &stranger, "get_item_cedar", ARGS),
+        ("not found", &ctx, "get_item_cedar", MISSING),
+    ];
+    let mut times = vec![Vec::with_capacity(rounds); kinds.len()];
+    for round in 0..=rounds {
+        for turn in 0..kinds.len() {
+            let at = (round + turn) % kinds.len();
+            let (_, caller, tool, args) = kinds[at];
+            let start = std::time::Instant::now();
+            for _ in 0..BATCH {
+                black_box(now(toolbox.call(black_box(caller), tool, black_box(args))));
+            }
+            // The first round warms up.
+            if round > 0 {
+                times[at].push(start.elapsed().as_secs_f64() * 1e6 / f64::from(BATCH));
+            }
+        }
+    }
+    let median = |mut values: Vec<f64>| {
+        values.sort_unstable_by(f64::total_cmp);
+        values[values.len() / 2]
+    };
+    println!("{rounds} rounds of {BATCH} calls of each, in turns");
+    for ((name, ..), times) in kinds.iter().zip(&times) {
+        println!("{name:<10} {:>8.3} us", median(times.clone()));
+    }
+    let ratio =
+        |a: usize, b: usize| median(times[a].iter().zip(&times[b]).map(|(a, b)| a / b).collect());
+    println!("cedar / rust:          {:.2}", ratio(1, 0));
+    println!("denied / not found:    {:.2}", ratio(2, 3));
+}
+
 criterion_group!(benches, decision);
 
 fn main() {
@@ -203,6 +250,11 @@ fn main() {
             .and_then(|n| n.parse().ok())
             .expect("probe <rust|cedar|denied|missing> <n>");
         probe(args.get(at + 1).map_or("", String::as_str), n);
+        return;
+    }
+    if let Some(at) = args.iter().position(|a| a == "rounds") {
+        let n = args.get(at + 1).and_then(|n| n.parse().ok()).unwrap_or(200);
+        rounds(n);
         return;
     }
     benches();

@@ -5,7 +5,10 @@
 //! the machine's drift falls on both.
 //!
 //! `cargo bench -p toolgate-mcp --bench http` prints calls per second and
-//! p50/p99 latency for each, and their ratios. Each call is one POST on
+//! p50/p99 latency for each, and their ratios, for all rounds pooled and
+//! round by round (each round of one server against the round next to it
+//! of the other, the median and the extremes of the differences); `ROUNDS`
+//! in the environment sets the rounds per server (6). Each call is one POST on
 //! the 2026-07-28 protocol (no session), as the Python SDK makes it, with
 //! one bearer token checked by the same authenticator in front of both.
 //!
@@ -34,7 +37,7 @@ use toolgate_mcp::{Authenticator, HttpConfig, Identity, Unauthorized};
 const LOADS: [usize; 2] = [16, 1];
 /// Calls per client per round.
 const CALLS: usize = 250;
-/// Rounds per server, alternating.
+/// Rounds per server, alternating, unless `ROUNDS` says.
 const ROUNDS: usize = 6;
 
 /// The nightly rates both servers quote from.
@@ -322,9 +325,31 @@ fn probe(app: axum::Router, n: usize) {
     });
 }
 
-/// Both servers under `clients` clients, rounds alternating; prints the
-/// table.
-async fn measure(plain_url: &str, gated_url: &str, clients: usize) {
+/// One round's figures: calls/s, p50, p99.
+fn figures(latencies: &[Duration], wall: Duration) -> (f64, Duration, Duration) {
+    let mut totals = Totals {
+        latencies: latencies.to_vec(),
+        wall,
+    };
+    (
+        totals.rate(),
+        totals.percentile(0.50),
+        totals.percentile(0.99),
+    )
+}
+
+/// The median, least and greatest of `values`.
+fn spread(mut values: Vec<f64>) -> (f64, f64, f64) {
+    values.sort_unstable_by(f64::total_cmp);
+    let median = values[values.len() / 2];
+    (median, values[0], values[values.len() - 1])
+}
+
+/// Both servers under `clients` clients, rounds alternating (which server
+/// goes first alternates too); prints the table of all rounds pooled, then
+/// each pair of rounds compared: the machine's drift from one pair to the
+/// next falls on both servers of a pair.
+async fn measure(plain_url: &str, gated_url: &str, clients: usize, rounds: usize) {
     // Warm both up (connections, allocator, caches).
     round(plain_url, clients).await;
     round(gated_url, clients).await;
@@ -336,13 +361,22 @@ async fn measure(plain_url: &str, gated_url: &str, clients: usize) {
         latencies: Vec::new(),
         wall: Duration::ZERO,
     };
-    for _ in 0..ROUNDS {
-        plain.add(round(plain_url, clients).await);
-        gated.add(round(gated_url, clients).await);
+    let mut pairs = Vec::with_capacity(rounds);
+    for i in 0..rounds {
+        let (a, b) = if i % 2 == 0 {
+            let a = round(plain_url, clients).await;
+            (a, round(gated_url, clients).await)
+        } else {
+            let b = round(gated_url, clients).await;
+            (round(plain_url, clients).await, b)
+        };
+        pairs.push((figures(&a.0, a.1), figures(&b.0, b.1)));
+        plain.add(a);
+        gated.add(b);
     }
     println!(
-        "{clients} client(s), {} calls per server in {ROUNDS} alternating rounds",
-        clients * CALLS * ROUNDS
+        "{clients} client(s), {} calls per server in {rounds} alternating rounds",
+        clients * CALLS * rounds
     );
     println!(
         "{:<10} {:>10} {:>10} {:>10}",
@@ -363,11 +397,28 @@ async fn measure(plain_url: &str, gated_url: &str, clients: usize) {
     }
     let micros = |a: Duration, b: Duration| (a.as_secs_f64() - b.as_secs_f64()) * 1e6;
     println!(
-        "toolgate/rmcp: calls/s {:.2}x; p50 {:+.0} us, p99 {:+.0} us\n",
+        "toolgate/rmcp: calls/s {:.2}x; p50 {:+.0} us, p99 {:+.0} us",
         rows[1].0 / rows[0].0,
         micros(rows[1].1, rows[0].1),
         micros(rows[1].2, rows[0].2),
     );
+    let rate = spread(pairs.iter().map(|(a, b)| b.0 / a.0).collect());
+    let p50 = spread(pairs.iter().map(|(a, b)| micros(b.1, a.1)).collect());
+    let p99 = spread(pairs.iter().map(|(a, b)| micros(b.2, a.2)).collect());
+    println!(
+        "round by round, median (least to greatest): calls/s {:.2}x ({:.2} to {:.2}); \
+         p50 {:+.0} us ({:+.0} to {:+.0}); p99 {:+.0} us ({:+.0} to {:+.0})\n",
+        rate.0, rate.1, rate.2, p50.0, p50.1, p50.2, p99.0, p99.1, p99.2,
+    );
+}
+
+/// Rounds per server: `ROUNDS` from the environment, or [`ROUNDS`].
+fn rounds() -> usize {
+    std::env::var("ROUNDS")
+        .ok()
+        .and_then(|n| n.parse().ok())
+        .filter(|n| *n > 0)
+        .unwrap_or(ROUNDS)
 }
 
 fn main() {
@@ -400,7 +451,7 @@ fn main() {
             .expect("a runtime");
         runtime.block_on(async {
             let url = serve(app).await;
-            for _ in 0..ROUNDS {
+            for _ in 0..rounds() {
                 round(&url, clients).await;
             }
         });
@@ -413,8 +464,9 @@ fn main() {
     runtime.block_on(async {
         let plain_url = serve(plain()).await;
         let gated_url = serve(gated()).await;
+        let rounds = rounds();
         for clients in LOADS {
-            measure(&plain_url, &gated_url, clients).await;
+            measure(&plain_url, &gated_url, clients, rounds).await;
         }
     });
 }

@@ -253,7 +253,11 @@ fn main() {
         return;
     }
     if let Some(at) = args.iter().position(|a| a == "rounds") {
-        let n = args.get(at + 1).and_then(|n| n.parse().ok()).unwrap_or(200);
+        let n = args
+            .get(at + 1)
+            .and_then(|n| n.parse().ok())
+            .filter(|n| *n > 0)
+            .unwrap_or(200);
         rounds(n);
         return;
     }

@@ -10,7 +10,9 @@ use std::sync::{Arc, Mutex, PoisonError, RwLock, Weak};
 use std::time::SystemTime;
 
 use cedar_policy::{EntityId, EntityUid, Validator};
-use cedar_policy_core::ast::{self, Context, Entity, EntityUIDEntry, PartialValue, Request};
+use cedar_policy_core::ast::{
+    self, Context, Entity, EntityUIDEntry, Literal, PartialValue, Request, ValueKind,
+};
 use cedar_policy_core::entities::{Entities, NoEntitiesSchema, TCComputation};
 use cedar_policy_core::evaluator::Evaluator;
 use cedar_policy_core::extensions::Extensions;
@@ -278,13 +280,17 @@ impl Policies {
     /// [`Authorize::not_found`](toolgate::Authorize::not_found), so that a
     /// refusal takes about as long whether the object exists or not.
     ///
-    /// The stand-in is an entity of `R`'s type with the id the model sent
-    /// and each attribute the least value of its type; the principal and
+    /// The stand-in is an entity of `R`'s type with the id the model sent,
+    /// each attribute the least value of its type but a string `tenant`,
+    /// which is the caller's (gate 4 looks in the caller's tenant); the
+    /// principal and
     /// the context are the call's own, and every policy the object's
     /// decision would evaluate is evaluated. The call is refused as not
     /// found whatever this decides; the audit log (target
     /// `toolgate::audit`, level debug) records what the stand-in was
-    /// decided, never as an allowed object.
+    /// decided (`stand_in_decided`: `permit`, `approval`, `deny`, or `not
+    /// asked` when the request could not be made) with `outcome` `refused`,
+    /// never as an allowed object.
     ///
     /// The crate's README shows both methods of a resource's
     /// `Authorize` impl calling these policies.
@@ -307,27 +313,41 @@ impl Policies {
             None => String::new(),
         };
         let uid = EntityUid::from_type_name_and_id(resource.type_name.clone(), EntityId::new(id));
-        let object = entity(uid.into(), resource.stand_in.iter().cloned());
+        // Gate 4 looks in the caller's tenant: the stand-in is there, so
+        // that a policy's tenant check passes as an object's would.
+        let attrs = resource
+            .stand_in
+            .iter()
+            .map(|(name, value)| match value.value_kind() {
+                ValueKind::Lit(Literal::String(_)) if name == "tenant" => {
+                    (name.clone(), ast::Value::from(ctx.tenant()))
+                }
+                _ => (name.clone(), value.clone()),
+            });
+        let object = entity(uid.into(), attrs);
         let arguments = |wire: &str| missing.argument(wire);
-        if let Ok((request, entities)) = self.request_about(ctx, entry, &loaded, object, &arguments)
-        {
-            let decided = self.decide(ctx, (tool, entry.index), None, &loaded, request, &entities);
-            tracing::debug!(
-                target: "toolgate::audit",
-                request_id = text(ctx.request_id()),
-                actor = text(ctx.actor()),
-                tenant = text(ctx.tenant()),
-                tool = text(tool),
-                gate = "resolve",
-                field = text(missing.field()),
-                stand_in = match &decided {
-                    Ok(()) => "allowed",
+        let decided = match self.request_about(ctx, entry, &loaded, object, &arguments) {
+            Ok((request, entities)) => {
+                match self.decide(ctx, (tool, entry.index), None, &loaded, request, &entities) {
+                    Ok(()) => "permit",
                     Err(denied) if denied.is_unless_approved() => "approval",
-                    Err(_) => "denied",
-                },
-                "a stand-in decided for an object not found"
-            );
-        }
+                    Err(_) => "deny",
+                }
+            }
+            Err(_) => "not asked",
+        };
+        tracing::debug!(
+            target: "toolgate::audit",
+            request_id = text(ctx.request_id()),
+            actor = text(ctx.actor()),
+            tenant = text(ctx.tenant()),
+            tool = text(tool),
+            gate = "resolve",
+            field = text(missing.field()),
+            stand_in_decided = decided,
+            outcome = "refused",
+            "a stand-in decided for an object not found"
+        );
     }
 
     /// Gates 5 and 6 for one request, by the set `loaded`: whatever its

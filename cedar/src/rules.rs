@@ -181,7 +181,9 @@ fn admits(constraint: &ActionConstraint, action: &Entity) -> Option<Option<Expr>
     let is = |uid: &EntityUID| action.uid() == uid || action.is_descendant_of(uid);
     let met = match constraint {
         ActionConstraint::Any => true,
-        ActionConstraint::Eq(uid) => is(uid),
+        // Equality, not membership: `action == Action::"write"` holds for
+        // no tool in the group `write`.
+        ActionConstraint::Eq(uid) => action.uid() == &**uid,
         ActionConstraint::In(uids) => uids.iter().any(|uid| is(uid)),
         #[allow(unreachable_patterns)]
         _ => return Some(Some(constraint.as_expr())),
@@ -253,9 +255,11 @@ mod tests {
 
     use super::*;
 
-    /// Permits and forbids over every part of a request, an action group,
-    /// and policies that fail to evaluate for some requests (an overflow,
-    /// an attribute that is absent, a condition that is not a boolean).
+    /// Permits and forbids over every part of a request, an action group
+    /// (in a scope, equal to a scope's action, and in conditions, by the
+    /// variable and by an action's uid), and policies that fail to
+    /// evaluate for some requests (an overflow, an attribute that is
+    /// absent, a condition that is not a boolean).
     const POLICIES: &str = r#"
         permit (principal, action == Action::"read", resource) when { resource.owner == principal.id };
         forbid (principal, action, resource) unless { resource.tenant == principal.tenant };
@@ -267,6 +271,9 @@ mod tests {
         forbid (principal, action in Action::"write", resource) when { resource.flag };
         permit (principal, action, resource) when { principal.scopes.contains("all") };
         permit (principal, action, resource) when { if context.n > 30 then context.n else false };
+        permit (principal, action == Action::"write", resource);
+        forbid (principal, action == Action::"delete", resource) when { action in Action::"write" && context.n == 7 };
+        permit (principal, action in Action::"write", resource) when { Action::"update" in Action::"write" && context.n == 3 };
     "#;
 
     /// The actions of the requests compared.
@@ -332,7 +339,9 @@ mod tests {
             )
     }
 
-    fn request(case: &Case) -> (Request, Entities) {
+    /// The request, its entities, and its entities without the actions'
+    /// (which a request whose conditions name no action goes without).
+    fn request(case: &Case) -> (Request, Entities, Entities) {
         let principal = entity(
             &format!(r#"User::"{}""#, case.actor),
             vec![
@@ -361,18 +370,20 @@ mod tests {
         } else {
             &[r#"Action::"write""#]
         };
-        let entities = Entities::from_entities(
-            [
-                principal,
-                item,
-                entity(&action, vec![], groups),
-                entity(r#"Action::"write""#, vec![], &[]),
-            ],
-            None::<&NoEntitiesSchema>,
-            TCComputation::ComputeNow,
-            Extensions::all_available(),
-        )
-        .unwrap();
+        let entities = |actions: bool| {
+            let mut all = vec![principal.clone(), item.clone()];
+            if actions {
+                all.push(entity(&action, vec![], groups));
+                all.push(entity(r#"Action::"write""#, vec![], &[]));
+            }
+            Entities::from_entities(
+                all,
+                None::<&NoEntitiesSchema>,
+                TCComputation::ComputeNow,
+                Extensions::all_available(),
+            )
+            .unwrap()
+        };
         let mut context = vec![("n", Value::from(case.n))];
         if let Some(note) = case.note {
             context.push(("note", Value::from(note)));
@@ -390,7 +401,7 @@ mod tests {
             known(r#"Item::"i1""#),
             Some(context),
         );
-        (request, entities)
+        (request, entities(true), entities(false))
     }
 
     #[test]
@@ -416,10 +427,13 @@ mod tests {
             failure_persistence: None,
             ..ProptestConfig::default()
         }, |(case in cases())| {
-            let (request, entities) = request(&case);
+            let (request, entities, without_actions) = request(&case);
             let cedar = Authorizer::new().is_authorized(request.clone(), &set, &entities);
-            let evaluator = Evaluator::new(request, &entities, Extensions::all_available());
+            // As `Policies` asks: the action's entity only when a
+            // condition left to the evaluator names an action.
             let action = ACTIONS.iter().position(|a| *a == case.action).unwrap();
+            let ours = if rules.names_action(action) { &entities } else { &without_actions };
+            let evaluator = Evaluator::new(request, ours, Extensions::all_available());
             let ours = rules.decide(action, &evaluator);
 
             prop_assert_eq!(ours.allowed, cedar.decision == Decision::Allow, "{:?}", case);

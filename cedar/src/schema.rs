@@ -98,8 +98,8 @@ pub(crate) struct ToolEntry {
     pub(crate) index: usize,
     pub(crate) action: EntityUid,
     /// The action entity, with its group as parent: the one action a
-    /// request of this tool needs in its entities. Made once, and shared
-    /// with each request's.
+    /// request of this tool needs in its entities, when a condition names
+    /// an action. Made once, and copied into such a request's.
     pub(crate) entity: Arc<cedar_policy_core::ast::Entity>,
     pub(crate) context: Vec<Attr>,
 }
@@ -108,7 +108,8 @@ pub(crate) struct ResourceEntry {
     pub(crate) type_name: EntityTypeName,
     pub(crate) attrs: Vec<Attr>,
     /// The attributes of a stand-in for an object that was not found, each
-    /// the least value of its type (`Ty::stand_in`): made once.
+    /// the least value of its type (`Ty::stand_in`), made once; a string
+    /// `tenant` is the caller's, set for each call.
     pub(crate) stand_in: Vec<(
         cedar_policy_core::pst::SmolStr,
         cedar_policy_core::ast::Value,

@@ -277,13 +277,6 @@ impl Ty {
         }
     }
 
-    /// `value` as a Cedar value of this type; an error says what did not
-    /// fit, at which path.
-    ///
-    /// The value is made as Cedar holds it once evaluated, not as an
-    /// expression for Cedar to evaluate: made from the schema's own types,
-    /// it needs no evaluation (a decimal's text alone is evaluated, by
-    /// Cedar's `decimal` extension, which checks it).
     /// A value of this type, as JSON: the least one (zero, empty, false,
     /// an enumeration's first value, a record with every attribute). What
     /// a stand-in for an object that was not found holds.
@@ -300,6 +293,13 @@ impl Ty {
         }
     }
 
+    /// `value` as a Cedar value of this type; an error says what did not
+    /// fit, at which path.
+    ///
+    /// The value is made as Cedar holds it once evaluated, not as an
+    /// expression for Cedar to evaluate: made from the schema's own types,
+    /// it needs no evaluation (a decimal's text alone is evaluated, by
+    /// Cedar's `decimal` extension, which checks it).
     pub(crate) fn value(&self, value: &Value, path: &mut String) -> Result<Cedar, String> {
         let unfit = |what: &str, path: &str| Err(format!("{path}: {what}"));
         match (self, value) {

@@ -166,13 +166,15 @@ fn the_audit_log_names_the_policies_that_decided() {
 #[test]
 fn an_order_not_found_is_decided_as_a_stand_in_and_refused() {
     // The stand-in is the entity the model named (`Order::"ord_4242"`),
-    // with each attribute the least of its type: `refunded_cents` 0,
-    // `disputed` false, `id` and `tenant` "".
+    // in the caller's tenant, with each other attribute the least of its
+    // type: `refunded_cents` 0, `disputed` false, `id` "".
     let toolbox = shop(
         refund_policies(
             r#"
             @id("unrefunded")
-            permit (principal, action, resource) when { resource.refunded_cents == 0 && !resource.disputed };
+            permit (principal, action, resource) when {
+                resource.tenant == principal.tenant && resource.refunded_cents == 0 && !resource.disputed
+            };
             @id("not-that-one")
             forbid (principal, action, resource == Order::"ord_4242");
             "#,
@@ -195,14 +197,15 @@ fn an_order_not_found_is_decided_as_a_stand_in_and_refused() {
         assert_eq!(decided.len(), 1, "{log:?}");
         assert_eq!(decided[0]["field"], "order");
         assert_eq!(decided[0]["actor"], "agent_1");
-        decided[0]["stand_in"].clone()
+        assert_eq!(decided[0]["outcome"], "refused");
+        decided[0]["stand_in_decided"].clone()
     };
     // Not in any tenant, and another tenant's order: each refused flat,
     // after a stand-in decided as the policies decide it.
     for (order, decided) in [
-        ("ord_9999", "allowed"),
-        ("ord_2001", "allowed"),
-        ("ord_4242", "denied"),
+        ("ord_9999", "permit"),
+        ("ord_2001", "permit"),
+        ("ord_4242", "deny"),
     ] {
         let (outcome, log) = audit(|| refund(&toolbox, order, 100));
         assert_not_permitted(&outcome);
@@ -476,6 +479,19 @@ fn an_effect_class_named_in_a_condition_is_decided_as_in_the_scope() {
     ] {
         assert_not_permitted(&refund(&shop(group(refused)), "ord_1001", 100));
     }
+    // An approval rule naming the class: the only condition that does.
+    let asks = Policies::from_text(
+        policies::schema().unwrap(),
+        "groups.cedar",
+        r#"
+        permit (principal, action, resource);
+        @approval("irreversible calls need a person")
+        forbid (principal, action, resource) when { action in Action::"irreversible" };
+        "#,
+    )
+    .unwrap();
+    let asked = refund(&shop(asks), "ord_1001", 100);
+    assert!(asked.approval().is_some(), "{asked:?}");
 }
 
 #[test]

@@ -42,18 +42,20 @@ impl Accepted {
         raw: &str,
         def: &crate::ToolDef,
     ) -> Accepted {
-        let mut sent: Option<Map<String, Value>> = None;
+        // The members sent for every field without a value of its own,
+        // read once, if there is one.
+        let mut sent = fields
+            .iter()
+            .any(|(_, value)| value.is_none())
+            .then(|| sent_members(raw, fields));
         let mut kept = Vec::with_capacity(fields.len());
-        for (wire, value) in fields.iter_mut() {
+        for (at, (wire, value)) in fields.iter_mut().enumerate() {
             let mut value = match value.take() {
                 Some(value) => value,
-                None => {
-                    let sent = sent.get_or_insert_with(|| match serde_json::from_str(raw) {
-                        Ok(Value::Object(map)) => map,
-                        _ => Map::new(),
-                    });
-                    sent.remove(*wire).map_or(Value::Null, by_value)
-                }
+                None => sent
+                    .as_mut()
+                    .and_then(|sent| sent.get_mut(at)?.take())
+                    .map_or(Value::Null, by_value),
             };
             if def.sets {
                 let root = def.schema();
@@ -225,6 +227,74 @@ fn by_value(value: Value) -> Value {
     }
 }
 
+/// The values sent for the fields of `fields` that have none of their own
+/// (`None`), by their index there: what the object `raw` holds under each
+/// one's wire name, the last if it holds several (as `serde_json`'s map
+/// keeps it); nothing when `raw` is not a JSON object. The other members
+/// are read past, not built.
+fn sent_members(raw: &str, fields: &[(&'static str, Option<Value>)]) -> Vec<Option<Value>> {
+    use serde::de::{self, DeserializeSeed, Deserializer as _, IgnoredAny, MapAccess, Visitor};
+
+    /// A key: the index of the field that wants it, if one does.
+    struct Key<'f>(&'f [(&'static str, Option<Value>)]);
+
+    impl<'de> DeserializeSeed<'de> for Key<'_> {
+        type Value = Option<usize>;
+
+        fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> Result<Option<usize>, D::Error> {
+            d.deserialize_str(self)
+        }
+    }
+
+    impl Visitor<'_> for Key<'_> {
+        type Value = Option<usize>;
+
+        fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.write_str("a member's name")
+        }
+
+        fn visit_str<E: de::Error>(self, key: &str) -> Result<Option<usize>, E> {
+            Ok(self
+                .0
+                .iter()
+                .position(|(wire, value)| value.is_none() && *wire == key))
+        }
+    }
+
+    struct Members<'f>(&'f [(&'static str, Option<Value>)]);
+
+    impl<'de> Visitor<'de> for Members<'_> {
+        type Value = Vec<Option<Value>>;
+
+        fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.write_str("an object")
+        }
+
+        fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+            let mut found: Vec<Option<Value>> = (0..self.0.len()).map(|_| None).collect();
+            while let Some(at) = map.next_key_seed(Key(self.0))? {
+                match at {
+                    Some(at) => {
+                        let value = map.next_value()?;
+                        if let Some(slot) = found.get_mut(at) {
+                            *slot = Some(value);
+                        }
+                    }
+                    None => {
+                        map.next_value::<IgnoredAny>()?;
+                    }
+                }
+            }
+            Ok(found)
+        }
+    }
+
+    let mut de = serde_json::Deserializer::from_str(raw);
+    de.deserialize_map(Members(fields))
+        .and_then(|found| de.end().map(|()| found))
+        .unwrap_or_else(|_| (0..fields.len()).map(|_| None).collect())
+}
+
 /// The canonical text of a JSON value ([`crate::json::canonical`]): no
 /// whitespace, object keys sorted by their bytes, numbers and strings as
 /// serde_json writes them.
@@ -311,6 +381,42 @@ mod tests {
         };
         for (wire, value) in &text {
             assert_eq!(scope.get(wire), Some(value), "{wire}");
+        }
+    }
+
+    #[test]
+    fn only_the_members_wanted_are_read_and_as_a_whole_parse_would_read_them() {
+        // Each field without a value of its own reads what parsing the
+        // whole text into a map and taking its member would.
+        let whole = |raw: &str, wire: &str| match serde_json::from_str::<Value>(raw) {
+            Ok(Value::Object(mut map)) => map.remove(wire).map_or(Value::Null, by_value),
+            _ => Value::Null,
+        };
+        let def = definition(json!({"type": "object"}));
+        for raw in [
+            r#"{"a":"x","b":[1,{"c":2.0}],"skip":{"deep":[1,2,{"x":null}]}}"#,
+            r#"{"skip":"\"a\"","a":1.5e3}"#,
+            r#"{"\u0061":"escaped key","b":true}"#,
+            r#"{"a":1,"a":2}"#,
+            r#"{"a":1} trailing"#,
+            r#"[1,2]"#,
+            r#""a""#,
+            "{}",
+            "",
+        ] {
+            let accepted = Accepted::new(
+                &mut [("a", None), ("b", None), ("given", Some(json!(7)))],
+                raw,
+                &def,
+            );
+            for wire in ["a", "b"] {
+                assert_eq!(
+                    accepted.get(wire),
+                    Some(&whole(raw, wire)),
+                    "{wire} in {raw}"
+                );
+            }
+            assert_eq!(accepted.get("given"), Some(&json!(7)), "{raw}");
         }
     }
 

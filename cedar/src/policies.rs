@@ -283,9 +283,8 @@ impl Policies {
     /// The stand-in is an entity of `R`'s type with the id the model sent,
     /// each attribute the least value of its type but a string `tenant`,
     /// which is the caller's (gate 4 looks in the caller's tenant); the
-    /// principal and
-    /// the context are the call's own, and every policy the object's
-    /// decision would evaluate is evaluated. The call is refused as not
+    /// principal and the context are the call's own, and every policy the
+    /// object's decision would evaluate is evaluated. The call is refused as not
     /// found whatever this decides; the audit log (target
     /// `toolgate::audit`, level debug) records what the stand-in was
     /// decided (`stand_in_decided`: `permit`, `approval`, `deny`, or `not

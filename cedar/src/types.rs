@@ -449,6 +449,33 @@ mod tests {
     }
 
     #[test]
+    fn every_type_s_stand_in_is_a_value_of_it() {
+        let attr = |name: &str, ty: Ty| Attr {
+            name: name.into(),
+            ty,
+            required: true,
+            default: None,
+        };
+        let record = Ty::Record(vec![
+            attr("n", Ty::Long),
+            attr("d", Ty::Decimal),
+            attr("s", Ty::String),
+            attr("e", Ty::Enum(vec!["b".into(), "a".into()])),
+            attr("none", Ty::Enum(Vec::new())),
+            attr("b", Ty::Bool),
+            attr("set", Ty::Set(Box::new(Ty::Long))),
+            attr("inner", Ty::Record(vec![attr("x", Ty::Bool)])),
+        ]);
+        let value = record
+            .value(&record.stand_in(), &mut String::new())
+            .unwrap();
+        assert_eq!(
+            value.to_string(),
+            r#"{b: false, d: decimal("0.0"), e: "b", inner: {x: false}, n: 0, none: "", s: "", set: []}"#
+        );
+    }
+
+    #[test]
     fn scalars_sets_and_records_are_read() {
         assert_eq!(ty(json!({"type": "integer"})), Some((Ty::Long, false)));
         assert_eq!(

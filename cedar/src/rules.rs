@@ -19,8 +19,8 @@
 //! to one decision, one set of determining policies and one failure.
 
 use cedar_policy_core::ast::{
-    ActionConstraint, Effect, Entity, EntityUID, Expr, ExprKind, Literal, Policy, PolicyID,
-    PolicySet, PrincipalOrResourceConstraint, SlotEnv, UnaryOp, ValueKind, Var,
+    ActionConstraint, Effect, Entity, Expr, ExprKind, Literal, Policy, PolicyID, PolicySet,
+    PrincipalOrResourceConstraint, SlotEnv, UnaryOp, ValueKind, Var,
 };
 use cedar_policy_core::est;
 use cedar_policy_core::evaluator::Evaluator;
@@ -178,13 +178,14 @@ impl Rules {
 /// cannot; `Some(None)` when it always does; `Some(Some(check))` when
 /// the constraint is left to the evaluator.
 fn admits(constraint: &ActionConstraint, action: &Entity) -> Option<Option<Expr>> {
-    let is = |uid: &EntityUID| action.uid() == uid || action.is_descendant_of(uid);
     let met = match constraint {
         ActionConstraint::Any => true,
         // Equality, not membership: `action == Action::"write"` holds for
         // no tool in the group `write`.
         ActionConstraint::Eq(uid) => action.uid() == &**uid,
-        ActionConstraint::In(uids) => uids.iter().any(|uid| is(uid)),
+        ActionConstraint::In(uids) => uids
+            .iter()
+            .any(|uid| action.uid() == &**uid || action.is_descendant_of(uid)),
         #[allow(unreachable_patterns)]
         _ => return Some(Some(constraint.as_expr())),
     };

@@ -9,7 +9,7 @@ pub use std::sync::OnceLock;
 
 pub use crate::schema::described::{Bound, Field, Rule, described};
 pub use crate::tool::{
-    Admission, BoxFuture, Call, Finished, IntoOutcome, Invocation, check, into_outcome,
+    Admission, BoxFuture, Call, Finished, Finishing, IntoOutcome, Invocation, check, into_outcome,
 };
 pub use crate::wire::{Fields, fill, filled, missing};
 

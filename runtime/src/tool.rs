@@ -787,6 +787,49 @@ pub fn into_outcome<R: IntoOutcome>(returned: R, ctx: &ToolContext, def: &ToolDe
     returned.into_outcome(ctx, def)
 }
 
+pin_project_lite::pin_project! {
+    /// An async body's future, its result made the call's outcome when it
+    /// is ready. A type of the runtime's rather than an async block of each
+    /// tool's own: each tool's crate compiles its `poll`, but does not
+    /// check and lay out another coroutine around the body's.
+    #[doc(hidden)]
+    pub struct Finishing<'a, F> {
+        #[pin]
+        body: F,
+        ctx: &'a ToolContext,
+        def: &'a ToolDef,
+    }
+}
+
+impl<'a, F> Finishing<'a, F>
+where
+    F: Future,
+    F::Output: IntoOutcome,
+{
+    /// `body`, the tool function's future, finished as the call's outcome.
+    #[doc(hidden)]
+    #[inline(always)]
+    pub fn new(body: F, ctx: &'a ToolContext, def: &'a ToolDef) -> Self {
+        Finishing { body, ctx, def }
+    }
+}
+
+impl<F> Future for Finishing<'_, F>
+where
+    F: Future,
+    F::Output: IntoOutcome,
+{
+    type Output = Outcome;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Outcome> {
+        let this = self.project();
+        match this.body.poll(cx) {
+            Poll::Ready(returned) => Poll::Ready(returned.into_outcome(this.ctx, this.def)),
+            Poll::Pending => Poll::Pending,
+        }
+    }
+}
+
 /// What a tool function may return: `Result<T, ToolError>` with `T: Serialize`.
 #[doc(hidden)]
 #[diagnostic::on_unimplemented(

@@ -12,6 +12,7 @@
 #
 #   bash tests/benches/compile_time.sh            # 100 tools, results on stdout
 #   TOOLS=20 WORK=/tmp/ct bash tests/benches/compile_time.sh
+#   PASSES=1 bash tests/benches/compile_time.sh   # and where an edit's time goes
 #
 # For each crate it reports: a cold build (dependencies included), a build
 # of the crate alone (dependencies already built), an incremental rebuild
@@ -23,6 +24,11 @@
 # median, with the fastest and slowest build beside it, so that the ratio
 # comes from one run. Run it twice with TOOLS=10 and TOOLS=20 and
 # subtract for the IR that each further tool adds.
+#
+# With PASSES=1 it then profiles one edit of each crate: the compiler's
+# own phases (`-Ztime-passes`, through RUSTC_BOOTSTRAP, which rebuilds the
+# dependencies once) and the object files the edit compiled again, that
+# is, the codegen units holding the edited tool.
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
@@ -261,3 +267,37 @@ done
     "$(ratio "$(median ${alones[with-toolgate]})" "$(median ${alones[with-rmcp]})")" \
     "$(ratio "$(median ${edits[with-toolgate]})" "$(median ${edits[with-rmcp]})")"
 }
+
+# Where one edit's time goes, crate by crate: the compiler's phases and
+# the codegen units compiled again.
+passes() {
+  (
+    cd "$WORK/$1"
+    local run="RUSTC_BOOTSTRAP=1 cargo +$TOOLCHAIN rustc --offline -q -- -Ztime-passes"
+    # The first build rebuilds the dependencies for the changed
+    # environment and primes the incremental cache under these flags.
+    sed -i "s/from tool 7\"/from tool 7 (passes 1)\"/" src/main.rs
+    eval "$run" > /dev/null 2>&1
+    local marker="$WORK/$1.marker"
+    touch "$marker"
+    sleep 1
+    sed -i "s/(passes 1)/(passes 2)/" src/main.rs
+    eval "$run" 2>&1 | awk -v crate="$1" '
+      /^time:/ {
+        t = $2; sub(";", "", t); name = $NF
+        if (name ~ /^(total|macro_expand_crate|resolve_crate|coherence_checking|type_check_crate|MIR_borrow_checking|codegen_crate|LLVM_passes|link|serialize_dep_graph|incr_comp_persist_result_cache)$/)
+          printf "%-14s %-32s %6.3f s\n", crate, name, t
+      }'
+    sed -i "s/ (passes 2)//" src/main.rs
+    local objects
+    objects=$(find target/debug/incremental -newer "$marker" -name '*.o' -printf '%s\n' |
+      awk '{n++; b += $1} END {printf "%d objects, %.1f MB", n, b / 1e6}')
+    printf '%-14s compiled again after the edit: %s\n' "$1" "$objects"
+  )
+}
+
+if [ "${PASSES:-0}" = 1 ]; then
+  for crate in "${crates[@]}"; do
+    passes "$crate"
+  done
+fi

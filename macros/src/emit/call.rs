@@ -269,10 +269,17 @@ pub(crate) fn emit(tool: &ToolFn) -> TokenStream {
             #before_body
             ::toolgate::__private::Boxing::<#runs_on>::new().call(#invocation, #approval, #approver, move || #outcome)
         },
-        (true, Some(_)) => quote! {
-            #before_body
-            ::toolgate::__private::Boxing::<#runs_on>::new().call_async(#invocation, #approval, #approver, ::std::boxed::Box::pin(async move { #outcome }))
-        },
+        (true, Some(_)) => {
+            // The body's own future, finished by the runtime's
+            // `Finishing`: no async block of this tool's own around it.
+            let finishing = quote_spanned! {output_span=>
+                ::std::boxed::Box::pin(::toolgate::__private::Finishing::new(#callee(#(#call_args),*), #context, #def_ref))
+            };
+            quote! {
+                #before_body
+                ::toolgate::__private::Boxing::<#runs_on>::new().call_async(#invocation, #approval, #approver, #finishing)
+            }
+        }
         (false, _) => quote! {
             ::toolgate::__private::Call::Later(::std::boxed::Box::pin(::toolgate::__private::Boxing::<#runs_on>::new().wrap(async move {
                 #before_body

@@ -823,10 +823,9 @@ where
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Outcome> {
         let this = self.project();
-        match this.body.poll(cx) {
-            Poll::Ready(returned) => Poll::Ready(returned.into_outcome(this.ctx, this.def)),
-            Poll::Pending => Poll::Pending,
-        }
+        this.body
+            .poll(cx)
+            .map(|returned| returned.into_outcome(this.ctx, this.def))
     }
 }
 
